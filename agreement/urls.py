@@ -1,0 +1,13 @@
+from django.urls import path
+
+from . import api, views
+
+app_name = "agreement"
+
+urlpatterns = [
+    path("studies/<int:study_id>/agreement/", views.study_agreement_page, name="study_agreement"),
+]
+
+api_urlpatterns = [
+    path("studies/<int:study_id>/agreement/", api.StudyAgreementAPI.as_view(), name="study_agreement"),
+]

@@ -1,0 +1,86 @@
+"""Demo data for `make run`: the default codebook, 300 real vLLM reports, users and two studies."""
+from __future__ import annotations
+
+import csv
+import secrets
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+from simple_history.utils import bulk_create_with_history
+
+from ingest.models import Source
+from ingest.services import get_or_create_source, import_jsonl
+from taxonomy.models import Category
+from taxonomy.services import load_codebook
+
+from .models import Label, Study
+from .services.studies import create_study
+
+DEMO_DIR = Path(__file__).resolve().parent.parent / "ingest" / "demo"
+DEMO_ISSUES = DEMO_DIR / "vllm-issues.jsonl"
+PAPER_LABELS = DEMO_DIR / "vllm-paper-labels.csv"
+DEMO_USERS = ["lead", "ann1", "ann2", "ann3"]
+LABELING_STUDY = "vLLM demo"
+PUBLISHED_STUDY = "vLLM demo: the study's seven annotators"
+
+
+def _make_users() -> dict[str, str]:
+    """Create the demo users that do not exist yet; return the new ones' passwords (only shown once)."""
+    User = get_user_model()
+    passwords = {}
+    for name in DEMO_USERS:
+        if not User.objects.filter(username=name).exists():
+            passwords[name] = secrets.token_urlsafe(9)
+            User.objects.create_user(
+                name, password=passwords[name], is_staff=name == "lead", is_superuser=name == "lead"
+            )
+    return passwords
+
+
+def _load_published_labels(study: Study) -> None:
+    """The seven annotators' published theme labels for the demo reports, as seven read-only raters."""
+    User = get_user_model()
+    raters = []
+    for i in range(1, 8):
+        rater, created = User.objects.get_or_create(username=f"paper-rater-{i}", defaults={"is_active": False})
+        if created:
+            rater.set_unusable_password()
+            rater.save()
+        raters.append(rater)
+    study.memberships.bulk_create([study.memberships.model(study=study, user=r) for r in raters])
+    themes = {c.code: c for c in Category.objects.filter(taxonomy=study.taxonomy).select_related("parent")}
+    issues = {i.url: i for i in study.issues.all()}
+    round = study.rounds.get(number=1)
+    labels = []
+    with open(PAPER_LABELS, encoding="utf-8", newline="") as f:
+        for row in csv.DictReader(f):
+            for rater, column in zip(raters, [f"Label{i}" for i in range(1, 8)], strict=True):
+                theme = themes[row[column]]
+                labels.append(Label(study=study, round=round, issue=issues[row["Issue_URL"]], annotator=rater,
+                                    type=theme.parent, theme=theme))
+    bulk_create_with_history(labels, Label, batch_size=1000)
+    round.closed_at = timezone.now()
+    round.save(update_fields=["closed_at"])
+
+
+@transaction.atomic
+def load_demo() -> dict[str, str]:
+    """Idempotent: a second run adds nothing. Returns passwords of users created by this run."""
+    taxonomy = load_codebook()
+    source = get_or_create_source("vllm-project/vllm", display_name="vLLM", kind=Source.Kind.TOOLKIT)
+    import_jsonl(DEMO_ISSUES, source)
+    passwords = _make_users()
+    User = get_user_model()
+    lead = User.objects.get(username="lead")
+    annotators = list(User.objects.filter(username__in=DEMO_USERS[1:]).order_by("username"))
+    issues = source.issues.all()
+    if not Study.objects.filter(name=LABELING_STUDY).exists():
+        create_study(name=LABELING_STUDY, taxonomy=taxonomy, issues=issues, lead=lead, annotators=annotators,
+                     description="300 real vLLM issue reports to label with the study's final codebook.")
+    if not Study.objects.filter(name=PUBLISHED_STUDY).exists():
+        study = create_study(name=PUBLISHED_STUDY, taxonomy=taxonomy, issues=issues, lead=lead,
+                             description="The same reports with the labels the study's seven annotators published.")
+        _load_published_labels(study)
+    return passwords

@@ -1,0 +1,25 @@
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView
+
+from agreement import urls as agreement_urls
+from annotation import urls as annotation_urls
+
+api_patterns = [
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    *annotation_urls.api_urlpatterns,
+    *agreement_urls.api_urlpatterns,
+]
+
+urlpatterns = [
+    # Accounts and admin
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("admin/", admin.site.urls),
+    # API
+    path("api/", include((api_patterns, "api"), namespace="api")),
+    # Screens
+    path("", include(annotation_urls)),
+    path("", include(agreement_urls)),
+]

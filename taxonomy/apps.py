@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class TaxonomyConfig(AppConfig):
+    name = "taxonomy"
+    verbose_name = "Codebook"

@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from django.db import transaction
+
+from .models import Category, Taxonomy
+
+DEFAULT_CODEBOOK = Path(__file__).resolve().parent / "codebooks" / "llm-centric-2025.json"
+
+
+class CodebookError(ValueError):
+    """A codebook file that does not have the expected shape; the message names the file and field."""
+
+
+def _require(node: dict, field: str, where: str, path: str) -> str:
+    value = node.get(field)
+    if not isinstance(value, str) or not value.strip():
+        raise CodebookError(f"{path}: {where}: field '{field}' is missing or empty")
+    return value.strip()
+
+
+def _flatten(data: dict, path: str) -> list[tuple[str | None, str, dict]]:
+    """(parent code, level, node) for every node, parents first, checking the shape as it goes."""
+    if not isinstance(data, dict) or not isinstance(data.get("types"), list) or not data["types"]:
+        raise CodebookError(f"{path}: top level must be an object with a non-empty list 'types'")
+    rows: list[tuple[str | None, str, dict]] = []
+    levels = (("types", Category.Level.TYPE), ("themes", Category.Level.THEME), ("sub_themes", Category.Level.SUB_THEME))
+
+    def walk(nodes: list, depth: int, parent: str | None, where: str) -> None:
+        key, level = levels[depth]
+        if not isinstance(nodes, list):
+            raise CodebookError(f"{path}: {where}: field '{key}' must be a list")
+        for i, node in enumerate(nodes):
+            here = f"{where}.{key}[{i}]" if where else f"{key}[{i}]"
+            if not isinstance(node, dict):
+                raise CodebookError(f"{path}: {here}: must be an object")
+            code = _require(node, "code", here, path)
+            _require(node, "name", here, path)
+            rows.append((parent, level, node))
+            if depth + 1 < len(levels) and levels[depth + 1][0] in node:
+                walk(node[levels[depth + 1][0]], depth + 1, code, here)
+
+    walk(data["types"], 0, None, "")
+    codes = [node["code"].strip() for _, _, node in rows]
+    duplicates = sorted({c for c in codes if codes.count(c) > 1})
+    if duplicates:
+        raise CodebookError(f"{path}: duplicate category codes: {', '.join(duplicates)}")
+    return rows
+
+
+@transaction.atomic
+def load_codebook(path: str | Path = DEFAULT_CODEBOOK) -> Taxonomy:
+    """Create or update the codebook in `path`; loading the same file twice changes nothing."""
+    path = str(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as exc:
+        raise CodebookError(f"{path}: cannot be read: {exc.strerror}") from exc
+    except json.JSONDecodeError as exc:
+        raise CodebookError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from exc
+    rows = _flatten(data, path)
+    name = _require(data, "name", "top level", path)
+    version = str(data.get("version") or "1").strip()
+    taxonomy, _ = Taxonomy.objects.update_or_create(
+        name=name, version=version, defaults={"source": data.get("source", ""), "note": data.get("note", "")}
+    )
+    by_code: dict[str, Category] = {}
+    for position, (parent_code, level, node) in enumerate(rows):
+        code = node["code"].strip()
+        by_code[code], _ = Category.objects.update_or_create(
+            taxonomy=taxonomy,
+            code=code,
+            defaults={
+                "parent": by_code[parent_code] if parent_code else None,
+                "level": level,
+                "name": node["name"].strip(),
+                "definition": (node.get("definition") or "").strip(),
+                "position": position,
+            },
+        )
+    return taxonomy

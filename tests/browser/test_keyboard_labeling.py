@@ -1,0 +1,52 @@
+"""An annotator logs in and labels a report with the keyboard only."""
+from __future__ import annotations
+
+import pytest
+
+from annotation.models import Label
+from tests.factories import make_issue, make_study, make_user
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_annotator_labels_a_report_with_the_keyboard_only(live_server, page):
+    lead = make_user("lead")
+    annotator = make_user("alice")
+    issues = [make_issue(title="Llama 70B OOM with tensor parallel", body="Hello <script>window.pwned = 1</script>"),
+              make_issue(title="Second report")]
+    study = make_study(lead, [annotator], issues=issues)
+
+    page.goto(f"{live_server.url}/accounts/login/?next=/studies/{study.pk}/queue/")
+    # Log in with the keyboard: the username field has focus, Tab moves, Enter submits.
+    page.keyboard.type("alice")
+    page.keyboard.press("Tab")
+    page.keyboard.type("pw-alice")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#label-form")
+    assert "Llama 70B OOM" in page.inner_text("h1.issue-title")
+    assert page.evaluate("window.pwned") is None
+
+    page.keyboard.press("3")  # Bug
+    page.wait_for_selector("fieldset[data-level=theme]")
+    page.keyboard.press("2")  # C.2
+    page.wait_for_selector("fieldset[data-level=sub_theme]")
+    page.keyboard.press("4")  # C.2.iv
+    page.keyboard.press("n")
+    page.keyboard.type("OOM at 70B, TP=4")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Enter")
+
+    page.wait_for_function("document.querySelector('h1.issue-title')?.innerText.includes('Second report')")
+    assert "1 of 2 labeled" in page.inner_text("[data-testid=progress]")
+    label = Label.objects.get(annotator=annotator)
+    assert (label.issue, label.code, label.note) == (issues[0], "C.2.iv", "OOM at 70B, TP=4")
+
+    # s skips, Backspace undoes a choice; the second report is then labeled not relevant (key 4).
+    page.keyboard.press("1")
+    page.wait_for_selector("fieldset[data-level=theme]")
+    page.keyboard.press("Backspace")
+    assert page.locator("fieldset[data-level=theme]").count() == 0
+    page.keyboard.press("4")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("text=All done")
+    assert Label.objects.get(annotator=annotator, issue=issues[1]).code == "NR"

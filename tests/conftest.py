@@ -1,0 +1,72 @@
+"""The cast: named users with distinct rights, and a study in its independent round."""
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from concord.celery import app as celery_app
+from tests import factories
+
+
+@pytest.fixture(autouse=True)
+def _eager_celery(request):
+    # Most tests run tasks in-process; tests marked `integration` talk to a real worker instead.
+    if request.node.get_closest_marker("integration"):
+        yield
+        return
+    previous = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = previous
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    # The default hasher is slow on purpose; tests create many users.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def admin(db):
+    return factories.make_user("admin", is_staff=True, is_superuser=True)
+
+
+@pytest.fixture
+def lead(db):
+    return factories.make_user("lead")
+
+
+@pytest.fixture
+def annotator_a(db):
+    return factories.make_user("alice")
+
+
+@pytest.fixture
+def annotator_b(db):
+    return factories.make_user("bob")
+
+
+@pytest.fixture
+def annotator_c(db):
+    return factories.make_user("charlie")
+
+
+@pytest.fixture
+def outsider(db):
+    return factories.make_user("mallory")
+
+
+@pytest.fixture
+def study(lead, annotator_a, annotator_b, annotator_c):
+    """Three reports, the lead and three annotators, round 1 (independent) open."""
+    return factories.make_study(lead, [annotator_a, annotator_b, annotator_c], name="Demo study")
+
+
+@pytest.fixture
+def client_as():
+    def make(user) -> Client:
+        client = Client()
+        client.force_login(user)
+        return client
+
+    return make

@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from ingest.importers import ImportFileError
+from ingest.models import Issue, Source
+from ingest.services import import_jsonl
+from tests.factories import make_source
+
+pytestmark = pytest.mark.django_db
+
+
+def _issue(number, **overrides) -> dict:
+    issue = {
+        "number": number, "title": f"Issue {number}", "body": "CUDA out of memory with llama",
+        "html_url": f"https://github.com/o/r/issues/{number}", "state": "open",
+        "user": {"login": "someone"}, "labels": [{"name": "bug"}], "comments": 2,
+        "created_at": "2024-03-01T10:00:00Z", "closed_at": None,
+    }
+    issue.update(overrides)
+    return issue
+
+
+def _write(path, lines) -> str:
+    path.write_text("\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def test_import_reads_github_fields(tmp_path):
+    source = make_source("o/r")
+    result = import_jsonl(_write(tmp_path / "a.jsonl", [_issue(1), _issue(2, state="closed")]), source)
+    assert (result.created, result.updated) == (2, 0)
+    issue = Issue.objects.get(source=source, number="1")
+    assert issue.author == "someone" and issue.platform_labels == ["bug"] and issue.comment_count == 2
+    assert issue.created_at.year == 2024 and issue.payload["title"] == "Issue 1"
+
+
+def test_reimport_is_an_upsert_nothing_duplicates_nothing_is_lost(tmp_path):
+    source = make_source("o/r")
+    import_jsonl(_write(tmp_path / "a.jsonl", [_issue(1), _issue(2)]), source)
+    result = import_jsonl(_write(tmp_path / "b.jsonl", [_issue(2, title="Renamed"), _issue(3)]), source)
+    assert (result.created, result.updated) == (1, 1)
+    assert sorted(Issue.objects.values_list("number", flat=True)) == ["1", "2", "3"]
+    assert Issue.objects.get(number="2").title == "Renamed"
+
+
+def test_pull_requests_are_skipped(tmp_path):
+    source = make_source("o/r")
+    result = import_jsonl(_write(tmp_path / "a.jsonl", [_issue(1), _issue(2, pull_request={"url": "x"})]), source)
+    assert result.skipped_pull_requests == 1 and Issue.objects.count() == 1
+
+
+def test_comment_objects_are_kept(tmp_path):
+    comments = [{"user": {"login": "maintainer"}, "body": "Try --enforce-eager", "created_at": "2024-03-02T00:00:00Z"}]
+    import_jsonl(_write(tmp_path / "a.jsonl", [_issue(1, comments=comments)]), make_source("o/r"))
+    issue = Issue.objects.get()
+    assert issue.comment_count == 1 and issue.comments[0]["author"] == "maintainer"
+
+
+@pytest.mark.parametrize(
+    ("bad_line", "message"),
+    [
+        ('{"number": 3, "title": "x"', "a.jsonl, line 3: not valid JSON"),
+        (json.dumps(_issue(3, title=None)), "a.jsonl, line 3: field 'title' is missing"),
+        (json.dumps(_issue(3, created_at="yesterday")), "a.jsonl, line 3: field 'created_at' is not an ISO 8601"),
+        (json.dumps(_issue(3, labels="bug")), "a.jsonl, line 3: field 'labels' must be a list"),
+        (json.dumps({"title": "no number"}), "a.jsonl, line 3: field 'number' is missing"),
+        ("[1, 2]", "a.jsonl, line 3: must be a JSON object"),
+    ],
+)
+def test_a_bad_line_stops_the_import_names_file_and_line_and_changes_nothing(tmp_path, bad_line, message):
+    source = make_source("o/r")
+    import_jsonl(_write(tmp_path / "before.jsonl", [_issue(1, title="Original")]), source)
+    path = _write(tmp_path / "a.jsonl", [_issue(1, title="Changed"), _issue(2), bad_line, _issue(4)])
+    with pytest.raises(ImportFileError) as error:
+        import_jsonl(path, source)
+    assert message in str(error.value)
+    assert list(Issue.objects.values_list("number", "title")) == [("1", "Original")]
+
+
+def test_command_imports_and_reports(tmp_path, capsys):
+    path = _write(tmp_path / "a.jsonl", [_issue(1), _issue(2)])
+    call_command("import_issues", path, "--source", "vllm-project/vllm")
+    assert "2 created, 0 updated" in capsys.readouterr().out
+    assert Source.objects.get().full_name == "vllm-project/vllm"
+
+
+def test_command_with_bad_file_leaves_no_source_behind(tmp_path):
+    path = _write(tmp_path / "a.jsonl", [_issue(1), "not json"])
+    with pytest.raises(CommandError, match=r"a.jsonl, line 2: not valid JSON.*Nothing was imported"):
+        call_command("import_issues", path, "--source", "new/repo")
+    assert not Source.objects.exists() and not Issue.objects.exists()
+
+
+def test_command_rejects_a_source_that_is_not_owner_name(tmp_path):
+    with pytest.raises(CommandError, match="expected OWNER/NAME"):
+        call_command("import_issues", _write(tmp_path / "a.jsonl", [_issue(1)]), "--source", "justaname")
+
+
+def test_demo_corpus_imports_whole(tmp_path):
+    from annotation.demo import DEMO_ISSUES
+
+    result = import_jsonl(DEMO_ISSUES, make_source("vllm-project/vllm"))
+    assert result.created == 300

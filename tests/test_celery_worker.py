@@ -1,0 +1,63 @@
+"""A real Celery worker on real Redis, reading the same PostgreSQL test database (CI sets both URLs)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+from django.conf import settings
+
+from agreement.tasks import compute_agreement_task
+from concord.celery import app as celery_app
+from tests.factories import label_with, make_issue, make_study
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(
+        not (os.environ.get("REDIS_URL") and os.environ.get("DATABASE_URL", "").startswith("postgres")),
+        reason="needs REDIS_URL and a PostgreSQL DATABASE_URL (as .ci/run sets them)",
+    ),
+]
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, django_db_blocker):
+    # The worker must read the test database pytest-django created, not the one DATABASE_URL names.
+    url = urlsplit(os.environ["DATABASE_URL"])
+    test_url = urlunsplit(url._replace(path="/" + settings.DATABASES["default"]["NAME"]))
+    env = {**os.environ, "DATABASE_URL": test_url}
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "concord", "worker", "--pool=solo", "--loglevel=warning",
+         "--hostname", f"test-{os.getpid()}@%h"],
+        cwd=ROOT, env=env,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not celery_app.control.ping(timeout=1.0):
+            if worker.poll() is not None or time.monotonic() > deadline:
+                pytest.fail("the Celery worker did not start")
+        yield worker
+    finally:
+        worker.terminate()
+        worker.wait(timeout=30)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_agreement_task_runs_on_a_real_worker(celery_worker_process, lead, annotator_a, annotator_b):
+    assert not celery_app.conf.task_always_eager
+    issues = [make_issue(), make_issue()]
+    study = make_study(lead, [annotator_a, annotator_b], issues=issues)
+    for issue, (a, b) in zip(issues, [("C.1", "C.1"), ("B.1", "C.2")], strict=True):
+        label_with(annotator_a, study, issue, a)
+        label_with(annotator_b, study, issue, b)
+    result = compute_agreement_task.delay(study.rounds.get().pk)
+    figures = result.get(timeout=60)
+    assert figures["type"]["reports"] == 2 and figures["type"]["raters"] == 2
+    # P̄ = (1 + 0)/2; p = (B 1/4, C 3/4) → P̄e = 10/16; κ = (0.5 − 0.625)/0.375 = −1/3
+    assert figures["type"]["kappa"] == pytest.approx(-1 / 3)

@@ -1,0 +1,29 @@
+"""Production settings come only from the environment, and pass Django's deployment checks."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _manage(*args: str, **env: str) -> subprocess.CompletedProcess:
+    environment = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_ALLOW_ASYNC_UNSAFE"}}
+    environment.update(env)
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=environment,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_check_deploy_is_silent_with_debug_off_and_a_real_secret():
+    result = _manage("check", "--deploy", "--fail-level", "WARNING", DEBUG="0",
+                     SECRET_KEY="k" * 20 + "a-real-secret-with-enough-variety-0123456789",
+                     ALLOWED_HOSTS="concord.example.org")
+    assert result.returncode == 0, result.stderr
+    assert "System check identified no issues" in result.stdout
+
+
+def test_debug_off_without_a_secret_refuses_to_start():
+    result = _manage("check", DEBUG="0")
+    assert result.returncode != 0 and "SECRET_KEY must be set" in result.stderr
