@@ -21,7 +21,9 @@ def current_round(study: Study) -> Round | None:
 
 def visible_labels(user, study: Study) -> QuerySet[Label]:
     """Every label the user may see in the study: all of them for the lead, only their own otherwise."""
-    labels = Label.objects.filter(study=study).select_related("issue__source", "annotator", "type", "theme", "sub_theme", "round")
+    labels = Label.objects.filter(study=study).select_related(
+        "issue__source", "annotator", "type", "theme", "sub_theme", "round"
+    )
     return labels if can_view_all_labels(user, study) else labels.filter(annotator=user)
 
 

@@ -26,7 +26,9 @@ def _flatten(data: dict, path: str) -> list[tuple[str | None, str, dict]]:
     if not isinstance(data, dict) or not isinstance(data.get("types"), list) or not data["types"]:
         raise CodebookError(f"{path}: top level must be an object with a non-empty list 'types'")
     rows: list[tuple[str | None, str, dict]] = []
-    levels = (("types", Category.Level.TYPE), ("themes", Category.Level.THEME), ("sub_themes", Category.Level.SUB_THEME))
+    levels = (
+        ("types", Category.Level.TYPE), ("themes", Category.Level.THEME), ("sub_themes", Category.Level.SUB_THEME)
+    )
 
     def walk(nodes: list, depth: int, parent: str | None, where: str) -> None:
         key, level = levels[depth]

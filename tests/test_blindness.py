@@ -25,7 +25,7 @@ def _walk(patterns, prefix="", namespace=""):
 
 def _urls_to_visit(study, issue):
     values = {"study_id": study.pk, "issue_id": issue.pk}
-    for name, route, pattern in _walk(get_resolver().url_patterns):
+    for name, _route, pattern in _walk(get_resolver().url_patterns):
         if name.startswith("admin:") or name == "logout":
             continue
         converters = set(pattern.pattern.converters)

@@ -3,7 +3,10 @@ from ingest.summaries import first_lines_summary
 
 
 def test_code_and_markup_are_removed_for_matching():
-    body = "## Bug\r\nRunning **LLaMA** with `tp=2`:\r\n```python\nimport torch  # oom here\n```\n    indented code\n<!-- template -->Done"
+    body = (
+        "## Bug\r\nRunning **LLaMA** with `tp=2`:\r\n```python\nimport torch  # oom here\n```\n"
+        "    indented code\n<!-- template -->Done"
+    )
     text = match_text(body)
     assert "import torch" not in text and "indented code" not in text and "template" not in text
     assert "running llama with tp=2:" in text and "done" in text

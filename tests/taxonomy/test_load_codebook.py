@@ -50,7 +50,8 @@ def test_a_codebook_with_other_categories_loads(tmp_path):
         ({"name": "Bad", "types": [{"code": "A"}]}, "types[0]: field 'name' is missing"),
         ({"name": "Bad", "types": [{"code": "A", "name": "Q", "themes": [{"name": "no code"}]}]},
          "types[0].themes[0]: field 'code' is missing"),
-        ({"name": "Bad", "types": [{"code": "A", "name": "Q"}, {"code": "A", "name": "R"}]}, "duplicate category codes: A"),
+        ({"name": "Bad", "types": [{"code": "A", "name": "Q"}, {"code": "A", "name": "R"}]},
+         "duplicate category codes: A"),
     ],
 )
 def test_bad_codebook_names_file_and_field_and_changes_nothing(tmp_path, document, message):
