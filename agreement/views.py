@@ -21,4 +21,5 @@ def study_agreement_page(request: HtmxHttpRequest, study_id: int):
     if round is not None:
         context["agreement"] = study_agreement(round)
         context["members"] = labeled_counts(study, round)
+        context["issue_count"] = study.issues.count()
     return render(request, "agreement/study_agreement.html", context)

@@ -1,0 +1,15 @@
+# One image for the web process (gunicorn) and the Celery worker.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
+WORKDIR /app
+
+COPY pyproject.toml ./
+RUN pip install --upgrade pip && pip install .
+COPY . .
+RUN DEBUG=0 SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput
+
+RUN useradd --create-home concord
+USER concord
+EXPOSE 8000
+CMD ["gunicorn", "concord.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3"]
