@@ -22,6 +22,8 @@
     const radio = set.querySelectorAll("input[type=radio]")[index];
     if (!radio) return false;
     radio.checked = true;
+    // A key pressed right after a swap can beat htmx's own processing of the new radios.
+    if (window.htmx) window.htmx.process(radio);
     radio.dispatchEvent(new Event("change", { bubbles: true }));
     return true;
   }
