@@ -23,6 +23,12 @@ class StudyAdmin(admin.ModelAdmin):
     autocomplete_fields = ["issues"]
 
 
+@admin.register(Round)
+class RoundAdmin(admin.ModelAdmin):
+    list_display = ["study", "number", "kind", "opened_at", "closed_at"]
+    list_filter = ["kind", "study"]
+
+
 @admin.register(Membership)
 class MembershipAdmin(admin.ModelAdmin):
     list_display = ["user", "study", "role"]

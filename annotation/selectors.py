@@ -47,6 +47,28 @@ def label_of(user, round: Round, issue: Issue) -> Label | None:
     return Label.objects.filter(round=round, annotator=user, issue=issue).first()
 
 
+def issues_in(study: Study, round: Round | None, user, *, query: str = "", mine: str = "",
+              with_label_counts: bool = False) -> QuerySet[Issue]:
+    """The study's reports, searched by title or number; `mine` = "done" | "todo" filters by the user's labels.
+
+    Label counts are added only for those who may see every label (the blindness rule).
+    """
+    issues = study.issues.select_related("source").order_by("created_at", "id")
+    if query:
+        issues = issues.filter(Q(title__icontains=query) | Q(number=query.lstrip("#")))
+    if round is not None and mine in {"done", "todo"}:
+        labeled = Label.objects.filter(round=round, annotator=user).values("issue_id")
+        issues = issues.filter(pk__in=labeled) if mine == "done" else issues.exclude(pk__in=labeled)
+    if with_label_counts and round is not None:
+        issues = issues.annotate(label_count=Count("labels", filter=Q(labels__round=round)))
+    return issues
+
+
+def own_labels_by_issue(user, round: Round, issues) -> dict[int, Label]:
+    labels = Label.objects.filter(round=round, annotator=user, issue__in=list(issues))
+    return {label.issue_id: label for label in labels.select_related("type", "theme", "sub_theme")}
+
+
 def annotators_of(study: Study):
     return study.memberships.select_related("user").order_by("user__username")
 

@@ -1,7 +1,7 @@
 from django.urls import path
 
 from . import api
-from .views import queue, studies
+from .views import issues, queue, studies
 
 app_name = "annotation"
 
@@ -9,6 +9,8 @@ urlpatterns = [
     # Studies
     path("", studies.study_list, name="study_list"),
     path("studies/<int:study_id>/export.csv", studies.study_export_csv, name="study_export_csv"),
+    # Reports of a study
+    path("studies/<int:study_id>/issues/", issues.issue_list, name="issue_list"),
     # Labeling
     path("studies/<int:study_id>/queue/", queue.queue, name="queue"),
     path("studies/<int:study_id>/choices/", queue.label_choices, name="label_choices"),

@@ -16,4 +16,8 @@ class IssueAdmin(admin.ModelAdmin):
     list_filter = ["source", "state"]
     search_fields = ["title", "number"]
     list_select_related = ["source"]
-    readonly_fields = ["payload", "imported_at", "updated_at"]
+    # Reports mirror their platform; an edit here would silently diverge from the source, so re-import instead.
+    readonly_fields = [f.name for f in Issue._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
