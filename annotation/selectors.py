@@ -29,8 +29,11 @@ def visible_labels(user, study: Study) -> QuerySet[Label]:
 
 def next_issue_for(user, round: Round, skipped: list[int] = ()) -> Issue | None:
     """The first report of the study the user has not labeled in this round; skipped ones come last."""
+    # A subquery, not exclude(labels__round=…, labels__annotator=…): across a multi-valued relation
+    # exclude() may match the two conditions on different labels.
+    labeled = Label.objects.filter(round=round, annotator=user).values("issue_id")
     remaining = (
-        round.study.issues.exclude(labels__round=round, labels__annotator=user)
+        round.study.issues.exclude(pk__in=labeled)
         .select_related("source")
         .order_by("created_at", "id")
     )

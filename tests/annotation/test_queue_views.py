@@ -89,3 +89,20 @@ def test_outsiders_get_404_for_a_study_they_are_not_in(client_as, study, outside
 def test_anonymous_users_are_sent_to_log_in(client, study):
     response = client.get(reverse("annotation:queue", args=[study.pk]))
     assert response.status_code == 302 and "/accounts/login/" in response.url
+
+
+
+def test_queue_counts_only_this_users_labels_in_this_round(client_as, study, annotator_a, annotator_b):
+    from django.utils import timezone
+
+    from annotation.models import Round
+    from tests.factories import label_with
+
+    first = study.issues.order_by("created_at", "id").first()
+    label_with(annotator_a, study, first, "C.1")
+    study.rounds.update(closed_at=timezone.now())
+    round_2 = Round.objects.create(study=study, number=2)
+    label_with(annotator_b, study, first, "C.1", round=round_2)
+    # In round 2 alice has labeled nothing: neither her round-1 label nor bob's round-2 label may hide a report.
+    page = client_as(annotator_a).get(reverse("annotation:queue", args=[study.pk])).content.decode()
+    assert first.title in page and "0 of 3 labeled" in page
