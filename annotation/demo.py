@@ -11,7 +11,8 @@ from django.utils import timezone
 from simple_history.utils import bulk_create_with_history
 
 from ingest.models import Source
-from ingest.services import get_or_create_source, import_jsonl
+from ingest.services.files import import_file
+from ingest.services.sources import get_or_create_source
 from taxonomy.models import Category
 from taxonomy.services import load_codebook
 
@@ -70,7 +71,7 @@ def load_demo() -> dict[str, str]:
     """Idempotent: a second run adds nothing. Returns passwords of users created by this run."""
     taxonomy = load_codebook()
     source = get_or_create_source("vllm-project/vllm", display_name="vLLM", kind=Source.Kind.TOOLKIT)
-    import_jsonl(DEMO_ISSUES, source)
+    import_file(DEMO_ISSUES, source, file_format="jsonl")
     passwords = _make_users()
     User = get_user_model()
     lead = User.objects.get(username="lead")

@@ -153,6 +153,21 @@ CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 30 * 60)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 35 * 60)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
+# Ingest: platform APIs (tests point the base URLs at a local server)
+GITHUB_API_URL = os.environ.get("GITHUB_API_URL", "https://api.github.com")
+GITEE_API_URL = os.environ.get("GITEE_API_URL", "https://gitee.com/api/v5")
+GITHUB_TOKEN = env_secret("GITHUB_TOKEN")
+GITEE_TOKEN = env_secret("GITEE_TOKEN")
+INGEST_HTTP_ATTEMPTS = env_int("INGEST_HTTP_ATTEMPTS", 5)
+INGEST_HTTP_BACKOFF_SECONDS = float(os.environ.get("INGEST_HTTP_BACKOFF_SECONDS", "2"))
+INGEST_HTTP_TIMEOUT_SECONDS = float(os.environ.get("INGEST_HTTP_TIMEOUT_SECONDS", "60"))
+# The longest a run waits for a rate limit to reset (GitHub's primary limit resets within the hour).
+INGEST_MAX_WAIT_SECONDS = float(os.environ.get("INGEST_MAX_WAIT_SECONDS", "3700"))
+
+# Uploaded files (ingest files), shared by the web process and the worker
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "media"))
+MEDIA_URL = "media/"
+
 # REST API
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -1,6 +1,43 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
+
+
+class KeywordList(models.Model):
+    """The keywords that decide which issues of a framework source are kept (DESIGN step 3)."""
+
+    name = models.CharField(max_length=200, unique=True)
+    description = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Keyword(models.Model):
+    class Origin(models.TextChoices):
+        # Section 4.1 of the study: the four sources its keywords came from.
+        MODEL_NAME = "model_name", "Model or project name"
+        FRAMEWORK_API = "framework_api", "Framework API or module"
+        PARALLELISM = "parallelism", "Optimisation or parallelism technique"
+        HARDWARE_PRECISION = "hardware_precision", "Hardware or precision"
+        OTHER = "other", "Other"
+
+    keyword_list = models.ForeignKey(KeywordList, on_delete=models.CASCADE, related_name="keywords")
+    term = models.CharField(max_length=200, help_text="Matched case-insensitively, on word boundaries")
+    origin = models.CharField(max_length=32, choices=Origin.choices, default=Origin.OTHER)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["keyword_list", "term"], name="keyword_unique_term")]
+        ordering = ["keyword_list", "term"]
+
+    def __str__(self) -> str:
+        return self.term
 
 
 class Source(models.Model):
@@ -9,6 +46,7 @@ class Source(models.Model):
     class Platform(models.TextChoices):
         GITHUB = "github", "GitHub"
         GITEE = "gitee", "Gitee"
+        FILE = "file", "File"
 
     class Kind(models.TextChoices):
         # DESIGN step 3: framework sources are keyword-filtered, toolkit sources keep everything.
@@ -19,6 +57,12 @@ class Source(models.Model):
     full_name = models.CharField(max_length=200, help_text="owner/name on the platform")
     display_name = models.CharField(max_length=100, blank=True)
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.TOOLKIT)
+    keyword_list = models.ForeignKey(
+        KeywordList, null=True, blank=True, on_delete=models.PROTECT, related_name="sources",
+        help_text="Framework sources keep only issues matching one of these keywords",
+    )
+    created_from = models.DateField(null=True, blank=True, help_text="Keep issues created on or after this day")
+    created_to = models.DateField(null=True, blank=True, help_text="Keep issues created on or before this day")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -27,6 +71,10 @@ class Source(models.Model):
 
     def __str__(self) -> str:
         return self.display_name or self.full_name
+
+    @property
+    def is_filtered(self) -> bool:
+        return self.kind == self.Kind.FRAMEWORK
 
 
 class Issue(models.Model):
@@ -43,9 +91,14 @@ class Issue(models.Model):
     platform_labels = models.JSONField(default=list, blank=True, help_text="The label names the platform shows")
     created_at = models.DateTimeField(null=True, blank=True)
     closed_at = models.DateTimeField(null=True, blank=True)
+    source_updated_at = models.DateTimeField(null=True, blank=True, help_text="updated_at on the platform")
     comment_count = models.PositiveIntegerField(default=0)
     comments = models.JSONField(default=list, blank=True, help_text="Comment objects, where the dump had them")
     payload = models.JSONField(default=dict, blank=True)
+    # DESIGN step 3: issues a framework source's keywords did not match are kept out of studies but stored,
+    # so a changed keyword list needs no new fetch and a baseline of unmatched issues can be drawn.
+    kept = models.BooleanField(default=True, db_index=True)
+    matched_keywords = models.ManyToManyField(Keyword, related_name="issues", blank=True)
     imported_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -55,3 +108,58 @@ class Issue(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source.full_name}#{self.number}"
+
+
+class IngestRun(models.Model):
+    """One ingest of a source, from its API or a file: its progress, counts and outcome, kept as a record."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+
+    class Kind(models.TextChoices):
+        API = "api", "Platform API"
+        FILE = "file", "File"
+
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="runs")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    file_path = models.CharField(max_length=1000, blank=True)
+    file_format = models.CharField(max_length=16, blank=True)
+    since = models.DateTimeField(null=True, blank=True, help_text="Only issues updated since (incremental run)")
+    until = models.DateTimeField(null=True, blank=True)
+    fetched = models.PositiveIntegerField(default=0)
+    created = models.PositiveIntegerField(default=0)
+    updated = models.PositiveIntegerField(default=0)
+    skipped_pull_requests = models.PositiveIntegerField(default=0)
+    filtered_out = models.PositiveIntegerField(default=0)
+    errors = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(null=True, blank=True, help_text="Expected count, where known")
+    message = models.TextField(blank=True)
+    # Where a killed or failed API run resumes: the next page to fetch, and the newest updated_at seen.
+    cursor = models.JSONField(default=dict, blank=True)
+    high_water = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.source} {self.get_kind_display()} run {self.pk} ({self.status})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in {self.Status.SUCCEEDED, self.Status.FAILED}
+
+    @property
+    def percent(self) -> int | None:
+        if not self.total:
+            return None
+        return min(100, round(100 * self.fetched / self.total))

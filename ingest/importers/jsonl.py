@@ -3,29 +3,40 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 
-from . import ImportFileError, IssueRecord
+from . import PULL_REQUEST, ImportFileError, IssueRecord
 from .github_fields import is_pull_request, record_from_github
+from .text import NUL, REPLACEMENT, display_name, open_text
+
+_ESCAPED_NUL = "\\u0000"
 
 
-def read_jsonl(path: str | Path) -> Iterator[IssueRecord | None]:
-    """Yield a record per line (None for a pull request); raise on the first bad line."""
-    name = Path(path).name
+def parse_line(line: str, where: str) -> IssueRecord | None:
+    # NUL arrives escaped inside JSON strings; replacing it in the raw line is far cheaper than walking objects.
+    if _ESCAPED_NUL in line:
+        line = line.replace(_ESCAPED_NUL, "\\ufffd")
+    if NUL in line:
+        line = line.replace(NUL, REPLACEMENT)
     try:
-        f = open(path, encoding="utf-8")
-    except OSError as exc:
-        raise ImportFileError(f"{path}: cannot be read: {exc.strerror}") from exc
-    with f:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ImportFileError(f"{where}: not valid JSON ({exc.msg}, column {exc.colno})") from exc
+    return PULL_REQUEST if isinstance(obj, dict) and is_pull_request(obj) else record_from_github(obj, where)
+
+
+def read_lines(path) -> Iterator[tuple[str, str]]:
+    """(where, line) for each non-blank line, where = "file, line N"."""
+    name = display_name(path)
+    lineno = 0
+    with open_text(path) as f:
         try:
-            for lineno, line in enumerate(f, start=1):
-                if not line.strip():
-                    continue
-                where = f"{name}, line {lineno}"
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ImportFileError(f"{where}: not valid JSON ({exc.msg}, column {exc.colno})") from exc
-                yield None if isinstance(obj, dict) and is_pull_request(obj) else record_from_github(obj, where)
+            for lineno, line in enumerate(f, start=1):  # noqa: B007 (read after the loop on error)
+                if line.strip():
+                    yield f"{name}, line {lineno}", line
         except UnicodeDecodeError as exc:
-            raise ImportFileError(f"{name}: not UTF-8 text near byte {exc.start}") from exc
+            raise ImportFileError(f"{name}, line {lineno + 1}: not UTF-8 text") from exc
+
+
+def read(path) -> Iterator[IssueRecord | None]:
+    for where, line in read_lines(path):
+        yield parse_line(line, where)

@@ -7,7 +7,7 @@ from django.core.management import CommandError, call_command
 
 from ingest.importers import ImportFileError
 from ingest.models import Issue, Source
-from ingest.services import import_jsonl
+from ingest.services.files import import_file as import_jsonl
 from tests.factories import make_source
 
 pytestmark = pytest.mark.django_db
@@ -84,7 +84,7 @@ def test_a_bad_line_stops_the_import_names_file_and_line_and_changes_nothing(tmp
 def test_command_imports_and_reports(tmp_path, capsys):
     path = _write(tmp_path / "a.jsonl", [_issue(1), _issue(2)])
     call_command("import_issues", path, "--source", "vllm-project/vllm")
-    assert "2 created, 0 updated" in capsys.readouterr().out
+    assert "2 new, 0 updated" in capsys.readouterr().out
     assert Source.objects.get().full_name == "vllm-project/vllm"
 
 

@@ -9,7 +9,7 @@ def test_code_and_markup_are_removed_for_matching():
     )
     text = match_text(body)
     assert "import torch" not in text and "indented code" not in text and "template" not in text
-    assert "running llama with tp=2:" in text and "done" in text
+    assert "running **llama** with" in text and "tp=2" not in text and "done" in text
 
 
 def test_words_with_underscores_survive():
@@ -20,3 +20,16 @@ def test_summary_is_the_opening_prose_cut_at_a_word_limit():
     body = "```\nlog\n```\n" + " ".join(f"w{i}" for i in range(100))
     summary = first_lines_summary(body, max_words=5)
     assert summary == "w0 w1 w2 w3 w4 …"
+
+
+def test_unclosed_fence_hides_the_rest_and_tilde_fences_count():
+    assert match_text("before\n~~~\ncode llama\n~~~\nafter\n```\nnever closed llama") == "before\nafter"
+
+
+def test_indented_lines_inside_a_paragraph_or_list_are_prose():
+    text = match_text("- item one\n    continued with llama\n\nparagraph\n\n    real code\n")
+    assert "continued with llama" in text and "real code" not in text
+
+
+def test_summary_text_keeps_inline_code_words():
+    assert plain_text("Use `torch.compile` with **bf16**") == "Use torch.compile with bf16"

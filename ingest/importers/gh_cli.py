@@ -1,0 +1,38 @@
+"""`gh issue list --json number,title,body,author,createdAt,closedAt,state,labels,comments,url` output."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from . import ImportFileError, IssueRecord
+from .github_fields import comments_of
+from .json_stream import iter_objects
+from .text import label_names, login_of, number_field, scrub, text_field, time_field
+
+GH_FIELDS = {"createdAt", "closedAt", "updatedAt", "author", "url"}
+
+
+def record_from_gh(obj, where: str) -> IssueRecord:
+    if not isinstance(obj, dict):
+        raise ImportFileError(f"{where}: must be a JSON object, got {type(obj).__name__}")
+    count, comments = comments_of(obj.get("comments"), where, author_key="author", time_key="createdAt")
+    return IssueRecord(
+        number=number_field(obj, "number", where),
+        title=text_field(obj, "title", where, required=True)[:1000],
+        body=text_field(obj, "body", where),
+        url=text_field(obj, "url", where),
+        author=login_of(obj.get("author"), "author", where),
+        state=text_field(obj, "state", where).lower(),
+        platform_labels=label_names(obj.get("labels"), where),
+        created_at=time_field(obj, "createdAt", where),
+        closed_at=time_field(obj, "closedAt", where),
+        source_updated_at=time_field(obj, "updatedAt", where),
+        comment_count=count,
+        comments=comments,
+        payload=obj,
+    )
+
+
+def read(path) -> Iterator[IssueRecord]:
+    # `gh issue list` lists issues only, so there are no pull requests to skip.
+    for where, obj in iter_objects(path):
+        yield record_from_gh(scrub(obj), where)

@@ -1,0 +1,1 @@
+"""Every write to sources, issues and ingest runs goes through these modules."""

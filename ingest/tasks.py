@@ -1,0 +1,22 @@
+from __future__ import annotations
+
+from celery import shared_task
+
+
+@shared_task
+def run_ingest_task(run_id: int) -> dict:
+    """Run one queued ingest (file or API); its row holds progress and outcome."""
+    from .importers import ImportFileError
+    from .models import IngestRun
+    from .services.api import run_api_ingest
+    from .services.files import run_file_import
+
+    run = IngestRun.objects.select_related("source__keyword_list").get(pk=run_id)
+    try:
+        if run.kind == IngestRun.Kind.FILE:
+            run_file_import(run)
+        else:
+            run_api_ingest(run)
+    except ImportFileError:
+        pass  # already written to the run row; a bad file is not a worker failure
+    return {"run": run.pk, "status": run.status}
