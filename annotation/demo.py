@@ -12,6 +12,7 @@ from simple_history.utils import bulk_create_with_history
 
 from ingest.models import Source
 from ingest.services.files import import_file
+from ingest.services.keywords import load_shipped_lists
 from ingest.services.sources import get_or_create_source
 from taxonomy.models import Category
 from taxonomy.services import load_codebook
@@ -70,6 +71,7 @@ def _load_published_labels(study: Study) -> None:
 def load_demo() -> dict[str, str]:
     """Idempotent: a second run adds nothing. Returns passwords of users created by this run."""
     taxonomy = load_codebook()
+    load_shipped_lists()
     source = get_or_create_source("vllm-project/vllm", display_name="vLLM", kind=Source.Kind.TOOLKIT)
     import_file(DEMO_ISSUES, source, file_format="jsonl")
     passwords = _make_users()

@@ -104,6 +104,9 @@ DATABASES = {
         conn_max_age=env_int("DB_CONN_MAX_AGE", 0),
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Parameters travel apart from the SQL: bulk writes of long issue bodies skip client-side quoting.
+    DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = env_bool("DB_SERVER_SIDE_BINDING", True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Auth
@@ -163,6 +166,10 @@ INGEST_HTTP_BACKOFF_SECONDS = float(os.environ.get("INGEST_HTTP_BACKOFF_SECONDS"
 INGEST_HTTP_TIMEOUT_SECONDS = float(os.environ.get("INGEST_HTTP_TIMEOUT_SECONDS", "60"))
 # The longest a run waits for a rate limit to reset (GitHub's primary limit resets within the hour).
 INGEST_MAX_WAIT_SECONDS = float(os.environ.get("INGEST_MAX_WAIT_SECONDS", "3700"))
+
+# Worker processes for parsing and matching big JSON Lines imports (0 = one per core, 1 = none).
+INGEST_PROCESSES = env_int("INGEST_PROCESSES", 0) or None
+INGEST_PARALLEL_MIN_BYTES = env_int("INGEST_PARALLEL_MIN_BYTES", 20_000_000)
 
 # Uploaded files (ingest files), shared by the web process and the worker
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "media"))

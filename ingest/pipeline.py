@@ -4,20 +4,15 @@ Used alike by file imports and API ingests, so both count and filter the same wa
 """
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import asdict, dataclass
 
 from django.db import transaction
 
+from . import bulk
+from .filtering import OUTSIDE_WINDOW, PULL_REQUEST, FilterRules, RecordFilter, Verdict
 from .importers import IssueRecord
-from .keywords import KeywordMatcher, normalise_term
-from .models import Issue, Source
-from .normalise import match_text
-
-UPSERT_FIELDS = [
-    "url", "title", "body", "author", "state", "platform_labels", "created_at", "closed_at",
-    "source_updated_at", "comment_count", "comments", "payload", "kept",
-]
+from .keywords import normalise_term
+from .models import Source
 
 
 @dataclass
@@ -36,13 +31,6 @@ class Counts:
                 f"{self.skipped_pull_requests} pull requests skipped, {self.filtered_out} filtered out")
 
 
-def _in_window(created_at, start: dt.date | None, end: dt.date | None) -> bool:
-    if created_at is None or (start is None and end is None):
-        return True
-    day = created_at.date()
-    return (start is None or day >= start) and (end is None or day <= end)
-
-
 class IssueWriter:
     """Collects records and writes them in batches; `counts` says what happened so far."""
 
@@ -50,30 +38,33 @@ class IssueWriter:
         self.source = source
         self.batch_size = batch_size
         self.counts = Counts()
-        self._batch: dict[str, tuple[IssueRecord, bool, set[str]]] = {}
+        self._batch: dict[str, Verdict] = {}
         keywords = source.keyword_list.keywords.all() if source.keyword_list_id else []
         self.keyword_ids = {normalise_term(k.term): k.pk for k in keywords}
-        # DESIGN step 3: framework sources keep only keyword matches; toolkit sources keep everything.
-        self.matcher = KeywordMatcher(self.keyword_ids) if source.is_filtered else None
+        self.rules = FilterRules(
+            terms=tuple(self.keyword_ids) if source.is_filtered else None,
+            created_from=source.created_from, created_to=source.created_to,
+        )
+        self._filter: RecordFilter | None = None
 
     def add(self, record: IssueRecord | None) -> None:
         """Take one record (None for a pull request); writes when a batch is full."""
+        if self._filter is None:
+            self._filter = RecordFilter(self.rules)
+        self.add_verdict(self._filter.judge(record))
+
+    def add_verdict(self, verdict: Verdict) -> None:
+        """Take a record already judged (by worker processes, say)."""
         self.counts.fetched += 1
-        if record is None:
+        if verdict.outcome == PULL_REQUEST:
             self.counts.skipped_pull_requests += 1
             return
-        if not _in_window(record.created_at, self.source.created_from, self.source.created_to):
+        if verdict.outcome == OUTSIDE_WINDOW or not verdict.kept:
             self.counts.filtered_out += 1
+        if verdict.outcome == OUTSIDE_WINDOW:
             return
-        terms: set[str] = set()
-        kept = True
-        if self.matcher is not None:
-            terms = self.matcher.matches(match_text(record.title + "\n" + record.body))
-            kept = bool(terms)
-        if not kept:
-            self.counts.filtered_out += 1
         # The same number twice in one batch: the later record is the newer state.
-        self._batch[record.number] = (record, kept, terms)
+        self._batch[verdict.number] = verdict
         if len(self._batch) >= self.batch_size:
             self.flush()
 
@@ -82,27 +73,18 @@ class IssueWriter:
             return
         batch, self._batch = self._batch, {}
         with transaction.atomic():
-            existing = set(
-                Issue.objects.filter(source=self.source, number__in=list(batch)).values_list("number", flat=True)
-            )
-            rows = [
-                Issue(source=self.source, number=number, kept=kept,
-                      **{f: getattr(record, f) for f in UPSERT_FIELDS if f != "kept"})
-                for number, (record, kept, _terms) in batch.items()
-            ]
-            Issue.objects.bulk_create(
-                rows, update_conflicts=True, unique_fields=["source", "number"], update_fields=UPSERT_FIELDS
-            )
-            self._write_matches(rows, [terms for _r, _k, terms in batch.values()])
-        self.counts.created += len(batch) - len(existing)
-        self.counts.updated += len(existing)
+            written = bulk.upsert(self.source.pk, list(batch.values()))
+            self._write_matches(written, [v.terms for v in batch.values()])
+        created = sum(1 for _pk, new in written if new)
+        self.counts.created += created
+        self.counts.updated += len(written) - created
 
-    def _write_matches(self, rows: list[Issue], terms_per_row: list[set[str]]) -> None:
-        if self.matcher is None:
+    def _write_matches(self, written: list[tuple[int, bool]], terms_per_issue: list[frozenset[str]]) -> None:
+        if self.rules.terms is None:
             return
-        through = Issue.matched_keywords.through
-        through.objects.filter(issue_id__in=[r.pk for r in rows]).delete()
-        through.objects.bulk_create([
-            through(issue_id=row.pk, keyword_id=self.keyword_ids[term])
-            for row, terms in zip(rows, terms_per_row, strict=True) for term in terms
-        ])
+        # Only issues that existed before can have old matches to replace.
+        bulk.replace_matches(
+            [pk for pk, new in written if not new],
+            [(pk, self.keyword_ids[term]) for (pk, _new), terms in zip(written, terms_per_issue, strict=True)
+             for term in terms],
+        )

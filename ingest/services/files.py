@@ -1,11 +1,16 @@
 """Importing a file into a source: checked whole first, so bad input changes nothing; then written."""
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+
+from django.conf import settings
+from django.db import connection
 
 from ..importers import ImportFileError, read_issue_file
 from ..importers.detect import detect_format
 from ..models import IngestRun, Source
+from ..parallel import JsonlWorkers, can_fork_workers
 from ..pipeline import Counts, IssueWriter
 from . import runs
 
@@ -37,18 +42,40 @@ def _import(run: IngestRun, on_progress: ProgressCallback | None) -> IngestRun:
     run.file_format = file_format
     run.message = "Checking the file"
     run.save(update_fields=["file_format", "message"])
-    # Bad input must change nothing: the whole file is read once before the first write.
-    run.total = check_file(run.file_path, file_format)
-    run.save(update_fields=["total"])
     writer = IssueWriter(run.source)
-    for record in read_issue_file(run.file_path, file_format):
-        writer.add(record)
-        if writer.counts.fetched % writer.batch_size == 0:
-            _progress(run, writer.counts, on_progress)
+    if file_format == "jsonl" and _worth_workers(run.file_path):
+        render_for = run.source.pk if connection.vendor == "postgresql" else None
+        with JsonlWorkers(writer.rules, settings.INGEST_PROCESSES, render_for_source=render_for) as workers:
+            _checked(run, workers.check(run.file_path))
+            for verdict in workers.verdicts(run.file_path):
+                writer.add_verdict(verdict)
+                _maybe_progress(run, writer, on_progress)
+    else:
+        _checked(run, check_file(run.file_path, file_format))
+        for record in read_issue_file(run.file_path, file_format):
+            writer.add(record)
+            _maybe_progress(run, writer, on_progress)
     writer.flush()
     _progress(run, writer.counts, on_progress)
     runs.finish(run, IngestRun.Status.SUCCEEDED, writer.counts.summary("read"))
     return run
+
+
+def _worth_workers(path) -> bool:
+    # Starting processes costs about a second; small files are quicker read in this process.
+    return (settings.INGEST_PROCESSES != 1 and can_fork_workers()
+            and os.path.getsize(path) >= settings.INGEST_PARALLEL_MIN_BYTES)
+
+
+def _checked(run: IngestRun, total: int) -> None:
+    # Bad input must change nothing: the whole file has been read once before the first write.
+    run.total = total
+    run.save(update_fields=["total"])
+
+
+def _maybe_progress(run: IngestRun, writer: IssueWriter, on_progress: ProgressCallback | None) -> None:
+    if writer.counts.fetched % writer.batch_size == 0:
+        _progress(run, writer.counts, on_progress)
 
 
 def _progress(run: IngestRun, counts: Counts, on_progress: ProgressCallback | None) -> None:

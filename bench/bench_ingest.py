@@ -1,0 +1,71 @@
+"""Benchmark: import a generated corpus into a fresh PostgreSQL database with the study's PyTorch keywords.
+
+    python bench/ingest.py FILE.jsonl [--database-url postgres://postgres@127.0.0.1:5432/concord_bench]
+
+Prints issues per second end to end (check, parse, normalise, match, write) and the peak memory of the
+process. The database named in the URL is dropped and created anew.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def recreate_database(url: str) -> None:
+    import psycopg
+
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    admin_url = urlunsplit(parts._replace(scheme="postgresql", path="/postgres"))
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("path")
+    parser.add_argument("--database-url", default=os.environ.get(
+        "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/concord_bench"))
+    args = parser.parse_args()
+    recreate_database(args.database_url)
+    os.environ["DATABASE_URL"] = args.database_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "concord.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from ingest.models import Issue, Source
+    from ingest.services.files import import_file
+    from ingest.services.keywords import SHIPPED_LISTS, load_keyword_list
+
+    call_command("migrate", verbosity=0)
+    keywords = load_keyword_list(SHIPPED_LISTS / "pytorch.json")
+    source = Source.objects.create(full_name="bench-org/bench-repo", display_name="PyTorch (bench)",
+                                   kind=Source.Kind.FRAMEWORK, keyword_list=keywords)
+    size_mb = Path(args.path).stat().st_size / 1e6
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    started = time.perf_counter()
+    run = import_file(args.path, source, file_format="jsonl")
+    seconds = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    kept = Issue.objects.filter(source=source, kept=True).count()
+    print(f"file            {args.path} ({size_mb:.0f} MB, {run.fetched} issues)")
+    print(f"result          {run.message}")
+    print(f"kept            {kept} issues matched a PyTorch keyword ({100 * kept / max(run.fetched, 1):.1f} %)")
+    print(f"time            {seconds:.1f} s")
+    print(f"throughput      {run.fetched / seconds:,.0f} issues/s")
+    print(f"peak memory     {peak:.0f} MB (after start-up: {rss_before:.0f} MB)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""Parsing, normalising and keyword matching of JSON Lines in worker processes, in file order.
+
+The main process keeps the database work; the CPU-bound part of an import runs on the other cores.
+Workers import only pure modules (no Django models, no database connections), so they start by
+spawning rather than forking a process that holds open connections.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import multiprocessing
+import os
+from collections.abc import Iterator
+from itertools import islice
+
+from . import copy_rows
+from .filtering import FilterRules, RecordFilter, Verdict
+from .importers.jsonl import parse_line, read_lines
+
+CHUNK_LINES = 200
+_filter: RecordFilter | None = None
+_render_for: int | None = None
+
+
+def _start_worker(rules: FilterRules, render_for_source: int | None) -> None:
+    global _filter, _render_for
+    _filter, _render_for = RecordFilter(rules), render_for_source
+
+
+def _judge(line: str, where: str, now: dt.datetime) -> Verdict:
+    verdict = _filter.judge(parse_line(line, where))
+    if _render_for is None or verdict.record is None:
+        return verdict
+    # Send back the rendered row, not the record: far less to pickle, and nothing left to do but stream it.
+    line = copy_rows.render(_render_for, verdict.record, verdict.kept, now)
+    return dataclasses.replace(verdict, record=None, copy_line=line)
+
+
+def _judge_chunk(chunk: list[tuple[str, str]]) -> list[Verdict]:
+    now = dt.datetime.now(dt.UTC)
+    return [_judge(line, where, now) for where, line in chunk]
+
+
+def _check_chunk(chunk: list[tuple[str, str]]) -> int:
+    for where, line in chunk:
+        parse_line(line, where)
+    return len(chunk)
+
+
+def _chunks(path) -> Iterator[list[tuple[str, str]]]:
+    lines = read_lines(path)
+    while chunk := list(islice(lines, CHUNK_LINES)):
+        yield chunk
+
+
+def can_fork_workers() -> bool:
+    # A daemonic process (a Celery prefork child) may not have children of its own.
+    return (os.cpu_count() or 1) > 1 and not multiprocessing.current_process().daemon
+
+
+class JsonlWorkers:
+    """A pool for one import; use as a context manager."""
+
+    def __init__(self, rules: FilterRules, processes: int | None = None, render_for_source: int | None = None):
+        """With render_for_source, verdicts carry COPY rows for that source instead of records."""
+        self.pool = multiprocessing.get_context("spawn").Pool(
+            processes or os.cpu_count(), initializer=_start_worker, initargs=(rules, render_for_source)
+        )
+
+    def __enter__(self) -> JsonlWorkers:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.pool.terminate()
+        self.pool.join()
+
+    def check(self, path) -> int:
+        """Validate every line; the number of lines, or the first ImportFileError (as the sequential read would)."""
+        return sum(self.pool.imap(_check_chunk, _chunks(path)))
+
+    def verdicts(self, path) -> Iterator[Verdict]:
+        for chunk in self.pool.imap(_judge_chunk, _chunks(path)):
+            yield from chunk
