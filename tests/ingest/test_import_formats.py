@@ -1,0 +1,156 @@
+"""Every file format people already have, detected, streamed, and refused clearly when broken."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from ingest.importers import ImportFileError
+from ingest.importers.detect import detect_format
+from ingest.models import IngestRun, Issue, Source
+from ingest.services.files import import_file
+from tests.factories import make_source
+from tests.ingest.replay import github_pages
+
+pytestmark = pytest.mark.django_db
+
+GH_ISSUE = {
+    "number": 101, "title": "vLLM OOM with llama", "body": "CUDA out of memory", "state": "OPEN",
+    "author": {"login": "octocat"}, "createdAt": "2024-05-01T10:00:00Z", "closedAt": None,
+    "labels": [{"name": "bug", "id": "LA_1"}], "url": "https://github.com/o/r/issues/101",
+    "comments": [{"author": {"login": "maintainer"}, "body": "Try --enforce-eager", "createdAt": "2024-05-02T10:00:00Z"}],
+}
+
+
+def _write(path, text: str, encoding="utf-8") -> str:
+    path.write_text(text, encoding=encoding)
+    return str(path)
+
+
+def test_saved_github_api_page(tmp_path):
+    page = github_pages()[0]["response"]
+    path = _write(tmp_path / "page.json", json.dumps(page, indent=2))
+    assert detect_format(path) == "github"
+    run = import_file(path, make_source("o/r"))
+    assert run.created == 3 and Issue.objects.get(number="13").comment_count == 42
+
+
+@pytest.mark.parametrize("layout", ["concatenated", "nested"])
+def test_many_saved_pages(tmp_path, layout):
+    pages = [p["response"] for p in github_pages()]
+    text = "".join(json.dumps(p) for p in pages) if layout == "concatenated" else json.dumps(pages)
+    run = import_file(_write(tmp_path / "pages.json", text), make_source("o/r"))
+    assert run.created == 13
+
+
+def test_gh_cli_output(tmp_path):
+    path = _write(tmp_path / "gh.json", json.dumps([GH_ISSUE]))
+    assert detect_format(path) == "gh"
+    import_file(path, make_source("o/r"))
+    issue = Issue.objects.get()
+    assert (issue.number, issue.author, issue.state, issue.platform_labels) == ("101", "octocat", "open", ["bug"])
+    assert issue.comments[0] == {"author": "maintainer", "body": "Try --enforce-eager",
+                                 "created_at": "2024-05-02T10:00:00Z"}
+
+
+def test_csv_with_bom_multiline_bodies_and_label_lists(tmp_path):
+    text = ('number,title,body,labels,created_at,comments\r\n'
+            '1,"First","line one\nline two","bug; cuda",2024-01-01T00:00:00Z,3\r\n'
+            '2,Second,plain,,,\r\n')
+    path = _write(tmp_path / "issues.csv", text, encoding="utf-8-sig")
+    run = import_file(path, make_source("o/r"))
+    assert run.created == 2
+    first = Issue.objects.get(number="1")
+    assert first.body == "line one\nline two" and first.platform_labels == ["bug", "cuda"]
+    assert first.comment_count == 3
+
+
+def test_csv_errors_name_the_physical_line(tmp_path):
+    text = 'number,title,body\n1,"First","spans\ntwo lines"\n2,,missing title\n'
+    with pytest.raises(ImportFileError, match=r"issues.csv, line 4: field 'title' is empty"):
+        import_file(_write(tmp_path / "issues.csv", text), make_source("o/r"))
+    assert not Issue.objects.exists()
+
+
+def test_csv_without_required_columns(tmp_path):
+    with pytest.raises(ImportFileError, match=r"x.csv, line 1: missing column\(s\) number"):
+        import_file(_write(tmp_path / "x.csv", "title,body\nA,B\n"), make_source("o/r"))
+
+
+def test_nul_characters_are_replaced_not_fatal(tmp_path):
+    lines = [json.dumps({"number": 1, "title": "nul\u0000title", "body": "before\u0000after"})]
+    import_file(_write(tmp_path / "a.jsonl", "\n".join(lines)), make_source("o/r"))
+    issue = Issue.objects.get()
+    assert issue.body == "before\ufffdafter" and issue.title == "nul\ufffdtitle"
+    assert "\u0000" not in json.dumps(issue.payload)
+
+
+def test_broken_json_array_names_the_line(tmp_path):
+    text = '[\n  {"number": 1, "title": "ok"},\n  {"number": 2, "title": "broken",,}\n]\n'
+    with pytest.raises(ImportFileError, match=r"broken.json, line 3: not valid JSON"):
+        import_file(_write(tmp_path / "broken.json", text), make_source("o/r"))
+    assert not Issue.objects.exists()
+
+
+def test_a_file_in_no_known_format(tmp_path):
+    with pytest.raises(ImportFileError, match="cannot tell the format"):
+        import_file(_write(tmp_path / "notes.txt", "just some notes"), make_source("o/r"))
+
+
+def test_the_wrong_format_given_explicitly_fails_clearly(tmp_path):
+    path = _write(tmp_path / "a.jsonl", json.dumps({"number": 1, "title": "x"}))
+    with pytest.raises(ImportFileError, match="missing column"):
+        import_file(path, make_source("o/r"), file_format="csv")
+
+
+def test_a_failed_import_is_recorded_on_its_run(tmp_path):
+    source = make_source("o/r")
+    with pytest.raises(ImportFileError):
+        import_file(_write(tmp_path / "a.jsonl", "{not json"), source)
+    run = IngestRun.objects.get()
+    assert run.status == IngestRun.Status.FAILED and "a.jsonl, line 1" in run.message and run.errors == 1
+
+
+def test_framework_sources_keep_keyword_matches_and_record_them(tmp_path):
+    from ingest.services.keywords import SHIPPED_LISTS, load_keyword_list
+
+    source = Source.objects.create(full_name="pytorch/pytorch", kind=Source.Kind.FRAMEWORK,
+                                   keyword_list=load_keyword_list(SHIPPED_LISTS / "pytorch.json"))
+    lines = [
+        {"number": 1, "title": "FSDP hangs with LLaMA", "body": "using torch.distributed"},
+        {"number": 2, "title": "Typo in docs", "body": "see `llama` in code only"},
+        {"number": 3, "title": "Old LLM issue", "body": "llm", "created_at": "2021-01-01T00:00:00Z"},
+    ]
+    source.created_from = __import__("datetime").date(2023, 1, 1)
+    source.save()
+    run = import_file(_write(tmp_path / "a.jsonl", "\n".join(json.dumps(x) for x in lines)), source)
+    assert (run.created, run.filtered_out) == (2, 2)  # 2 stored (one kept); 3 is outside the window
+    first = Issue.objects.get(number="1")
+    assert first.kept and set(first.matched_keywords.values_list("term", flat=True)) == {
+        "fsdp", "llama", "torch.distributed"}
+    assert not Issue.objects.get(number="2").kept
+    assert not Issue.objects.filter(number="3").exists()
+
+
+def test_worker_processes_give_the_same_result_and_the_same_errors(tmp_path, settings):
+    settings.INGEST_PARALLEL_MIN_BYTES = 0
+    settings.INGEST_PROCESSES = 2
+    lines = [json.dumps({"number": n, "title": f"Issue {n}", "body": "llama" if n % 2 else "x"}) for n in range(1, 501)]
+    run = import_file(_write(tmp_path / "big.jsonl", "\n".join(lines)), make_source("o/r"))
+    assert run.created == 500 and Issue.objects.count() == 500
+    lines[321] = "{broken"
+    with pytest.raises(ImportFileError, match=r"bad.jsonl, line 322: not valid JSON"):
+        import_file(_write(tmp_path / "bad.jsonl", "\n".join(lines)), make_source("o/other"))
+    assert not Issue.objects.filter(source__full_name="o/other").exists()
+
+
+def test_import_command_detects_the_format(tmp_path, capsys):
+    path = _write(tmp_path / "gh-output.json", json.dumps([GH_ISSUE]))
+    call_command("import_issues", path, "--source", "o/r")
+    assert "1 read: 1 new" in capsys.readouterr().out
+
+
+def test_import_command_reports_a_bad_file(tmp_path):
+    with pytest.raises(CommandError, match=r"x.csv, line 1: missing column"):
+        call_command("import_issues", _write(tmp_path / "x.csv", "a,b\n1,2\n"), "--source", "o/r")
