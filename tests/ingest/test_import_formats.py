@@ -19,7 +19,9 @@ GH_ISSUE = {
     "number": 101, "title": "vLLM OOM with llama", "body": "CUDA out of memory", "state": "OPEN",
     "author": {"login": "octocat"}, "createdAt": "2024-05-01T10:00:00Z", "closedAt": None,
     "labels": [{"name": "bug", "id": "LA_1"}], "url": "https://github.com/o/r/issues/101",
-    "comments": [{"author": {"login": "maintainer"}, "body": "Try --enforce-eager", "createdAt": "2024-05-02T10:00:00Z"}],
+    "comments": [
+        {"author": {"login": "maintainer"}, "body": "Try --enforce-eager", "createdAt": "2024-05-02T10:00:00Z"},
+    ],
 }
 
 
