@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 from agreement import urls as agreement_urls
 from annotation import urls as annotation_urls
+from ingest import urls as ingest_urls
 
 api_patterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
@@ -22,4 +23,5 @@ urlpatterns = [
     # Screens
     path("", include(annotation_urls)),
     path("", include(agreement_urls)),
+    path("", include(ingest_urls)),
 ]

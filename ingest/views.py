@@ -1,0 +1,91 @@
+"""Sources page (admins): add sources, start ingests, watch their progress, see past runs."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required, user_passes_test
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Q
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseStopPolling
+
+from concord.http import HtmxHttpRequest
+
+from .forms import SourceForm, UploadForm
+from .models import IngestRun, Source
+from .services import runs
+from .services.api import start_api_run
+from .services.uploads import start_file_run
+
+
+def _staff(user) -> bool:
+    if user.is_authenticated and not user.is_staff:
+        raise PermissionDenied  # logged in but not an admin: 403, not a login loop
+    return user.is_authenticated
+
+
+staff_required = user_passes_test(_staff)
+
+
+@login_required
+@staff_required
+@require_http_methods(["GET", "POST"])
+def source_list(request: HtmxHttpRequest):
+    form = SourceForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        source = form.save()
+        messages.success(request, f"Added {source}.")
+        return redirect("ingest:source_detail", source_id=source.pk)
+    sources = Source.objects.select_related("keyword_list").annotate(
+        issue_count=Count("issues", distinct=True),
+        kept_count=Count("issues", filter=Q(issues__kept=True), distinct=True),
+    )
+    return render(request, "ingest/source_list.html", {"sources": sources, "form": form},
+                  status=400 if form.errors else 200)
+
+
+@login_required
+@staff_required
+@require_GET
+def source_detail(request: HtmxHttpRequest, source_id: int):
+    source = get_object_or_404(Source.objects.select_related("keyword_list"), pk=source_id)
+    return render(request, "ingest/source_detail.html", {
+        "source": source, "runs": source.runs.select_related("created_by")[:50], "upload_form": UploadForm(),
+        "issue_count": source.issues.count(), "kept_count": source.issues.filter(kept=True).count(),
+    })
+
+
+@login_required
+@staff_required
+@require_POST
+def source_ingest(request: HtmxHttpRequest, source_id: int):
+    """One view for both ways in; the submit button's name says which."""
+    source = get_object_or_404(Source, pk=source_id)
+    if "upload" in request.POST:
+        form = UploadForm(request.POST, request.FILES)
+        if not form.is_valid():
+            messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
+            return redirect("ingest:source_detail", source_id=source.pk)
+        run = start_file_run(source, form.cleaned_data["file"], form.cleaned_data["format"], user=request.user)
+    else:
+        try:
+            run = runs.enqueue(start_api_run(source, user=request.user))
+        except ValueError as exc:
+            messages.error(request, str(exc))
+            return redirect("ingest:source_detail", source_id=source.pk)
+    messages.info(request, f"Started run {run.pk}.")
+    return redirect("ingest:source_detail", source_id=source.pk)
+
+
+@login_required
+@staff_required
+@require_GET
+def run_progress(request: HtmxHttpRequest, run_id: int):
+    run = get_object_or_404(IngestRun.objects.select_related("source"), pk=run_id)
+    response = render(request, "_job_progress.html", {"run": run})
+    if request.htmx and run.is_finished:
+        # htmx stops polling on status 286; the fragment shows the final counts.
+        stop = HttpResponseStopPolling()
+        stop.content = response.content
+        return stop
+    return response

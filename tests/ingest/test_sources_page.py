@@ -1,0 +1,118 @@
+"""The sources page: admins add sources, start ingests (API or file) and watch their runs."""
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from ingest.models import IngestRun, Issue, Source
+from tests.ingest.replay import GITHUB_REPO, serve_github_listing
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def media(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    return settings.MEDIA_ROOT
+
+
+def test_only_admins_see_sources(client_as, annotator_a, admin):
+    assert client_as(annotator_a).get(reverse("ingest:source_list")).status_code == 403
+    assert client_as(admin).get(reverse("ingest:source_list")).status_code == 200
+
+
+def test_add_a_source(client_as, admin):
+    response = client_as(admin).post(reverse("ingest:source_list"), {
+        "platform": "github", "full_name": "pytorch/pytorch", "display_name": "PyTorch", "kind": "toolkit",
+        "created_from": "2023-01-01", "created_to": "2025-04-30",
+    })
+    source = Source.objects.get()
+    assert response.status_code == 302 and source.display_name == "PyTorch"
+    assert str(source.created_to) == "2025-04-30"
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"full_name": "justaname"}, "expected OWNER/NAME"),
+        ({"kind": "framework"}, "choose a keyword list"),
+        ({"created_from": "2025-01-01", "created_to": "2023-01-01"}, "ends before it starts"),
+    ],
+)
+def test_bad_source_form_says_which_field(client_as, admin, data, message):
+    form = {"platform": "github", "full_name": "o/r", "kind": "toolkit", **data}
+    response = client_as(admin).post(reverse("ingest:source_list"), form)
+    assert response.status_code == 400 and message in response.content.decode()
+    assert not Source.objects.exists()
+
+
+def test_upload_a_file_imports_it_and_shows_the_run(client_as, admin, media, django_capture_on_commit_callbacks):
+    source = Source.objects.create(full_name="o/r")
+    upload = SimpleUploadedFile("issues.jsonl", b'{"number": 1, "title": "A"}\n{"number": 2, "title": "B"}\n')
+    client = client_as(admin)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("ingest:source_ingest", args=[source.pk]), {"upload": "1", "file": upload})
+    assert response.status_code == 302
+    run = IngestRun.objects.get()
+    assert run.status == IngestRun.Status.SUCCEEDED and run.created == 2
+    page = client.get(reverse("ingest:source_detail", args=[source.pk])).content.decode()
+    assert "Succeeded" in page and "2 read: 2 new" in page
+
+
+def test_a_bad_upload_shows_file_and_line_and_imports_nothing(
+    client_as, admin, media, django_capture_on_commit_callbacks
+):
+    source = Source.objects.create(full_name="o/r")
+    upload = SimpleUploadedFile("issues.jsonl", b'{"number": 1, "title": "A"}\n{oops\n')
+    client = client_as(admin)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("ingest:source_ingest", args=[source.pk]), {"upload": "1", "file": upload})
+    page = client.get(reverse("ingest:source_detail", args=[source.pk])).content.decode()
+    assert "issues.jsonl, line 2: not valid JSON" in page and "Nothing was imported" in page
+    assert not Issue.objects.exists()
+
+
+def test_fetch_button_runs_an_api_ingest(
+    client_as, admin, api_settings, httpserver, django_capture_on_commit_callbacks
+):
+    serve_github_listing(httpserver)
+    source = Source.objects.create(full_name=GITHUB_REPO)
+    with django_capture_on_commit_callbacks(execute=True):
+        client_as(admin).post(reverse("ingest:source_ingest", args=[source.pk]), {"fetch": "1"})
+    run = IngestRun.objects.get()
+    assert run.kind == IngestRun.Kind.API and run.status == IngestRun.Status.SUCCEEDED and run.created == 13
+
+
+def test_progress_polls_while_running_and_stops_when_finished(client_as, admin):
+    source = Source.objects.create(full_name="o/r")
+    run = IngestRun.objects.create(source=source, kind=IngestRun.Kind.API, status=IngestRun.Status.RUNNING,
+                                   fetched=250, total=1000, created=200)
+    client = client_as(admin)
+    url = reverse("ingest:run_progress", args=[run.pk])
+    running = client.get(url, headers={"HX-Request": "true"})
+    html = running.content.decode()
+    assert running.status_code == 200 and 'hx-trigger="every 2s"' in html and "25 %" in html and "<html" not in html
+    run.status = IngestRun.Status.SUCCEEDED
+    run.save()
+    finished = client.get(url, headers={"HX-Request": "true"})
+    assert finished.status_code == 286 and "every 2s" not in finished.content.decode()
+
+
+def test_the_ingest_command_shows_progress_and_counts(api_settings, httpserver, capsys):
+    from django.core.management import call_command
+
+    serve_github_listing(httpserver)
+    call_command("ingest_source", GITHUB_REPO, "--platform", "github")
+    captured = capsys.readouterr()
+    assert "13 fetched: 13 new" in captured.out
+    assert "new 13" in captured.err  # the terminal progress bar
+    assert Source.objects.get().full_name == GITHUB_REPO
+
+
+def test_the_ingest_command_fails_loudly_on_a_bad_repository(api_settings, httpserver):
+    from django.core.management import CommandError, call_command
+
+    httpserver.expect_request("/repos/no/such/issues").respond_with_json({"message": "Not Found"}, status=404)
+    with pytest.raises(CommandError, match="404"):
+        call_command("ingest_source", "no/such")
