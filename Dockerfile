@@ -9,7 +9,7 @@ RUN pip install --upgrade pip && pip install .
 COPY . .
 RUN DEBUG=0 SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput
 
-RUN useradd --create-home concord
+RUN useradd --create-home concord && mkdir -p /app/media && chown concord /app/media
 USER concord
 EXPOSE 8000
 CMD ["gunicorn", "concord.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3"]

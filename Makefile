@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install migrate demo worker lint check-deploy clean
+.PHONY: run test install migrate demo worker lint check-deploy clean bench-ingest
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,20 @@ lint: install
 check-deploy: install
 	DEBUG=0 SECRET_KEY=$$($(BIN)/python -c 'import secrets; print(secrets.token_urlsafe(50))') \
 		ALLOWED_HOSTS=concord.example.org $(BIN)/python manage.py check --deploy --fail-level WARNING
+
+# Benchmarks print figures; they are not tests. The corpus comes from the shared generator (same seed,
+# same bytes every time); the database named by BENCH_DATABASE_URL is dropped and created anew.
+SHARED ?= ../shared
+BENCH_N ?= 40000
+BENCH_CORPUS := bench-out/issues-$(BENCH_N).jsonl
+BENCH_ENV := DEBUG=0 SECRET_KEY=benchmark-only-not-a-secret-0123456789abcdefghijklmnop
+
+$(BENCH_CORPUS):
+	mkdir -p bench-out
+	$(BIN)/python $(SHARED)/bench/gen_issues.py --n $(BENCH_N) --out $@
+
+bench-ingest: install $(BENCH_CORPUS)
+	$(BENCH_ENV) $(BIN)/python bench/bench_ingest.py $(BENCH_CORPUS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache staticfiles

@@ -58,13 +58,15 @@ def main() -> None:
     run = import_file(args.path, source, file_format="jsonl")
     seconds = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    worker_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     kept = Issue.objects.filter(source=source, kept=True).count()
     print(f"file            {args.path} ({size_mb:.0f} MB, {run.fetched} issues)")
     print(f"result          {run.message}")
     print(f"kept            {kept} issues matched a PyTorch keyword ({100 * kept / max(run.fetched, 1):.1f} %)")
     print(f"time            {seconds:.1f} s")
     print(f"throughput      {run.fetched / seconds:,.0f} issues/s")
-    print(f"peak memory     {peak:.0f} MB (after start-up: {rss_before:.0f} MB)")
+    print(f"peak memory     {peak:.0f} MB in this process (after start-up: {rss_before:.0f} MB); "
+          f"largest worker process {worker_peak:.0f} MB")
 
 
 if __name__ == "__main__":

@@ -31,9 +31,10 @@ def upsert(source_id: int, verdicts: list[Verdict]) -> list[tuple[int, bool]]:
 def _upsert_orm(source_id: int, verdicts: list[Verdict]) -> list[tuple[int, bool]]:
     numbers = [v.number for v in verdicts]
     existing = set(Issue.objects.filter(source_id=source_id, number__in=numbers).values_list("number", flat=True))
-    fields = [f for f in copy_rows.FIELDS if f != "kept"]
+    fields = [f for f in copy_rows.FIELDS if f not in ("kept", "payload")]
     objects = [
-        Issue(source_id=source_id, number=v.number, kept=v.kept, **{f: getattr(v.record, f) for f in fields})
+        Issue(source_id=source_id, number=v.number, kept=v.kept,
+              **{f: getattr(v.record, f) for f in fields}, payload=copy_rows.stored_payload(v.record.payload))
         for v in verdicts
     ]
     Issue.objects.bulk_create(

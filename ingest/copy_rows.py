@@ -13,31 +13,38 @@ FIELDS = [
     "source_updated_at", "comment_count", "comments", "payload", "kept",
 ]
 COLUMNS = ["source_id", "number", *FIELDS, "imported_at", "updated_at"]
+NULL = "\\N"
+PAYLOAD_COLUMNS = ("title", "body")
 # Backslash first, so the escapes added after it are not escaped again. (str.replace beats
 # str.translate by far on long texts.)
 _ESCAPES = (("\\", "\\\\"), ("\n", "\\n"), ("\r", "\\r"), ("\t", "\\t"))
 
 
-def _text(value) -> str:
-    if value is None:
-        return "\\N"
-    if isinstance(value, bool):
-        return "t" if value else "f"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, dt.datetime):
-        return value.isoformat()
-    if isinstance(value, dict | list):
-        value = json.dumps(value)
+def escape(value: str) -> str:
     for char, escaped in _ESCAPES:
         if char in value:
             value = value.replace(char, escaped)
     return value
 
 
+def _time(value: dt.datetime | None) -> str:
+    return NULL if value is None else value.isoformat()
+
+
+def stored_payload(payload: dict) -> dict:
+    """The original object less the fields stored in their own columns (Issue.original_payload puts them
+    back). Bodies are most of an issue's bytes; storing them once makes ingest about a quarter faster."""
+    return {k: v for k, v in payload.items() if k not in PAYLOAD_COLUMNS}
+
+
 def render(source_id: int, record: IssueRecord, kept: bool, now: dt.datetime) -> str:
     """One line of COPY … FROM STDIN (text format) for this record."""
-    values = [source_id, record.number]
-    values.extend(kept if field == "kept" else getattr(record, field) for field in FIELDS)
-    values.extend((now, now))
-    return "\t".join(_text(v) for v in values) + "\n"
+    stamp = now.isoformat()
+    return "\t".join((
+        str(source_id), escape(record.number), escape(record.url), escape(record.title), escape(record.body),
+        escape(record.author), escape(record.state), escape(json.dumps(record.platform_labels)),
+        _time(record.created_at), _time(record.closed_at), _time(record.source_updated_at),
+        str(record.comment_count), escape(json.dumps(record.comments)),
+        escape(json.dumps(stored_payload(record.payload))),
+        "t" if kept else "f", stamp, stamp,
+    )) + "\n"

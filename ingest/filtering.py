@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .importers import IssueRecord
 from .keywords import KeywordMatcher
@@ -20,8 +21,9 @@ class FilterRules:
     created_to: dt.date | None = None
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):
+    """A tuple, not a dataclass: worker processes send tens of thousands of these, and tuples pickle fast."""
+
     record: IssueRecord | None
     outcome: str  # PULL_REQUEST, OUTSIDE_WINDOW, or "" for a record to store
     kept: bool = False

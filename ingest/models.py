@@ -94,7 +94,9 @@ class Issue(models.Model):
     source_updated_at = models.DateTimeField(null=True, blank=True, help_text="updated_at on the platform")
     comment_count = models.PositiveIntegerField(default=0)
     comments = models.JSONField(default=list, blank=True, help_text="Comment objects, where the dump had them")
-    payload = models.JSONField(default=dict, blank=True)
+    payload = models.JSONField(
+        default=dict, blank=True, help_text="The original object, less title and body (see original_payload)"
+    )
     # DESIGN step 3: issues a framework source's keywords did not match are kept out of studies but stored,
     # so a changed keyword list needs no new fetch and a baseline of unmatched issues can be drawn.
     kept = models.BooleanField(default=True, db_index=True)
@@ -108,6 +110,10 @@ class Issue(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source.full_name}#{self.number}"
+
+    def original_payload(self) -> dict:
+        """The object as the platform or file gave it: payload with title and body put back."""
+        return {**self.payload, "title": self.title, "body": self.body}
 
 
 class IngestRun(models.Model):

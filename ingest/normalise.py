@@ -50,13 +50,25 @@ def strip_code_blocks(markdown: str) -> str:
     return "\n".join(kept)
 
 
+def _has_code_block(text: str) -> bool:
+    return "```" in text or "~~~" in text or "\n    " in text or "\n\t" in text or text.startswith(("    ", "\t"))
+
+
 def _common(markdown: str | None) -> str:
-    text = (markdown or "").replace("\r\n", "\n").replace("\r", "\n")
-    text = _HTML_COMMENT.sub(" ", text)
-    text = strip_code_blocks(text)
-    text = _IMAGE.sub(r"\1", text)
-    text = _LINK.sub(r"\1", text)
-    return _TAG.sub(" ", text)
+    # Each step first asks, at C speed, whether its syntax occurs at all: most issues lack most of it,
+    # and whole repositories pass through here.
+    text = markdown or ""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "<!--" in text:
+        text = _HTML_COMMENT.sub(" ", text)
+    if _has_code_block(text):
+        text = strip_code_blocks(text)
+    if "](" in text:
+        text = _LINK.sub(r"\1", _IMAGE.sub(r"\1", text))
+    if "<" in text:
+        text = _TAG.sub(" ", text)
+    return text
 
 
 def match_text(markdown: str | None) -> str:
@@ -65,7 +77,10 @@ def match_text(markdown: str | None) -> str:
     Emphasis and list markers are punctuation, which word-boundary matching skips anyway, so they
     are left in place; that keeps this fast enough for whole repositories.
     """
-    return _INLINE_CODE.sub(" ", _common(markdown)).lower()
+    text = _common(markdown)
+    if "`" in text:
+        text = _INLINE_CODE.sub(" ", text)
+    return text.lower()
 
 
 def plain_text(markdown: str | None) -> str:

@@ -6,7 +6,6 @@ spawning rather than forking a process that holds open connections.
 """
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import multiprocessing
 import os
@@ -15,7 +14,7 @@ from itertools import islice
 
 from . import copy_rows
 from .filtering import FilterRules, RecordFilter, Verdict
-from .importers.jsonl import parse_line, read_lines
+from .importers.jsonl import clean_line, parse_line, read_lines
 
 CHUNK_LINES = 200
 _filter: RecordFilter | None = None
@@ -28,12 +27,13 @@ def _start_worker(rules: FilterRules, render_for_source: int | None) -> None:
 
 
 def _judge(line: str, where: str, now: dt.datetime) -> Verdict:
+    line = clean_line(line)
     verdict = _filter.judge(parse_line(line, where))
     if _render_for is None or verdict.record is None:
         return verdict
     # Send back the rendered row, not the record: far less to pickle, and nothing left to do but stream it.
-    line = copy_rows.render(_render_for, verdict.record, verdict.kept, now)
-    return dataclasses.replace(verdict, record=None, copy_line=line)
+    rendered = copy_rows.render(_render_for, verdict.record, verdict.kept, now)
+    return verdict._replace(record=None, copy_line=rendered)
 
 
 def _judge_chunk(chunk: list[tuple[str, str]]) -> list[Verdict]:
@@ -71,6 +71,9 @@ class JsonlWorkers:
         return self
 
     def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
         self.pool.terminate()
         self.pool.join()
 

@@ -47,11 +47,14 @@ class IssueWriter:
         )
         self._filter: RecordFilter | None = None
 
-    def add(self, record: IssueRecord | None) -> None:
-        """Take one record (None for a pull request); writes when a batch is full."""
+    def judge(self, record: IssueRecord | None) -> Verdict:
         if self._filter is None:
             self._filter = RecordFilter(self.rules)
-        self.add_verdict(self._filter.judge(record))
+        return self._filter.judge(record)
+
+    def add(self, record: IssueRecord | None) -> None:
+        """Take one record (None for a pull request); writes when a batch is full."""
+        self.add_verdict(self.judge(record))
 
     def add_verdict(self, verdict: Verdict) -> None:
         """Take a record already judged (by worker processes, say)."""

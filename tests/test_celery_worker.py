@@ -61,3 +61,20 @@ def test_agreement_task_runs_on_a_real_worker(celery_worker_process, lead, annot
     assert figures["type"]["reports"] == 2 and figures["type"]["raters"] == 2
     # P̄ = (1 + 0)/2; p = (B 1/4, C 3/4) → P̄e = 10/16; κ = (0.5 − 0.625)/0.375 = −1/3
     assert figures["type"]["kappa"] == pytest.approx(-1 / 3)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_file_ingest_runs_on_a_real_worker_and_reports_progress(celery_worker_process, tmp_path):
+    from ingest.models import IngestRun, Issue, Source
+    from ingest.services import runs
+    from ingest.tasks import run_ingest_task
+
+    path = tmp_path / "issues.jsonl"
+    path.write_text("\n".join(f'{{"number": {n}, "title": "Issue {n}"}}' for n in range(1, 2501)))
+    source = Source.objects.create(full_name="o/r")
+    run = runs.create_run(source, IngestRun.Kind.FILE, file_path=str(path))
+    result = run_ingest_task.delay(run.pk).get(timeout=120)
+    run.refresh_from_db()
+    assert result == {"run": run.pk, "status": "succeeded"}
+    assert (run.status, run.fetched, run.created, run.total) == ("succeeded", 2500, 2500, 2500)
+    assert Issue.objects.filter(source=source).count() == 2500

@@ -1,6 +1,7 @@
 """Small shared helpers for importers: opening files, scrubbing NULs, reading fields."""
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 from django.utils.dateparse import parse_datetime
@@ -52,7 +53,13 @@ def time_field(obj: dict, field: str, where: str):
     value = obj.get(field)
     if value in (None, ""):
         return None
-    parsed = parse_datetime(value) if isinstance(value, str) else None
+    if not isinstance(value, str):
+        raise ImportFileError(f"{where}: field '{field}' is not an ISO 8601 date-time: {value!r}")
+    try:
+        # The C parser first (it reads what the platforms send, "Z" included); Django's for the rest.
+        parsed = dt.datetime.fromisoformat(value)
+    except ValueError:
+        parsed = parse_datetime(value)
     if parsed is None:
         raise ImportFileError(f"{where}: field '{field}' is not an ISO 8601 date-time: {value!r}")
     return parsed

@@ -5,7 +5,7 @@ import os
 from collections.abc import Callable
 
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 
 from ..importers import ImportFileError, read_issue_file
 from ..importers.detect import detect_format
@@ -40,25 +40,61 @@ def run_file_import(run: IngestRun, on_progress: ProgressCallback | None = None)
 def _import(run: IngestRun, on_progress: ProgressCallback | None) -> IngestRun:
     file_format = run.file_format or detect_format(run.file_path)
     run.file_format = file_format
-    run.message = "Checking the file"
-    run.save(update_fields=["file_format", "message"])
+    run.save(update_fields=["file_format"])
     writer = IssueWriter(run.source)
-    if file_format == "jsonl" and _worth_workers(run.file_path):
-        render_for = run.source.pk if connection.vendor == "postgresql" else None
-        with JsonlWorkers(writer.rules, settings.INGEST_PROCESSES, render_for_source=render_for) as workers:
-            _checked(run, workers.check(run.file_path))
-            for verdict in workers.verdicts(run.file_path):
-                writer.add_verdict(verdict)
-                _maybe_progress(run, writer, on_progress)
-    else:
-        _checked(run, check_file(run.file_path, file_format))
-        for record in read_issue_file(run.file_path, file_format):
-            writer.add(record)
-            _maybe_progress(run, writer, on_progress)
-    writer.flush()
+    # Bad input must change nothing. PostgreSQL writes the whole file in one transaction, which a bad line
+    # rolls back, while progress travels on a connection of its own; elsewhere the file is read once
+    # through before the first write.
+    single_pass = connection.vendor == "postgresql"
+    workers = (JsonlWorkers(writer.rules, settings.INGEST_PROCESSES,
+                            render_for_source=run.source.pk if single_pass else None)
+               if file_format == "jsonl" and _worth_workers(run.file_path) else None)
+    try:
+        if single_pass:
+            _checked(run, count_lines(run.file_path) if file_format == "jsonl" else None)
+            with runs.ProgressChannel(run) as channel, transaction.atomic():
+                _write_all(run, writer, workers, lambda: _publish(run, writer, channel, on_progress))
+        else:
+            _checked(run, workers.check(run.file_path) if workers else check_file(run.file_path, file_format))
+            _write_all(run, writer, workers, lambda: _progress(run, writer.counts, on_progress))
+    finally:
+        if workers:
+            workers.close()
     _progress(run, writer.counts, on_progress)
     runs.finish(run, IngestRun.Status.SUCCEEDED, writer.counts.summary("read"))
     return run
+
+
+def _write_all(run: IngestRun, writer: IssueWriter, workers: JsonlWorkers | None, report) -> None:
+    if workers:
+        verdicts = workers.verdicts(run.file_path)
+    else:
+        verdicts = (writer.judge(record) for record in read_issue_file(run.file_path, run.file_format))
+    for verdict in verdicts:
+        writer.add_verdict(verdict)
+        if writer.counts.fetched % writer.batch_size == 0:
+            report()
+    writer.flush()
+
+
+def _publish(run: IngestRun, writer: IssueWriter, channel, on_progress: ProgressCallback | None) -> None:
+    channel.publish(writer.counts)
+    if on_progress:
+        for field, value in writer.counts.as_dict().items():
+            setattr(run, field, value)
+        on_progress(run)
+
+
+def count_lines(path) -> int:
+    """Lines of a JSON Lines file, counted on raw bytes: a fast total for the progress bar (blank lines,
+    which the import skips, count too)."""
+    with open(path, "rb") as f:
+        data = iter(lambda: f.read(1 << 20), b"")
+        count, last = 0, b"\n"
+        for chunk in data:
+            count += chunk.count(b"\n")
+            last = chunk[-1:]
+    return count + (last != b"\n")
 
 
 def _worth_workers(path) -> bool:
@@ -67,15 +103,9 @@ def _worth_workers(path) -> bool:
             and os.path.getsize(path) >= settings.INGEST_PARALLEL_MIN_BYTES)
 
 
-def _checked(run: IngestRun, total: int) -> None:
-    # Bad input must change nothing: the whole file has been read once before the first write.
+def _checked(run: IngestRun, total: int | None) -> None:
     run.total = total
     run.save(update_fields=["total"])
-
-
-def _maybe_progress(run: IngestRun, writer: IssueWriter, on_progress: ProgressCallback | None) -> None:
-    if writer.counts.fetched % writer.batch_size == 0:
-        _progress(run, writer.counts, on_progress)
 
 
 def _progress(run: IngestRun, counts: Counts, on_progress: ProgressCallback | None) -> None:

@@ -1,7 +1,7 @@
 """The life of an IngestRun row: queued → running → succeeded | failed, with counts saved as it goes."""
 from __future__ import annotations
 
-from django.db import transaction
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.utils import timezone
 
 from ..models import IngestRun, Source
@@ -44,3 +44,26 @@ def finish(run: IngestRun, status: str, message: str = "") -> None:
     run.message = message
     run.finished_at = timezone.now()
     run.save(update_fields=["status", "message", "finished_at", "errors"])
+
+
+class ProgressChannel:
+    """Publishes a run's counts on a database connection of its own, so that progress shows while the
+    import's own transaction is still open. Use as a context manager."""
+
+    def __init__(self, run: IngestRun):
+        self.run = run
+        self.connection = connections.create_connection(DEFAULT_DB_ALIAS)
+
+    def __enter__(self) -> ProgressChannel:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.connection.close()
+
+    def publish(self, counts: Counts) -> None:
+        values = counts.as_dict()
+        assignments = ", ".join(f"{field} = %s" for field in values)
+        with self.connection.cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {IngestRun._meta.db_table} SET {assignments} WHERE id = %s", [*values.values(), self.run.pk]
+            )

@@ -35,7 +35,8 @@ def test_import_reads_github_fields(tmp_path):
     assert (result.created, result.updated) == (2, 0)
     issue = Issue.objects.get(source=source, number="1")
     assert issue.author == "someone" and issue.platform_labels == ["bug"] and issue.comment_count == 2
-    assert issue.created_at.year == 2024 and issue.payload["title"] == "Issue 1"
+    assert issue.created_at.year == 2024 and issue.original_payload()["title"] == "Issue 1"
+    assert "body" not in issue.payload and issue.original_payload()["body"] == issue.body
 
 
 def test_reimport_is_an_upsert_nothing_duplicates_nothing_is_lost(tmp_path):
