@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import multiprocessing
 import os
+from collections import deque
 from collections.abc import Iterator
 from itertools import islice
 
@@ -63,8 +64,10 @@ class JsonlWorkers:
 
     def __init__(self, rules: FilterRules, processes: int | None = None, render_for_source: int | None = None):
         """With render_for_source, verdicts carry COPY rows for that source instead of records."""
+        processes = processes or os.cpu_count() or 1
+        self.window = 4 * processes
         self.pool = multiprocessing.get_context("spawn").Pool(
-            processes or os.cpu_count(), initializer=_start_worker, initargs=(rules, render_for_source)
+            processes, initializer=_start_worker, initargs=(rules, render_for_source)
         )
 
     def __enter__(self) -> JsonlWorkers:
@@ -77,10 +80,21 @@ class JsonlWorkers:
         self.pool.terminate()
         self.pool.join()
 
+    def _in_order(self, function, path) -> Iterator:
+        """Results chunk by chunk in file order, with a bounded number of chunks in flight, so memory stays
+        flat however big the file and however slow the database (Pool.imap would buffer without limit)."""
+        pending: deque = deque()
+        for chunk in _chunks(path):
+            pending.append(self.pool.apply_async(function, (chunk,)))
+            if len(pending) >= self.window:
+                yield pending.popleft().get()
+        while pending:
+            yield pending.popleft().get()
+
     def check(self, path) -> int:
         """Validate every line; the number of lines, or the first ImportFileError (as the sequential read would)."""
-        return sum(self.pool.imap(_check_chunk, _chunks(path)))
+        return sum(self._in_order(_check_chunk, path))
 
     def verdicts(self, path) -> Iterator[Verdict]:
-        for chunk in self.pool.imap(_judge_chunk, _chunks(path)):
+        for chunk in self._in_order(_judge_chunk, path):
             yield from chunk
