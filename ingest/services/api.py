@@ -21,7 +21,13 @@ def start_api_run(source: Source, since=None, until=None, user=None) -> IngestRu
     """A queued run; without `since` it continues where the last run stopped (incremental, or a resume)."""
     if source.platform == Source.Platform.FILE:
         raise ValueError(f"{source} is a file source; import a file instead")
-    return runs.create_run(source, IngestRun.Kind.API, user=user, since=since or resume_point(source), until=until)
+    run = runs.create_run(source, IngestRun.Kind.API, user=user, since=since or resume_point(source), until=until)
+    # A run still marked unfinished was killed (its process died): say so, since this one takes over.
+    source.runs.filter(kind=IngestRun.Kind.API, status__in=[IngestRun.Status.QUEUED, IngestRun.Status.RUNNING]).exclude(
+        pk=run.pk
+    ).update(status=IngestRun.Status.FAILED, finished_at=timezone.now(),
+             message=f"Interrupted before it finished; run {run.pk} resumes from its last page.")
+    return run
 
 
 def run_api_ingest(run: IngestRun, on_progress=None) -> IngestRun:

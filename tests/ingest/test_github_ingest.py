@@ -150,3 +150,16 @@ def test_labeled_issue_keeps_its_labels_when_reingested(api_settings, httpserver
     label_with(annotator_a, study, issue, "C.1")
     _ingest(source)
     assert issue.labels.count() == 1 and Issue.objects.count() == 13
+
+
+def test_a_killed_run_is_marked_and_the_next_one_resumes_from_its_last_page(api_settings, httpserver, source):
+    import datetime as dt
+
+    killed = IngestRun.objects.create(source=source, kind=IngestRun.Kind.API, status=IngestRun.Status.RUNNING,
+                                      high_water=dt.datetime(2017, 10, 1, tzinfo=dt.UTC), fetched=6)
+    serve_github_listing(httpserver)
+    run = _ingest(source)
+    killed.refresh_from_db()
+    assert killed.status == IngestRun.Status.FAILED and f"run {run.pk} resumes" in killed.message
+    assert httpserver.log[0][0].args["since"] == "2017-10-01T00:00:00+00:00"
+    assert run.status == IngestRun.Status.SUCCEEDED
