@@ -1,4 +1,5 @@
-"""Importing a file into a source: checked whole first, so bad input changes nothing; then written."""
+"""Importing a file into a source. Bad input changes nothing: on PostgreSQL the file is written in one
+transaction that the first bad line rolls back; elsewhere it is read through once before the first write."""
 from __future__ import annotations
 
 import os
@@ -29,6 +30,8 @@ def run_file_import(run: IngestRun, on_progress: ProgressCallback | None = None)
         return _import(run, on_progress)
     except ImportFileError as exc:
         run.errors += 1
+        # Counts published while the rolled-back transaction ran would claim writes that never happened.
+        runs.save_progress(run, Counts())
         runs.finish(run, IngestRun.Status.FAILED, f"{exc}. Nothing was imported.")
         raise
     except Exception as exc:

@@ -156,3 +156,13 @@ def test_import_command_detects_the_format(tmp_path, capsys):
 def test_import_command_reports_a_bad_file(tmp_path):
     with pytest.raises(CommandError, match=r"x.csv, line 1: missing column"):
         call_command("import_issues", _write(tmp_path / "x.csv", "a,b\n1,2\n"), "--source", "o/r")
+
+
+def test_a_failed_import_reports_no_writes_even_after_progress(tmp_path, settings):
+    lines = [json.dumps({"number": n, "title": f"Issue {n}"}) for n in range(1, 2500)] + ["{broken"]
+    source = make_source("o/r")
+    with pytest.raises(ImportFileError, match="line 2500"):
+        import_file(_write(tmp_path / "a.jsonl", "\n".join(lines)), source)
+    run = IngestRun.objects.get()
+    assert (run.status, run.created, run.updated) == ("failed", 0, 0)
+    assert not Issue.objects.exists()
