@@ -163,3 +163,23 @@ def test_a_killed_run_is_marked_and_the_next_one_resumes_from_its_last_page(api_
     assert killed.status == IngestRun.Status.FAILED and f"run {run.pk} resumes" in killed.message
     assert httpserver.log[0][0].args["since"] == "2017-10-01T00:00:00+00:00"
     assert run.status == IngestRun.Status.SUCCEEDED
+
+
+def test_a_timeout_is_retried_then_succeeds(api_settings, httpserver, source):
+    api_settings.INGEST_HTTP_TIMEOUT_SECONDS = 0.3
+
+    def slow(request):
+        time.sleep(0.8)
+        return Response("[]", content_type="application/json")
+
+    httpserver.expect_oneshot_request(f"/repos/{GITHUB_REPO}/issues").respond_with_handler(slow)
+    serve_github_listing(httpserver)
+    run = _ingest(source)
+    assert run.status == IngestRun.Status.SUCCEEDED and run.created == 13
+
+
+def test_json_that_is_not_a_list_of_issues_fails_naming_the_url(api_settings, httpserver, source):
+    httpserver.expect_request(f"/repos/{GITHUB_REPO}/issues").respond_with_json({"unexpected": "object"})
+    run = _ingest(source)
+    assert run.status == IngestRun.Status.FAILED
+    assert f"/repos/{GITHUB_REPO}/issues" in run.message and "not a list of issues" in run.message
