@@ -1,0 +1,76 @@
+"""Pure: seeded samples, two-reviewer verdicts with a tie-breaker, and rates with Wilson intervals.
+
+DESIGN steps 4 and 5: keyword precision on a sample of its matches; precision of "relevant" and the
+false-negative rate of "not relevant" on stratified samples; every figure with its n and a 95 % interval.
+"""
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+
+from statsmodels.stats.proportion import proportion_confint
+
+
+@dataclass(frozen=True)
+class Rate:
+    successes: int
+    n: int
+    low: float | None
+    high: float | None
+
+    @property
+    def value(self) -> float | None:
+        return self.successes / self.n if self.n else None
+
+
+def rate(successes: int, n: int, confidence: float = 0.95) -> Rate:
+    """successes / n with its Wilson score interval (Wilson 1927; Newcombe 1998, method 3)."""
+    if n == 0:
+        return Rate(0, 0, None, None)
+    low, high = proportion_confint(successes, n, alpha=1 - confidence, method="wilson")
+    return Rate(successes, n, float(low), float(high))
+
+
+def sample_size(population: int, size: int | None = None, fraction: float | None = None) -> int:
+    """How many to draw: a fixed size (capped by the population) or a fraction, rounded up."""
+    if size is not None:
+        return min(size, population)
+    if fraction is None:
+        raise ValueError("give a size or a fraction")
+    return min(population, math.ceil(fraction * population))
+
+
+def seeded_sample(items: Iterable[Hashable], seed: int, size: int | None = None,
+                  fraction: float | None = None) -> list:
+    """The same items for the same population and seed, whatever order the population came in."""
+    population = sorted(set(items))
+    return random.Random(seed).sample(population, sample_size(len(population), size, fraction))
+
+
+def final_verdict(first: bool | None, second: bool | None, tiebreak: bool | None = None) -> bool | None:
+    """Two independent reviewers decide when they agree; otherwise the third reviewer's vote does.
+
+    None while a needed vote is missing.
+    """
+    if first is None or second is None:
+        return None
+    if first == second:
+        return first
+    return tiebreak
+
+
+def needs_tiebreak(first: bool | None, second: bool | None) -> bool:
+    return first is not None and second is not None and first != second
+
+
+def precision(verdicts: Sequence[bool | None], confidence: float = 0.95) -> Rate:
+    """Share of decided items judged relevant (a keyword's precision, or that of the "relevant" stratum)."""
+    decided = [v for v in verdicts if v is not None]
+    return rate(sum(decided), len(decided), confidence)
+
+
+def false_negative_rate(verdicts: Sequence[bool | None], confidence: float = 0.95) -> Rate:
+    """Share of decided items of the "not relevant" stratum that reviewers found relevant after all."""
+    return precision(verdicts, confidence)
