@@ -167,6 +167,21 @@ INGEST_HTTP_TIMEOUT_SECONDS = float(os.environ.get("INGEST_HTTP_TIMEOUT_SECONDS"
 # The longest a run waits for a rate limit to reset (GitHub's primary limit resets within the hour).
 INGEST_MAX_WAIT_SECONDS = float(os.environ.get("INGEST_MAX_WAIT_SECONDS", "3700"))
 
+# Summaries backend: "extractive" (built in, no network) or "llm" (any OpenAI-compatible chat endpoint)
+SUMMARY_BACKEND = os.environ.get("SUMMARY_BACKEND", "extractive")
+if SUMMARY_BACKEND not in {"extractive", "llm"}:
+    raise ImproperlyConfigured("SUMMARY_BACKEND must be 'extractive' or 'llm'.")
+if SUMMARY_BACKEND == "llm":
+    LLM_BASE_URL = os.environ.get("LLM_BASE_URL", "")
+    LLM_MODEL = os.environ.get("LLM_MODEL", "")
+    if not (LLM_BASE_URL and LLM_MODEL):
+        raise ImproperlyConfigured("SUMMARY_BACKEND=llm needs LLM_BASE_URL and LLM_MODEL.")
+else:
+    LLM_BASE_URL = LLM_MODEL = ""
+LLM_API_KEY = env_secret("LLM_API_KEY")
+LLM_TIMEOUT_SECONDS = float(os.environ.get("LLM_TIMEOUT_SECONDS", "60"))
+LLM_ATTEMPTS = env_int("LLM_ATTEMPTS", 4)
+
 # Worker processes for parsing and matching big JSON Lines imports (0 = one per core, 1 = none).
 INGEST_PROCESSES = env_int("INGEST_PROCESSES", 0) or None
 INGEST_PARALLEL_MIN_BYTES = env_int("INGEST_PARALLEL_MIN_BYTES", 20_000_000)

@@ -169,3 +169,73 @@ class IngestRun(models.Model):
         if not self.total:
             return None
         return min(100, round(100 * self.fetched / self.total))
+
+
+class Summary(models.Model):
+    """A short summary and pre-verdict of one issue by one backend, model and prompt version (DESIGN step 5)."""
+
+    class Verdict(models.TextChoices):
+        RELEVANT = "relevant", "Relevant"
+        NOT_RELEVANT = "not_relevant", "Not relevant"
+        UNCLEAR = "unclear", "Unclear"
+
+    class Status(models.TextChoices):
+        OK = "ok", "Made"
+        FAILED = "failed", "Failed"
+
+    issue = models.ForeignKey(Issue, on_delete=models.CASCADE, related_name="summaries")
+    backend = models.CharField(max_length=32)
+    model = models.CharField(max_length=200, blank=True)
+    prompt_version = models.CharField(max_length=32)
+    # Title and summarised window of the body: equal hashes with equal backend, model and prompt share a summary.
+    content_hash = models.CharField(max_length=64, db_index=True)
+    text = models.TextField(blank=True)
+    verdict = models.CharField(max_length=16, choices=Verdict.choices, blank=True)
+    reason = models.TextField(blank=True)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.OK)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["issue", "backend", "model", "prompt_version"], name="summary_unique_make")
+        ]
+        verbose_name_plural = "summaries"
+
+    def __str__(self) -> str:
+        return f"{self.issue} ({self.backend} {self.prompt_version}): {self.status}"
+
+
+class SummaryBatch(models.Model):
+    """Summarising a source's kept issues: progress and outcome of one Celery job."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="summary_batches")
+    backend = models.CharField(max_length=32)
+    model = models.CharField(max_length=200, blank=True)
+    prompt_version = models.CharField(max_length=32)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    total = models.PositiveIntegerField(default=0)
+    made = models.PositiveIntegerField(default=0)
+    cached = models.PositiveIntegerField(default=0)
+    failed = models.PositiveIntegerField(default=0)
+    message = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "summary batches"
+
+    def __str__(self) -> str:
+        return f"Summaries of {self.source} ({self.status})"

@@ -20,3 +20,13 @@ def run_ingest_task(run_id: int) -> dict:
     except ImportFileError:
         pass  # already written to the run row; a bad file is not a worker failure
     return {"run": run.pk, "status": run.status}
+
+
+@shared_task
+def summarise_source_task(batch_id: int) -> dict:
+    """Summarise a source's kept issues; the batch row holds progress and outcome."""
+    from .models import SummaryBatch
+    from .services.summaries import run_summary_batch
+
+    batch = run_summary_batch(SummaryBatch.objects.select_related("source").get(pk=batch_id))
+    return {"batch": batch.pk, "status": batch.status}

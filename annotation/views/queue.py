@@ -7,7 +7,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from concord.http import HtmxHttpRequest
-from ingest.summaries import first_lines_summary
+from ingest.services.summaries import summary_for_display
 from taxonomy.models import Category
 from taxonomy.selectors import children_of, types_of
 
@@ -59,7 +59,7 @@ def _workspace_context(request, study, round, issue, label=None, form=None, erro
     done, total = progress_for(request.user, round)
     context.update({
         "study": study, "round": round, "issue": issue, "label": label, "error": error,
-        "summary": first_lines_summary(issue.body) if issue else "",
+        "summary": summary_for_display(issue) if issue else "",
         "initial": initial, "done": done, "total": total,
         "chosen_sub_theme": int(initial["sub_theme"]) if str(initial.get("sub_theme") or "").isdigit() else None,
     })

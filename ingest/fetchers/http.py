@@ -14,7 +14,7 @@ import requests
 
 log = logging.getLogger(__name__)
 
-TRANSIENT_STATUSES = {500, 502, 503, 504}
+TRANSIENT_STATUSES = {429, 500, 502, 503, 504}
 # Reference: GitHub REST "Rate limits": without Retry-After or a reset time, wait at least one minute.
 DEFAULT_SECONDARY_WAIT = 60.0
 
@@ -34,7 +34,8 @@ class Answer:
 class ApiClient:
     def __init__(self, *, headers: dict[str, str] | None = None, params: dict[str, str] | None = None,
                  attempts: int = 5, backoff: float = 2.0, timeout: float = 60.0, max_wait: float = 3700.0,
-                 sleep: Callable[[float], None] = time.sleep, on_wait: Callable[[str], None] | None = None):
+                 sleep: Callable[[float], None] = time.sleep, on_wait: Callable[[str], None] | None = None,
+                 fallback_rate_wait: float | None = DEFAULT_SECONDARY_WAIT):
         self.session = requests.Session()
         self.session.headers.update(headers or {})
         self.params = params or {}
@@ -44,6 +45,9 @@ class ApiClient:
         self.max_wait = max_wait
         self.sleep = sleep
         self.on_wait = on_wait or (lambda message: None)
+        # What a bare 429 (no Retry-After, no reset time) means: a fixed wait (GitHub's advice), or, with
+        # None, a transient failure retried with backoff like a 5xx.
+        self.fallback_rate_wait = fallback_rate_wait
 
     def _wait(self, seconds: float, why: str) -> None:
         seconds = max(0.0, min(seconds, self.max_wait))
@@ -60,39 +64,51 @@ class ApiClient:
             return float(headers["Retry-After"])
         if headers.get("X-RateLimit-Remaining") == "0" and headers.get("X-RateLimit-Reset", "").isdigit():
             return float(headers["X-RateLimit-Reset"]) - time.time() + 1
-        if response.status_code == 429 or "rate limit" in response.text.lower():
-            return DEFAULT_SECONDARY_WAIT
+        if self.fallback_rate_wait is not None and (
+            response.status_code == 429 or "rate limit" in response.text.lower()
+        ):
+            return self.fallback_rate_wait
         return None
 
     def get(self, url: str, params: dict | None = None) -> Answer:
         """GET a JSON document, waiting out rate limits and retrying transient failures."""
+        return self.request("GET", url, params=params)
+
+    def post(self, url: str, payload: dict) -> Answer:
+        return self.request("POST", url, payload=payload)
+
+    def request(self, method: str, url: str, params: dict | None = None, payload: dict | None = None) -> Answer:
         params = {**self.params, **(params or {})}
         failures = 0
         while True:
             try:
-                response = self.session.get(url, params=params, timeout=self.timeout)
+                response = self.session.request(method, url, params=params, json=payload, timeout=self.timeout)
             except (requests.ConnectionError, requests.Timeout) as exc:
                 failures += 1
                 if failures >= self.attempts:
-                    raise FetchError(f"GET {url}: no answer after {failures} tries ({exc.__class__.__name__})") from exc
-                self._wait(self.backoff * 2 ** (failures - 1), f"GET {url}: {exc.__class__.__name__}")
+                    raise FetchError(
+                        f"{method} {url}: no answer after {failures} tries ({exc.__class__.__name__})"
+                    ) from exc
+                self._wait(self.backoff * 2 ** (failures - 1), f"{method} {url}: {exc.__class__.__name__}")
                 continue
             wait = self._rate_limit_wait(response)
             if wait is not None:
-                self._wait(wait, f"GET {response.url}: rate limited ({response.status_code})")
+                self._wait(wait, f"{method} {response.url}: rate limited ({response.status_code})")
                 continue
             if response.status_code in TRANSIENT_STATUSES:
                 failures += 1
                 if failures >= self.attempts:
-                    raise FetchError(f"GET {response.url} → {response.status_code} after {failures} tries")
-                self._wait(self.backoff * 2 ** (failures - 1), f"GET {response.url} → {response.status_code}")
+                    raise FetchError(f"{method} {response.url} → {response.status_code} after {failures} tries")
+                self._wait(self.backoff * 2 ** (failures - 1), f"{method} {response.url} → {response.status_code}")
                 continue
             if response.status_code >= 400:
-                raise FetchError(f"GET {response.url} → {response.status_code}: {_reason(response)}")
+                raise FetchError(f"{method} {response.url} → {response.status_code}: {_reason(response)}")
             try:
                 data = response.json()
             except ValueError as exc:
-                raise FetchError(f"GET {response.url} → {response.status_code}, but the body is not JSON") from exc
+                raise FetchError(
+                    f"{method} {response.url} → {response.status_code}, but the body is not JSON"
+                ) from exc
             self._respect_remaining(response)
             return Answer(url=response.url, status=response.status_code, headers=response.headers, data=data)
 

@@ -1,0 +1,88 @@
+"""Making summaries in batches: cached by content, failures recorded one by one, the batch goes on."""
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import Exists, OuterRef
+from django.utils import timezone
+
+from ..models import Issue, Source, Summary, SummaryBatch
+from ..summaries import content_hash, summariser_from_settings
+from ..summaries.extractive import summarise_text
+from ..summaries.openai_compat import SummaryError
+
+PROGRESS_EVERY = 10
+
+
+def start_summary_batch(source: Source, user=None, summariser=None) -> SummaryBatch:
+    from ..tasks import summarise_source_task
+
+    summariser = summariser or summariser_from_settings()
+    batch = SummaryBatch.objects.create(source=source, backend=summariser.name, model=summariser.model,
+                                        prompt_version=summariser.prompt_version, created_by=user)
+    transaction.on_commit(lambda: summarise_source_task.delay(batch.pk))
+    return batch
+
+
+def _missing(batch: SummaryBatch):
+    done = Summary.objects.filter(issue=OuterRef("pk"), backend=batch.backend, model=batch.model,
+                                  prompt_version=batch.prompt_version, status=Summary.Status.OK)
+    return batch.source.issues.filter(kept=True).exclude(Exists(done)).order_by("pk")
+
+
+def _cached(batch: SummaryBatch, digest: str) -> Summary | None:
+    return Summary.objects.filter(content_hash=digest, backend=batch.backend, model=batch.model,
+                                  prompt_version=batch.prompt_version, status=Summary.Status.OK).first()
+
+
+def summarise_issue(batch: SummaryBatch, summariser, issue: Issue) -> str:
+    """Make (or reuse) one issue's summary; 'made', 'cached' or 'failed'."""
+    digest = content_hash(issue.title, issue.body)
+    key = {"issue": issue, "backend": batch.backend, "model": batch.model, "prompt_version": batch.prompt_version}
+    cached = _cached(batch, digest)
+    if cached is not None:
+        Summary.objects.update_or_create(**key, defaults={
+            "content_hash": digest, "text": cached.text, "verdict": cached.verdict, "reason": cached.reason,
+            "status": Summary.Status.OK, "error": ""})
+        return "cached"
+    terms = set(issue.matched_keywords.values_list("term", flat=True))
+    try:
+        result = summariser.summarise(issue.title, issue.body, terms, issue.source.is_filtered)
+    except SummaryError as exc:
+        Summary.objects.update_or_create(**key, defaults={
+            "content_hash": digest, "status": Summary.Status.FAILED, "error": str(exc)})
+        return "failed"
+    Summary.objects.update_or_create(**key, defaults={
+        "content_hash": digest, "text": result.text, "verdict": result.verdict, "reason": result.reason,
+        "status": Summary.Status.OK, "error": ""})
+    return "made"
+
+
+def run_summary_batch(batch: SummaryBatch, summariser=None) -> SummaryBatch:
+    """Summarise every kept issue of the source that has no summary of this backend, model and prompt yet."""
+    summariser = summariser or summariser_from_settings()
+    batch.status, batch.started_at = SummaryBatch.Status.RUNNING, timezone.now()
+    issues = list(_missing(batch).select_related("source"))
+    batch.total = len(issues)
+    batch.save(update_fields=["status", "started_at", "total"])
+    counts = {"made": 0, "cached": 0, "failed": 0}
+    for i, issue in enumerate(issues, start=1):
+        counts[summarise_issue(batch, summariser, issue)] += 1
+        if i % PROGRESS_EVERY == 0 or i == len(issues):
+            SummaryBatch.objects.filter(pk=batch.pk).update(**counts)
+    for field, value in counts.items():
+        setattr(batch, field, value)
+    batch.status, batch.finished_at = SummaryBatch.Status.SUCCEEDED, timezone.now()
+    batch.message = f"{counts['made']} made, {counts['cached']} from the cache, {counts['failed']} failed"
+    if counts["failed"]:
+        first = Summary.objects.filter(issue__source=batch.source, backend=batch.backend,
+                                       status=Summary.Status.FAILED).values_list("error", flat=True).first()
+        batch.message += f"; the first failure: {first}"
+    batch.save()
+    return batch
+
+
+def summary_for_display(issue: Issue) -> str:
+    """What an annotator reads first: a made summary if there is one, else the built-in one, made now
+    (it is instant), so a page never waits for a batch."""
+    made = issue.summaries.filter(status=Summary.Status.OK).order_by("-updated_at").first()
+    return made.text if made else summarise_text(issue.title, issue.body)
