@@ -12,9 +12,10 @@ from django_htmx.http import HttpResponseStopPolling
 from concord.http import HtmxHttpRequest
 
 from .forms import SourceForm, UploadForm
-from .models import IngestRun, Source
+from .models import IngestRun, Source, SummaryBatch
 from .services import runs
 from .services.api import start_api_run
+from .services.summaries import start_summary_batch
 from .services.uploads import start_file_run
 
 
@@ -52,6 +53,7 @@ def source_detail(request: HtmxHttpRequest, source_id: int):
     return render(request, "ingest/source_detail.html", {
         "source": source, "runs": source.runs.select_related("created_by")[:50], "upload_form": UploadForm(),
         "issue_count": source.issues.count(), "kept_count": source.issues.filter(kept=True).count(),
+        "batches": source.summary_batches.all()[:10],
     })
 
 
@@ -61,6 +63,10 @@ def source_detail(request: HtmxHttpRequest, source_id: int):
 def source_ingest(request: HtmxHttpRequest, source_id: int):
     """One view for both ways in; the submit button's name says which."""
     source = get_object_or_404(Source, pk=source_id)
+    if "summarise" in request.POST:
+        batch = start_summary_batch(source, user=request.user)
+        messages.info(request, f"Summarising the kept issues of {source} with the {batch.backend} backend.")
+        return redirect("ingest:source_detail", source_id=source.pk)
     if "upload" in request.POST:
         form = UploadForm(request.POST, request.FILES)
         if not form.is_valid():
@@ -75,6 +81,19 @@ def source_ingest(request: HtmxHttpRequest, source_id: int):
             return redirect("ingest:source_detail", source_id=source.pk)
     messages.info(request, f"Started run {run.pk}.")
     return redirect("ingest:source_detail", source_id=source.pk)
+
+
+@login_required
+@staff_required
+@require_GET
+def batch_progress(request: HtmxHttpRequest, batch_id: int):
+    batch = get_object_or_404(SummaryBatch.objects.select_related("source"), pk=batch_id)
+    response = render(request, "ingest/_summary_batch.html", {"batch": batch})
+    if request.htmx and batch.status in {SummaryBatch.Status.SUCCEEDED, SummaryBatch.Status.FAILED}:
+        stop = HttpResponseStopPolling()
+        stop.content = response.content
+        return stop
+    return response
 
 
 @login_required

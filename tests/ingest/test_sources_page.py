@@ -116,3 +116,17 @@ def test_the_ingest_command_fails_loudly_on_a_bad_repository(api_settings, https
     httpserver.expect_request("/repos/no/such/issues").respond_with_json({"message": "Not Found"}, status=404)
     with pytest.raises(CommandError, match="404"):
         call_command("ingest_source", "no/such")
+
+
+def test_summarise_button_makes_summaries_and_shows_the_batch(client_as, admin, django_capture_on_commit_callbacks):
+    from ingest.models import Summary
+    from tests.factories import make_issue
+
+    source = Source.objects.create(full_name="o/r")
+    make_issue(source, title="OOM", body="Loading the model fails with an out of memory error on A100.")
+    client = client_as(admin)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("ingest:source_ingest", args=[source.pk]), {"summarise": "1"})
+    assert Summary.objects.get().text.startswith("Loading the model fails")
+    page = client.get(reverse("ingest:source_detail", args=[source.pk])).content.decode()
+    assert "1 made, 0 from the cache, 0 failed" in page
