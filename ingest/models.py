@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from simple_history.models import HistoricalRecords
 
 
 class KeywordList(models.Model):
@@ -27,9 +28,16 @@ class Keyword(models.Model):
         HARDWARE_PRECISION = "hardware_precision", "Hardware or precision"
         OTHER = "other", "Other"
 
+    class Status(models.TextChoices):
+        # DESIGN step 4: a candidate filters nothing until its sample's precision has been judged.
+        ACCEPTED = "accepted", "Accepted"
+        CANDIDATE = "candidate", "Candidate"
+        REJECTED = "rejected", "Rejected"
+
     keyword_list = models.ForeignKey(KeywordList, on_delete=models.CASCADE, related_name="keywords")
     term = models.CharField(max_length=200, help_text="Matched case-insensitively, on word boundaries")
     origin = models.CharField(max_length=32, choices=Origin.choices, default=Origin.OTHER)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACCEPTED)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -239,3 +247,87 @@ class SummaryBatch(models.Model):
 
     def __str__(self) -> str:
         return f"Summaries of {self.source} ({self.status})"
+
+
+class ScreeningSample(models.Model):
+    """A seeded sample of issues that two screeners judge, a third breaking their ties (DESIGN steps 4-5):
+    the matches of a candidate keyword, or one stratum of pre-verdicts of a source."""
+
+    class Kind(models.TextChoices):
+        KEYWORD = "keyword", "Keyword validation"
+        STRATUM = "stratum", "Screening verification"
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        ACCEPTED = "accepted", "Accepted"
+        REJECTED = "rejected", "Rejected"
+        CLOSED = "closed", "Closed"
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
+    keyword = models.ForeignKey(Keyword, null=True, blank=True, on_delete=models.CASCADE, related_name="samples")
+    source = models.ForeignKey(Source, null=True, blank=True, on_delete=models.CASCADE, related_name="samples")
+    stratum = models.CharField(max_length=16, choices=Summary.Verdict.choices, blank=True)
+    seed = models.IntegerField()
+    size = models.PositiveIntegerField(null=True, blank=True)
+    fraction = models.FloatField(null=True, blank=True)
+    population = models.PositiveIntegerField(default=0, help_text="How many issues the sample was drawn from")
+    threshold = models.FloatField(default=0.8, help_text="Keyword validation: lowest precision accepted")
+    reviewer_a = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    reviewer_b = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    tiebreaker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~models.Q(reviewer_a=models.F("reviewer_b"))
+                & ~models.Q(reviewer_a=models.F("tiebreaker")) & ~models.Q(reviewer_b=models.F("tiebreaker")),
+                name="screening_three_different_reviewers",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        if self.kind == self.Kind.KEYWORD:
+            return f"Validation of keyword '{self.keyword}'"
+        return f"Verification of '{self.get_stratum_display()}' in {self.source}"
+
+
+class ScreeningItem(models.Model):
+    sample = models.ForeignKey(ScreeningSample, on_delete=models.CASCADE, related_name="items")
+    issue = models.ForeignKey(Issue, on_delete=models.CASCADE, related_name="screening_items")
+    position = models.PositiveIntegerField(help_text="Order of the draw")
+
+    class Meta:
+        ordering = ["sample", "position"]
+        constraints = [models.UniqueConstraint(fields=["sample", "issue"], name="screening_item_unique_issue")]
+
+    def __str__(self) -> str:
+        return f"{self.sample}: {self.issue}"
+
+
+class ScreeningVote(models.Model):
+    """One screener's judgement of one sampled issue; a change keeps the earlier one in history."""
+
+    item = models.ForeignKey(ScreeningItem, on_delete=models.CASCADE, related_name="votes")
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="screening_votes")
+    is_relevant = models.BooleanField()
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    history = HistoricalRecords()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["item", "reviewer"], name="screening_one_vote_per_reviewer")]
+
+    def __str__(self) -> str:
+        return f"{self.reviewer} on {self.item}: {'relevant' if self.is_relevant else 'not relevant'}"

@@ -39,7 +39,8 @@ class IssueWriter:
         self.batch_size = batch_size
         self.counts = Counts()
         self._batch: dict[str, Verdict] = {}
-        keywords = source.keyword_list.keywords.all() if source.keyword_list_id else []
+        # Candidates and rejected keywords filter nothing (DESIGN step 4).
+        keywords = source.keyword_list.keywords.filter(status="accepted") if source.keyword_list_id else []
         self.keyword_ids = {normalise_term(k.term): k.pk for k in keywords}
         self.rules = FilterRules(
             terms=tuple(self.keyword_ids) if source.is_filtered else None,

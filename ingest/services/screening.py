@@ -1,0 +1,162 @@
+"""Screening samples: drawing them, votes by two screeners and a tie-breaker, figures, decisions.
+
+DESIGN step 4 (keyword validation) and step 5 (stratified verification of pre-verdicts).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.utils import timezone
+
+from ..keywords import KeywordMatcher
+from ..models import Issue, Keyword, ScreeningItem, ScreeningSample, ScreeningVote, Source, Summary
+from ..normalise import match_text
+from ..screening import Rate, final_verdict, needs_tiebreak, precision, seeded_sample
+
+# Section 4.1 of the study: 10 % of "relevant" checked, every "unclear", 5 % of "not relevant".
+DEFAULT_FRACTIONS = {Summary.Verdict.RELEVANT: 0.10, Summary.Verdict.UNCLEAR: 1.0, Summary.Verdict.NOT_RELEVANT: 0.05}
+
+
+class ScreeningError(ValueError):
+    """A screening action that breaks a rule; the message says which."""
+
+
+def _create(items: list[int], **fields) -> ScreeningSample:
+    with transaction.atomic():
+        sample = ScreeningSample.objects.create(**fields)
+        ScreeningItem.objects.bulk_create(
+            [ScreeningItem(sample=sample, issue_id=issue_id, position=i) for i, issue_id in enumerate(items)]
+        )
+    return sample
+
+
+def keyword_population(keyword: Keyword) -> list[int]:
+    """Issues of the sources using this keyword's list whose text the keyword matches."""
+    matcher = KeywordMatcher([keyword.term])
+    issues = Issue.objects.filter(source__keyword_list=keyword.keyword_list).values_list("pk", "title", "body")
+    return [pk for pk, title, body in issues.iterator(chunk_size=2000)
+            if matcher.matches(match_text(f"{title}\n{body}"))]
+
+
+def draw_keyword_sample(keyword: Keyword, reviewers, seed: int, size: int = 100, threshold: float = 0.8,
+                        user=None) -> ScreeningSample:
+    population = keyword_population(keyword)
+    if not population:
+        raise ScreeningError(f"keyword '{keyword}' matches no issue of the sources that use its list")
+    reviewer_a, reviewer_b, tiebreaker = reviewers
+    return _create(seeded_sample(population, seed, size=size), kind=ScreeningSample.Kind.KEYWORD, keyword=keyword,
+                   seed=seed, size=size, threshold=threshold, population=len(population), reviewer_a=reviewer_a,
+                   reviewer_b=reviewer_b, tiebreaker=tiebreaker, created_by=user)
+
+
+def stratum_population(source: Source, stratum: str) -> list[int]:
+    """Kept issues of the source whose newest made summary gives this pre-verdict."""
+    verdicts: dict[int, str] = {}
+    summaries = Summary.objects.filter(issue__source=source, issue__kept=True, status=Summary.Status.OK)
+    for issue_id, verdict in summaries.order_by("updated_at").values_list("issue_id", "verdict"):
+        verdicts[issue_id] = verdict
+    return [issue_id for issue_id, verdict in verdicts.items() if verdict == stratum]
+
+
+def draw_stratum_sample(source: Source, stratum: str, reviewers, seed: int, fraction: float | None = None,
+                        user=None) -> ScreeningSample:
+    fraction = DEFAULT_FRACTIONS[stratum] if fraction is None else fraction
+    population = stratum_population(source, stratum)
+    reviewer_a, reviewer_b, tiebreaker = reviewers
+    return _create(seeded_sample(population, seed, fraction=fraction), kind=ScreeningSample.Kind.STRATUM,
+                   source=source, stratum=stratum, seed=seed, fraction=fraction, population=len(population),
+                   reviewer_a=reviewer_a, reviewer_b=reviewer_b, tiebreaker=tiebreaker, created_by=user)
+
+
+def _votes(item: ScreeningItem) -> dict[int, bool]:
+    return dict(item.votes.values_list("reviewer_id", "is_relevant"))
+
+
+def can_vote(user, item: ScreeningItem) -> bool:
+    sample = item.sample
+    if user.pk in (sample.reviewer_a_id, sample.reviewer_b_id):
+        return True
+    votes = _votes(item)
+    return user.pk == sample.tiebreaker_id and needs_tiebreak(votes.get(sample.reviewer_a_id),
+                                                              votes.get(sample.reviewer_b_id))
+
+
+def cast_vote(user, item: ScreeningItem, is_relevant: bool, note: str = "") -> ScreeningVote:
+    """Record a screener's judgement; judging again revises it, and history keeps the first."""
+    if item.sample.status != ScreeningSample.Status.OPEN:
+        raise ScreeningError("this sample is closed; its votes can no longer change")
+    if not can_vote(user, item):
+        raise PermissionDenied("Only the sample's two screeners, or its tie-breaker on a disagreement, may judge.")
+    vote, _ = ScreeningVote.objects.update_or_create(
+        item=item, reviewer=user, defaults={"is_relevant": is_relevant, "note": note.strip()}
+    )
+    return vote
+
+
+def next_item_for(user, sample: ScreeningSample, skipped=()) -> ScreeningItem | None:
+    items = sample.items.select_related("issue__source").order_by("position")
+    if user.pk in (sample.reviewer_a_id, sample.reviewer_b_id):
+        todo = items.exclude(votes__reviewer=user)
+    elif user.pk == sample.tiebreaker_id:
+        todo = [i for i in items.exclude(votes__reviewer=user) if can_vote(user, i)]
+        return next((i for i in todo if i.pk not in skipped), todo[0] if todo else None)
+    else:
+        return None
+    return todo.exclude(pk__in=list(skipped)).first() or todo.first()
+
+
+@dataclass
+class SampleFigures:
+    rate: Rate  # share judged relevant among decided items
+    decided: int
+    awaiting_votes: int
+    awaiting_tiebreak: int
+    total: int
+
+
+def verdicts_of(sample: ScreeningSample) -> tuple[dict[int, bool | None], dict[int, dict[int, bool]]]:
+    """Each item's final verdict: the two screeners when they agree, else the tie-breaker; None while open."""
+    votes: dict[int, dict[int, bool]] = {}
+    for item_id, reviewer_id, is_relevant in ScreeningVote.objects.filter(item__sample=sample).values_list(
+        "item_id", "reviewer_id", "is_relevant"
+    ):
+        votes.setdefault(item_id, {})[reviewer_id] = is_relevant
+    result = {}
+    for item_id in sample.items.values_list("pk", flat=True):
+        v = votes.get(item_id, {})
+        result[item_id] = final_verdict(v.get(sample.reviewer_a_id), v.get(sample.reviewer_b_id),
+                                        v.get(sample.tiebreaker_id))
+    return result, votes
+
+
+def sample_figures(sample: ScreeningSample) -> SampleFigures:
+    verdicts, votes = verdicts_of(sample)
+    ties = sum(1 for item_id, verdict in verdicts.items() if verdict is None and needs_tiebreak(
+        votes.get(item_id, {}).get(sample.reviewer_a_id), votes.get(item_id, {}).get(sample.reviewer_b_id)))
+    decided = [v for v in verdicts.values() if v is not None]
+    return SampleFigures(rate=precision(list(verdicts.values())), decided=len(decided),
+                         awaiting_votes=len(verdicts) - len(decided) - ties, awaiting_tiebreak=ties,
+                         total=len(verdicts))
+
+
+def decide_keyword(sample: ScreeningSample, user, accept: bool) -> ScreeningSample:
+    """The admin accepts or rejects a candidate once every sampled issue has a final verdict."""
+    if not user.is_staff:
+        raise PermissionDenied("Only an admin decides on keywords.")
+    figures = sample_figures(sample)
+    if figures.decided < figures.total:
+        raise ScreeningError(f"{figures.total - figures.decided} sampled issues have no final verdict yet")
+    with transaction.atomic():
+        sample.status = ScreeningSample.Status.ACCEPTED if accept else ScreeningSample.Status.REJECTED
+        sample.decided_by, sample.decided_at = user, timezone.now()
+        sample.save(update_fields=["status", "decided_by", "decided_at"])
+        sample.keyword.status = Keyword.Status.ACCEPTED if accept else Keyword.Status.REJECTED
+        sample.keyword.save(update_fields=["status"])
+    return sample
+
+
+def meets_threshold(sample: ScreeningSample) -> bool:
+    value = sample_figures(sample).rate.value
+    return value is not None and value >= sample.threshold

@@ -1,0 +1,137 @@
+"""Keyword validation and stratified verification through Concord's own services."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import PermissionDenied
+
+from ingest.models import Keyword, KeywordList, ScreeningSample, ScreeningVote, Source, Summary
+from ingest.services.screening import (
+    ScreeningError,
+    cast_vote,
+    decide_keyword,
+    draw_keyword_sample,
+    draw_stratum_sample,
+    meets_threshold,
+    next_item_for,
+    sample_figures,
+)
+from tests.factories import make_issue, make_user
+
+pytestmark = pytest.mark.django_db
+VOTES = Path(__file__).parent / "data" / "paper" / "keywordvalidation.json"
+
+
+@pytest.fixture
+def screeners(db):
+    return make_user("scr-a"), make_user("scr-b"), make_user("scr-c")
+
+
+def _keyword(term="llm", status=Keyword.Status.CANDIDATE):
+    keyword_list = KeywordList.objects.create(name=f"list for {term}")
+    return keyword_list.keywords.create(term=term, status=status)
+
+
+def test_the_studys_keyword_votes_through_concord_give_its_figures(screeners):
+    votes = json.loads(VOTES.read_text())
+    pytorch = {url: v for url, v in votes.items() if "/pytorch/pytorch/" in url}
+    keyword = _keyword("llm")
+    source = Source.objects.create(full_name="pytorch/pytorch", kind=Source.Kind.FRAMEWORK,
+                                   keyword_list=keyword.keyword_list)
+    by_issue = {}
+    for url, v in pytorch.items():
+        by_issue[make_issue(source, number=url.rsplit("/", 1)[1], title="LLM issue", url=url).pk] = v
+    sample = draw_keyword_sample(keyword, screeners, seed=416, size=300)
+    a, b, c = screeners
+    for item in sample.items.all():
+        v1, v2, v3 = by_issue[item.issue_id]
+        cast_vote(a, item, bool(v1))
+        cast_vote(b, item, bool(v2))
+        if v1 != v2:
+            cast_vote(c, item, bool(v3))  # the third volunteer only where the two disagree
+    figures = sample_figures(sample)
+    assert (figures.rate.successes, figures.rate.n, figures.decided) == (130, 300, 300)
+    assert figures.rate.low < 130 / 300 < figures.rate.high
+    assert not meets_threshold(sample)  # 43 % is far below 80 %: the study would drop such a keyword
+    decide_keyword(sample, make_user("boss", is_staff=True), accept=False)
+    keyword.refresh_from_db()
+    assert keyword.status == Keyword.Status.REJECTED
+
+
+def test_sample_is_seeded_and_sized(screeners):
+    keyword = _keyword("llm")
+    source = Source.objects.create(full_name="o/r", keyword_list=keyword.keyword_list)
+    for n in range(250):
+        make_issue(source, title=f"llm {n}")
+    make_issue(source, title="unrelated")
+    first = draw_keyword_sample(keyword, screeners, seed=7, size=100)
+    again = draw_keyword_sample(keyword, screeners, seed=7, size=100)
+    assert first.population == 250 and first.items.count() == 100
+    assert list(first.items.values_list("issue_id", flat=True)) == list(again.items.values_list("issue_id", flat=True))
+
+
+def test_a_keyword_matching_nothing_is_refused(screeners):
+    keyword = _keyword("nothingmatches")
+    Source.objects.create(full_name="o/r", keyword_list=keyword.keyword_list)
+    with pytest.raises(ScreeningError, match="matches no issue"):
+        draw_keyword_sample(keyword, screeners, seed=1)
+
+
+def test_screeners_are_blind_and_the_tiebreaker_sees_only_disagreements(screeners):
+    keyword = _keyword("llm")
+    source = Source.objects.create(full_name="o/r", keyword_list=keyword.keyword_list)
+    make_issue(source, title="llm one"), make_issue(source, title="llm two")
+    sample = draw_keyword_sample(keyword, screeners, seed=1, size=2)
+    a, b, c = screeners
+    first, second = sample.items.order_by("position")
+    assert next_item_for(c, sample) is None  # nothing to break yet
+    with pytest.raises(PermissionDenied):
+        cast_vote(c, first, True)
+    cast_vote(a, first, True)
+    assert next_item_for(a, sample) == second and next_item_for(b, sample) == first
+    cast_vote(b, first, False)
+    assert next_item_for(c, sample) == first
+    cast_vote(c, first, True)
+    figures = sample_figures(sample)
+    assert (figures.decided, figures.awaiting_votes, figures.awaiting_tiebreak) == (1, 1, 0)
+    with pytest.raises(ScreeningError, match="no final verdict"):
+        decide_keyword(sample, make_user("boss", is_staff=True), accept=True)
+
+
+def test_a_revised_vote_keeps_the_first_in_history(screeners):
+    keyword = _keyword("llm")
+    source = Source.objects.create(full_name="o/r", keyword_list=keyword.keyword_list)
+    make_issue(source, title="llm")
+    item = draw_keyword_sample(keyword, screeners, seed=1, size=1).items.get()
+    cast_vote(screeners[0], item, True, note="mentions LLaMA")
+    cast_vote(screeners[0], item, False, note="only a file path")
+    vote = ScreeningVote.objects.get()
+    assert not vote.is_relevant and [h.note for h in vote.history.order_by("history_date")] == [
+        "mentions LLaMA", "only a file path"]
+
+
+def test_an_accepted_keyword_starts_filtering_and_a_candidate_does_not(tmp_path, screeners):
+    from ingest.services.files import import_file
+
+    keyword = _keyword("gemma")
+    keyword.keyword_list.keywords.create(term="llama", status=Keyword.Status.ACCEPTED)
+    source = Source.objects.create(full_name="o/r", kind=Source.Kind.FRAMEWORK, keyword_list=keyword.keyword_list)
+    path = tmp_path / "a.jsonl"
+    path.write_text('{"number": 1, "title": "gemma crash"}\n{"number": 2, "title": "llama crash"}\n')
+    import_file(path, source)
+    assert list(source.issues.filter(kept=True).values_list("number", flat=True)) == ["2"]
+
+
+def test_stratified_samples_use_the_studys_rates(screeners):
+    source = Source.objects.create(full_name="o/r")
+    for verdict, count in ((Summary.Verdict.RELEVANT, 40), (Summary.Verdict.UNCLEAR, 7),
+                           (Summary.Verdict.NOT_RELEVANT, 60)):
+        for _ in range(count):
+            Summary.objects.create(issue=make_issue(source), backend="extractive", prompt_version="1",
+                                   content_hash="x", text="t", verdict=verdict)
+    sizes = {stratum: draw_stratum_sample(source, stratum, screeners, seed=3).items.count()
+             for stratum in Summary.Verdict.values}
+    assert sizes == {"relevant": 4, "unclear": 7, "not_relevant": 3}
+    assert ScreeningSample.objects.filter(kind="stratum").count() == 3
