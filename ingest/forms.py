@@ -1,9 +1,10 @@
 from __future__ import annotations
 
 from django import forms
+from django.contrib.auth import get_user_model
 
 from .importers import FORMATS
-from .models import Source
+from .models import Keyword, Source
 from .services.sources import validate_full_name
 
 
@@ -36,3 +37,40 @@ class SourceForm(forms.ModelForm):
 class UploadForm(forms.Form):
     file = forms.FileField(help_text="GitHub API JSON, gh issue list --json output, JSON Lines or CSV")
     format = forms.ChoiceField(choices=[("", "Detect from the file"), *[(f, f) for f in FORMATS]], required=False)
+
+
+def _screeners():
+    return get_user_model().objects.filter(is_active=True).order_by("username")
+
+
+class _ReviewersForm(forms.Form):
+    reviewer_a = forms.ModelChoiceField(queryset=_screeners(), label="First screener")
+    reviewer_b = forms.ModelChoiceField(queryset=_screeners(), label="Second screener")
+    tiebreaker = forms.ModelChoiceField(queryset=_screeners(), label="Tie-breaker")
+    seed = forms.IntegerField(initial=416, help_text="The same seed draws the same sample")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in ("reviewer_a", "reviewer_b", "tiebreaker"):
+            self.fields[name].queryset = _screeners()
+
+    def clean(self):
+        data = super().clean()
+        people = [data.get("reviewer_a"), data.get("reviewer_b"), data.get("tiebreaker")]
+        if all(people) and len(set(people)) < 3:
+            raise forms.ValidationError("The two screeners and the tie-breaker must be three different people.")
+        return data
+
+
+class KeywordSampleForm(_ReviewersForm):
+    keyword = forms.ModelChoiceField(queryset=Keyword.objects.select_related("keyword_list"))
+    size = forms.IntegerField(initial=100, min_value=1)
+    threshold = forms.FloatField(initial=0.8, min_value=0, max_value=1, help_text="Lowest precision to accept")
+
+
+class StratumSampleForm(_ReviewersForm):
+    source = forms.ModelChoiceField(queryset=Source.objects.all())
+    relevant_rate = forms.FloatField(initial=0.10, min_value=0, max_value=1, label="Share of “relevant” checked")
+    unclear_rate = forms.FloatField(initial=1.0, min_value=0, max_value=1, label="Share of “unclear” checked")
+    not_relevant_rate = forms.FloatField(initial=0.05, min_value=0, max_value=1,
+                                         label="Share of “not relevant” checked")

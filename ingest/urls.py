@@ -1,6 +1,7 @@
 from django.urls import path
 
-from . import views
+from .views import screening
+from .views import sources as views
 
 app_name = "ingest"
 
@@ -11,6 +12,13 @@ urlpatterns = [
     path("sources/<int:source_id>/ingest/", views.source_ingest, name="source_ingest"),
     # Summary batches
     path("summary-batches/<int:batch_id>/progress/", views.batch_progress, name="batch_progress"),
+    # Screening
+    path("screening/", screening.screening_list, name="screening_list"),
+    path("screening/samples/", screening.sample_create, name="sample_create"),
+    path("screening/samples/<int:sample_id>/", screening.sample_detail, name="sample_detail"),
+    path("screening/samples/<int:sample_id>/decide/", screening.sample_decide, name="sample_decide"),
+    path("screening/samples/<int:sample_id>/queue/", screening.sample_queue, name="sample_queue"),
+    path("screening/samples/<int:sample_id>/items/<int:item_id>/judge/", screening.item_judge, name="item_judge"),
     # Runs
     path("runs/<int:run_id>/progress/", views.run_progress, name="run_progress"),
 ]

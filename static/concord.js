@@ -55,7 +55,11 @@
       event.preventDefault();
       return;
     }
-    if (!f || (dialog && dialog.open)) return;
+    if (dialog && dialog.open) return;
+    if (!f) {
+      keyButtons(event);
+      return;
+    }
     if (isTyping(event.target)) {
       if (event.key === "Escape") event.target.blur();
       if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); click(f, "submit"); }
@@ -81,6 +85,28 @@
       f.querySelector("textarea[name=note]").focus();
     }
   });
+
+  // Pages other than labeling mark their buttons with data-key: that key presses the button,
+  // "o" opens the full report and "m" moves to the note.
+  function keyButtons(event) {
+    if (isTyping(event.target)) {
+      if (event.key === "Escape") event.target.blur();
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === "o") {
+      const details = document.getElementById("full-report");
+      if (details) details.open = !details.open;
+      return;
+    }
+    if (event.key === "m") {
+      const note = document.querySelector("textarea[name=note]");
+      if (note) { event.preventDefault(); note.focus(); }
+      return;
+    }
+    const button = document.querySelector(`button[data-key="${CSS.escape(event.key)}"]`);
+    if (button) { event.preventDefault(); button.click(); }
+  }
 
   document.addEventListener("click", function (event) {
     if (event.target.closest("[data-action=help]")) {

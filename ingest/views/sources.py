@@ -2,8 +2,7 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required, user_passes_test
-from django.core.exceptions import PermissionDenied
+from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -11,21 +10,13 @@ from django_htmx.http import HttpResponseStopPolling
 
 from concord.http import HtmxHttpRequest
 
-from .forms import SourceForm, UploadForm
-from .models import IngestRun, Source, SummaryBatch
-from .services import runs
-from .services.api import start_api_run
-from .services.summaries import start_summary_batch
-from .services.uploads import start_file_run
-
-
-def _staff(user) -> bool:
-    if user.is_authenticated and not user.is_staff:
-        raise PermissionDenied  # logged in but not an admin: 403, not a login loop
-    return user.is_authenticated
-
-
-staff_required = user_passes_test(_staff)
+from ..forms import SourceForm, UploadForm
+from ..models import IngestRun, Source, SummaryBatch
+from ..services import runs
+from ..services.api import start_api_run
+from ..services.summaries import start_summary_batch
+from ..services.uploads import start_file_run
+from .access import staff_required
 
 
 @login_required

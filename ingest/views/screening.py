@@ -1,0 +1,146 @@
+"""Screening pages: screeners judge sampled issues from a queue; admins draw samples, watch the figures
+and decide on keywords. Screeners are blind to each other: a queue shows only one's own votes, and the
+tie-breaker sees the two votes only on the issues where they disagree."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from concord.http import HtmxHttpRequest
+
+from ..forms import KeywordSampleForm, StratumSampleForm
+from ..models import ScreeningItem, ScreeningSample, ScreeningVote
+from ..services import screening
+from ..services.summaries import summary_for_display
+from .access import staff_required
+
+SKIPPED_KEY = "skipped_screening_items"
+
+
+def _sample_for(request, sample_id: int) -> ScreeningSample:
+    sample = get_object_or_404(ScreeningSample.objects.select_related("keyword", "source"), pk=sample_id)
+    user = request.user
+    if not (user.is_staff or user.pk in (sample.reviewer_a_id, sample.reviewer_b_id, sample.tiebreaker_id)):
+        raise PermissionDenied
+    return sample
+
+
+@login_required
+@require_GET
+def screening_list(request: HtmxHttpRequest):
+    user = request.user
+    mine = ScreeningSample.objects.filter(Q(reviewer_a=user) | Q(reviewer_b=user) | Q(tiebreaker=user))
+    rows = [{"sample": s, "done": s.items.filter(votes__reviewer=user).count(), "total": s.items.count(),
+             "role": "tie-breaker" if s.tiebreaker_id == user.pk else "screener"}
+            for s in mine.select_related("keyword", "source")]
+    context = {"rows": rows}
+    if user.is_staff:
+        context.update(samples=ScreeningSample.objects.select_related("keyword", "source")[:100],
+                       keyword_form=KeywordSampleForm(), stratum_form=StratumSampleForm())
+    return render(request, "ingest/screening_list.html", context)
+
+
+@login_required
+@staff_required
+@require_POST
+def sample_create(request: HtmxHttpRequest):
+    """One view for both kinds of sample; the submit button's name says which."""
+    form = (KeywordSampleForm if "keyword_sample" in request.POST else StratumSampleForm)(request.POST)
+    if not form.is_valid():
+        messages.error(request, "; ".join(f"{field}: {' '.join(errors)}" for field, errors in form.errors.items()))
+        return redirect("ingest:screening_list")
+    data = form.cleaned_data
+    reviewers = (data["reviewer_a"], data["reviewer_b"], data["tiebreaker"])
+    try:
+        if isinstance(form, KeywordSampleForm):
+            samples = [screening.draw_keyword_sample(data["keyword"], reviewers, data["seed"], data["size"],
+                                                     data["threshold"], user=request.user)]
+        else:
+            samples = [screening.draw_stratum_sample(data["source"], stratum, reviewers, data["seed"],
+                                                     data[f"{stratum}_rate"], user=request.user)
+                       for stratum in ("relevant", "unclear", "not_relevant")]
+    except screening.ScreeningError as exc:
+        messages.error(request, str(exc))
+        return redirect("ingest:screening_list")
+    messages.success(request, "Drew " + ", ".join(f"{s} ({s.items.count()} of {s.population})" for s in samples))
+    return redirect("ingest:sample_detail", sample_id=samples[0].pk)
+
+
+@login_required
+@staff_required
+@require_GET
+def sample_detail(request: HtmxHttpRequest, sample_id: int):
+    sample = _sample_for(request, sample_id)
+    context = {"sample": sample, "figures": screening.sample_figures(sample),
+               "meets": screening.meets_threshold(sample)}
+    template = "ingest/sample_detail.html#figures" if request.htmx else "ingest/sample_detail.html"
+    return render(request, template, context)
+
+
+@login_required
+@staff_required
+@require_POST
+def sample_decide(request: HtmxHttpRequest, sample_id: int):
+    sample = _sample_for(request, sample_id)
+    try:
+        screening.decide_keyword(sample, request.user, accept="accept" in request.POST)
+    except screening.ScreeningError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Keyword '{sample.keyword}' {sample.get_status_display().lower()}.")
+    return redirect("ingest:sample_detail", sample_id=sample.pk)
+
+
+def _queue_context(request, sample: ScreeningSample, item: ScreeningItem | None, error: str = "") -> dict:
+    user = request.user
+    context = {"sample": sample, "item": item, "error": error,
+               "done": sample.items.filter(votes__reviewer=user).count(), "total": sample.items.count()}
+    if item is not None:
+        context["summary"] = summary_for_display(item.issue)
+        context["pre"] = item.issue.summaries.filter(status="ok").order_by("-updated_at").first()
+        context["mine"] = ScreeningVote.objects.filter(item=item, reviewer=user).first()
+        if user.pk == sample.tiebreaker_id:
+            # The tie-breaker decides a disagreement, so sees both sides of it.
+            context["others"] = item.votes.exclude(reviewer=user).select_related("reviewer")
+    return context
+
+
+def _render_next(request: HtmxHttpRequest, sample: ScreeningSample):
+    skipped = request.session.get(SKIPPED_KEY, {}).get(str(sample.pk), [])
+    item = screening.next_item_for(request.user, sample, skipped)
+    template = "ingest/sample_queue.html#workspace" if request.htmx else "ingest/sample_queue.html"
+    return render(request, template, _queue_context(request, sample, item))
+
+
+@login_required
+@require_GET
+def sample_queue(request: HtmxHttpRequest, sample_id: int):
+    return _render_next(request, _sample_for(request, sample_id))
+
+
+@login_required
+@require_POST
+def item_judge(request: HtmxHttpRequest, sample_id: int, item_id: int):
+    sample = _sample_for(request, sample_id)
+    item = get_object_or_404(sample.items.select_related("issue__source"), pk=item_id)
+    if "skip" in request.POST:
+        skipped = request.session.get(SKIPPED_KEY, {})
+        skipped[str(sample.pk)] = [*[i for i in skipped.get(str(sample.pk), []) if i != item.pk], item.pk]
+        request.session[SKIPPED_KEY] = skipped
+    elif request.POST.get("verdict") in {"relevant", "not_relevant"}:
+        try:
+            screening.cast_vote(request.user, item, request.POST["verdict"] == "relevant",
+                                request.POST.get("note", ""))
+        except screening.ScreeningError as exc:
+            return render(request, "ingest/sample_queue.html", _queue_context(request, sample, item, str(exc)),
+                          status=400)
+    else:
+        return render(request, "ingest/sample_queue.html",
+                      _queue_context(request, sample, item, "Choose relevant or not relevant."), status=400)
+    if request.htmx:
+        return _render_next(request, sample)
+    return redirect("ingest:sample_queue", sample_id=sample.pk)
