@@ -13,8 +13,8 @@ from django.views.decorators.http import require_GET, require_POST
 from concord.http import HtmxHttpRequest
 
 from ..forms import KeywordSampleForm, StratumSampleForm
-from ..models import ScreeningItem, ScreeningSample, ScreeningVote
-from ..services import screening
+from ..models import ScreeningItem, ScreeningSample, ScreeningVote, Source
+from ..services import corpus, screening
 from ..services.summaries import summary_for_display
 from .access import staff_required
 
@@ -144,3 +144,20 @@ def item_judge(request: HtmxHttpRequest, sample_id: int, item_id: int):
     if request.htmx:
         return _render_next(request, sample)
     return redirect("ingest:sample_queue", sample_id=sample.pk)
+
+
+@login_required
+@staff_required
+@require_GET
+def screening_report(request: HtmxHttpRequest):
+    """The study's Table 1 from the data: per source, included reports by year and type, and the
+    false-positive rate of its keyword filter."""
+    from taxonomy.models import Category
+
+    rows = [corpus.source_report(source) for source in Source.objects.order_by("display_name", "full_name")]
+    years = sorted({year for row in rows for year in row.by_year})
+    types = list(Category.objects.filter(level=Category.Level.TYPE).order_by("name").values_list("name", flat=True)
+                 .distinct()) + ["unlabeled"]
+    table = [{"row": row, "years": [row.by_year.get(y, 0) for y in years],
+              "types": [row.by_type.get(t, 0) for t in types]} for row in rows]
+    return render(request, "ingest/screening_report.html", {"table": table, "years": years, "types": types})
