@@ -331,3 +331,21 @@ class ScreeningVote(models.Model):
 
     def __str__(self) -> str:
         return f"{self.reviewer} on {self.item}: {'relevant' if self.is_relevant else 'not relevant'}"
+
+
+class SummaryReview(models.Model):
+    """A screener's word on whether a summary was enough to judge its issue (the study's summary check)."""
+
+    summary = models.ForeignKey(Summary, on_delete=models.CASCADE, related_name="reviews")
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="summary_reviews")
+    sufficient = models.BooleanField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    history = HistoricalRecords()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["summary", "reviewer"], name="summary_review_one_per_reviewer")]
+
+    def __str__(self) -> str:
+        return f"{self.reviewer} on {self.summary}: {'enough' if self.sufficient else 'not enough'}"

@@ -74,3 +74,23 @@ def precision(verdicts: Sequence[bool | None], confidence: float = 0.95) -> Rate
 def false_negative_rate(verdicts: Sequence[bool | None], confidence: float = 0.95) -> Rate:
     """Share of decided items of the "not relevant" stratum that reviewers found relevant after all."""
     return precision(verdicts, confidence)
+
+
+@dataclass(frozen=True)
+class PairAgreement:
+    agreed: Rate  # share of items both judged the same
+    kappa: float | None  # Cohen's kappa of the two judges (statsmodels)
+
+
+def pair_agreement(pairs: Sequence[tuple[bool, bool]], confidence: float = 0.95) -> PairAgreement:
+    """Agreement of two judges on the same binary question, item by item."""
+    import numpy as np
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    table = np.zeros((2, 2))
+    for first, second in pairs:
+        table[int(first)][int(second)] += 1
+    agreed = rate(int(table[0][0] + table[1][1]), len(pairs), confidence)
+    expected_one_category = (table.sum(axis=0) == len(pairs)).any() and (table.sum(axis=1) == len(pairs)).any()
+    kappa = None if not pairs or expected_one_category else float(cohens_kappa(table).kappa)
+    return PairAgreement(agreed=agreed, kappa=kappa)

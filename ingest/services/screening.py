@@ -11,9 +11,18 @@ from django.db import transaction
 from django.utils import timezone
 
 from ..keywords import KeywordMatcher
-from ..models import Issue, Keyword, ScreeningItem, ScreeningSample, ScreeningVote, Source, Summary
+from ..models import Issue, Keyword, ScreeningItem, ScreeningSample, ScreeningVote, Source, Summary, SummaryReview
 from ..normalise import match_text
-from ..screening import Rate, final_verdict, needs_tiebreak, precision, seeded_sample
+from ..screening import (
+    PairAgreement,
+    Rate,
+    final_verdict,
+    needs_tiebreak,
+    pair_agreement,
+    precision,
+    rate,
+    seeded_sample,
+)
 
 # Section 4.1 of the study: 10 % of "relevant" checked, every "unclear", 5 % of "not relevant".
 DEFAULT_FRACTIONS = {Summary.Verdict.RELEVANT: 0.10, Summary.Verdict.UNCLEAR: 1.0, Summary.Verdict.NOT_RELEVANT: 0.05}
@@ -160,3 +169,32 @@ def decide_keyword(sample: ScreeningSample, user, accept: bool) -> ScreeningSamp
 def meets_threshold(sample: ScreeningSample) -> bool:
     value = sample_figures(sample).rate.value
     return value is not None and value >= sample.threshold
+
+
+def review_summary(user, summary: Summary, sufficient: bool) -> SummaryReview:
+    review, _ = SummaryReview.objects.update_or_create(summary=summary, reviewer=user,
+                                                       defaults={"sufficient": sufficient})
+    return review
+
+
+@dataclass
+class SufficiencyFigures:
+    per_reviewer: dict[str, Rate]
+    agreement: PairAgreement | None
+
+
+def summary_sufficiency(sample: ScreeningSample) -> SufficiencyFigures:
+    """How often each screener found the summary enough, and how far the two agree on it."""
+    issues = sample.items.values_list("issue_id", flat=True)
+    reviews: dict[int, dict[int, bool]] = {}
+    for summary_id, reviewer_id, sufficient in SummaryReview.objects.filter(
+        summary__issue_id__in=issues, reviewer_id__in=[sample.reviewer_a_id, sample.reviewer_b_id]
+    ).values_list("summary_id", "reviewer_id", "sufficient"):
+        reviews.setdefault(summary_id, {})[reviewer_id] = sufficient
+    per_reviewer = {}
+    for reviewer in (sample.reviewer_a, sample.reviewer_b):
+        said = [r[reviewer.pk] for r in reviews.values() if reviewer.pk in r]
+        per_reviewer[reviewer.username] = rate(sum(said), len(said))
+    pairs = [(r[sample.reviewer_a_id], r[sample.reviewer_b_id]) for r in reviews.values()
+             if sample.reviewer_a_id in r and sample.reviewer_b_id in r]
+    return SufficiencyFigures(per_reviewer=per_reviewer, agreement=pair_agreement(pairs) if pairs else None)

@@ -76,7 +76,7 @@ def sample_create(request: HtmxHttpRequest):
 def sample_detail(request: HtmxHttpRequest, sample_id: int):
     sample = _sample_for(request, sample_id)
     context = {"sample": sample, "figures": screening.sample_figures(sample),
-               "meets": screening.meets_threshold(sample)}
+               "meets": screening.meets_threshold(sample), "sufficiency": screening.summary_sufficiency(sample)}
     template = "ingest/sample_detail.html#figures" if request.htmx else "ingest/sample_detail.html"
     return render(request, template, context)
 
@@ -135,6 +135,9 @@ def item_judge(request: HtmxHttpRequest, sample_id: int, item_id: int):
         try:
             screening.cast_vote(request.user, item, request.POST["verdict"] == "relevant",
                                 request.POST.get("note", ""))
+            made = item.issue.summaries.filter(status="ok").order_by("-updated_at").first()
+            if made is not None:
+                screening.review_summary(request.user, made, request.POST.get("summary_enough") == "1")
         except screening.ScreeningError as exc:
             return render(request, "ingest/sample_queue.html", _queue_context(request, sample, item, str(exc)),
                           status=400)

@@ -97,3 +97,21 @@ def test_figures_and_decision(client_as, sample, cast, admin):
     assert sample.status == "accepted"
     closed = _judge(client_as(a), sample, sample.items.first(), "not_relevant")
     assert closed.status_code == 400 and "closed" in closed.content.decode()
+
+
+def test_judging_records_whether_the_summary_was_enough(client_as, sample, cast, admin):
+    from ingest.models import Summary, SummaryReview
+
+    a, b, _c = cast
+    item = sample.items.order_by("position").first()
+    Summary.objects.create(issue=item.issue, backend="extractive", prompt_version="1", content_hash="x",
+                           text="Server crashes on start.", verdict="relevant", reason="rule: keyword llm in the title")
+    page = client_as(a).get(reverse("ingest:sample_queue", args=[sample.pk])).content.decode()
+    assert "Pre-verdict: Relevant — rule: keyword llm in the title" in page
+    client_as(a).post(reverse("ingest:item_judge", args=[sample.pk, item.pk]),
+                      {"verdict": "relevant", "summary_enough": "1"})
+    client_as(b).post(reverse("ingest:item_judge", args=[sample.pk, item.pk]), {"verdict": "relevant"})
+    assert sorted(SummaryReview.objects.values_list("reviewer__username", "sufficient")) == [
+        ("scr-a", True), ("scr-b", False)]
+    figures = client_as(admin).get(reverse("ingest:sample_detail", args=[sample.pk])).content.decode()
+    assert "scr-a: 1 of 1 enough" in figures and "agree on 0 of 1" in figures

@@ -135,3 +135,31 @@ def test_stratified_samples_use_the_studys_rates(screeners):
              for stratum in Summary.Verdict.values}
     assert sizes == {"relevant": 4, "unclear": 7, "not_relevant": 3}
     assert ScreeningSample.objects.filter(kind="stratum").count() == 3
+
+
+def test_the_studys_summary_validation_through_concord_gives_its_figures(screeners):
+    import csv
+
+    from ingest.services.screening import review_summary, summary_sufficiency
+
+    path = Path(__file__).parent / "data" / "paper" / "chatgptsummaryvalidation.csv"
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    source = Source.objects.create(full_name="many/sources")
+    answers = {}
+    for n, row in enumerate(rows):
+        issue = make_issue(source, number=str(n), url=row["URLs"])
+        summary = Summary.objects.create(issue=issue, backend="llm", model="chatgpt", prompt_version="study",
+                                         content_hash=str(n), text=row["ChatgptSummaries"], verdict="relevant")
+        answers[summary.pk] = (row["label_results1"] == "是", row["label_results2"] == "是")
+    sample = draw_stratum_sample(source, "relevant", screeners, seed=1, fraction=1.0)
+    a, b, _c = screeners
+    for summary in Summary.objects.all():
+        first, second = answers[summary.pk]
+        review_summary(a, summary, first)
+        review_summary(b, summary, second)
+    figures = summary_sufficiency(sample)
+    # As the file gives them (data/01 SOURCE.md): 522 and 552 "yes" of 600, agreement on 570, kappa 0.736.
+    assert {k: (r.successes, r.n) for k, r in figures.per_reviewer.items()} == {"scr-a": (522, 600),
+                                                                                "scr-b": (552, 600)}
+    assert figures.agreement.agreed.successes == 570 and round(figures.agreement.kappa, 3) == 0.736
