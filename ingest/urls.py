@@ -10,6 +10,7 @@ urlpatterns = [
     path("sources/", views.source_list, name="source_list"),
     path("sources/<int:source_id>/", views.source_detail, name="source_detail"),
     path("sources/<int:source_id>/ingest/", views.source_ingest, name="source_ingest"),
+    path("sources/<int:source_id>/screening.csv", screening.source_decisions_csv, name="source_decisions_csv"),
     # Summary batches
     path("summary-batches/<int:batch_id>/progress/", views.batch_progress, name="batch_progress"),
     # Screening

@@ -1,11 +1,11 @@
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.http import StreamingHttpResponse
 from django.shortcuts import render
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
+from concord.csv_stream import csv_response
 from concord.http import HtmxHttpRequest
 
 from ..access import get_study_for
@@ -34,6 +34,4 @@ def study_list(request: HtmxHttpRequest):
 @require_GET
 def study_export_csv(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_export)
-    response = StreamingHttpResponse(label_csv_rows(study), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{slugify(study.name)}-labels.csv"'
-    return response
+    return csv_response(label_csv_rows(study), f"{slugify(study.name)}-labels.csv")

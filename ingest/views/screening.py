@@ -8,8 +8,10 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
+from concord.csv_stream import csv_lines, csv_response
 from concord.http import HtmxHttpRequest
 
 from ..forms import KeywordSampleForm, StratumSampleForm
@@ -164,3 +166,20 @@ def screening_report(request: HtmxHttpRequest):
     table = [{"row": row, "years": [row.by_year.get(y, 0) for y in years],
               "types": [row.by_type.get(t, 0) for t in types]} for row in rows]
     return render(request, "ingest/screening_report.html", {"table": table, "years": years, "types": types})
+
+
+@login_required
+@staff_required
+@require_GET
+def source_decisions_csv(request: HtmxHttpRequest, source_id: int):
+    """Every issue of the source with its in/out decision and why."""
+    source = get_object_or_404(Source, pk=source_id)
+    decided = corpus.decisions(source)
+    def rows():
+        for issue in source.issues.order_by("created_at", "pk").only("pk", "number", "url", "title").iterator():
+            decision = decided[issue.pk]
+            included = {True: "yes", False: "no", None: "undecided"}[decision.included]
+            yield [source.full_name, issue.number, issue.url, issue.title, included, decision.why]
+
+    lines = csv_lines(["source", "number", "url", "title", "included", "why"], rows())
+    return csv_response(lines, f"{slugify(source.full_name)}-screening.csv")

@@ -59,3 +59,16 @@ def test_report_page(client_as, admin, db):
     _issue(source, "relevant", year=2024)
     page = client_as(admin).get(reverse("ingest:screening_report")).content.decode()
     assert "PyTorch" in page and "2024" in page and "0/1" in page
+
+
+def test_decisions_download_lists_every_issue_with_its_reason(client_as, admin, db):
+    import csv
+    import io
+
+    source = Source.objects.create(full_name="o/r", kind=Source.Kind.FRAMEWORK)
+    _issue(source, "relevant")
+    _issue(source, kept=False)
+    response = client_as(admin).get(reverse("ingest:source_decisions_csv", args=[source.pk]))
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    assert sorted((r["included"], r["why"]) for r in rows) == [
+        ("no", "no keyword of the source's list matched"), ("yes", "pre-verdict relevant, not sampled")]
