@@ -78,3 +78,18 @@ def test_a_file_ingest_runs_on_a_real_worker_and_reports_progress(celery_worker_
     assert result == {"run": run.pk, "status": "succeeded"}
     assert (run.status, run.fetched, run.created, run.total) == ("succeeded", 2500, 2500, 2500)
     assert Issue.objects.filter(source=source).count() == 2500
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_summary_batch_runs_on_a_real_worker(celery_worker_process):
+    from ingest.models import Source, Summary, SummaryBatch
+    from ingest.tasks import summarise_source_task
+
+    source = Source.objects.create(full_name="o/r")
+    for n in range(3):
+        make_issue(source, title=f"Crash {n}", body="Loading the model fails with an out of memory error.")
+    batch = SummaryBatch.objects.create(source=source, backend="extractive", prompt_version="extractive-1")
+    result = summarise_source_task.delay(batch.pk).get(timeout=60)
+    batch.refresh_from_db()
+    assert result["status"] == "succeeded" and (batch.made, batch.cached) == (1, 2)
+    assert Summary.objects.filter(status="ok").count() == 3
