@@ -91,5 +91,5 @@ def test_a_summary_batch_runs_on_a_real_worker(celery_worker_process):
     batch = SummaryBatch.objects.create(source=source, backend="extractive", prompt_version="extractive-1")
     result = summarise_source_task.delay(batch.pk).get(timeout=60)
     batch.refresh_from_db()
-    assert result["status"] == "succeeded" and (batch.made, batch.cached) == (1, 2)
+    assert result["status"] == "succeeded" and (batch.made, batch.cached, batch.failed) == (3, 0, 0)
     assert Summary.objects.filter(status="ok").count() == 3
