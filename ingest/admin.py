@@ -12,7 +12,8 @@ class SourceAdmin(admin.ModelAdmin):
 
 class KeywordInline(admin.TabularInline):
     model = Keyword
-    fields = ["term", "origin"]
+    # A new keyword enters as a candidate: it filters nothing until its screening sample is accepted.
+    fields = ["term", "origin", "status"]
     extra = 3
 
 

@@ -37,7 +37,7 @@ class Keyword(models.Model):
     keyword_list = models.ForeignKey(KeywordList, on_delete=models.CASCADE, related_name="keywords")
     term = models.CharField(max_length=200, help_text="Matched case-insensitively, on word boundaries")
     origin = models.CharField(max_length=32, choices=Origin.choices, default=Origin.OTHER)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACCEPTED)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.CANDIDATE)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

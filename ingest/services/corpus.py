@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from ..models import Issue, ScreeningSample, Source, Summary
 from ..screening import rate
-from .screening import verdicts_of
+from .screening import sample_figures, verdicts_of
 
 RELEVANT, NOT_RELEVANT, UNCLEAR = Summary.Verdict.RELEVANT, Summary.Verdict.NOT_RELEVANT, Summary.Verdict.UNCLEAR
 
@@ -67,6 +67,8 @@ class SourceRow:
     by_year: Counter = field(default_factory=Counter)
     by_type: Counter = field(default_factory=Counter)
     false_positive: object = None  # Rate: kept by keywords, then screened out
+    relevant_precision: object = None  # Rate from the newest "relevant" stratum sample
+    false_negative: object = None  # Rate from the newest "not relevant" stratum sample
 
 
 def _majority_types(issue_ids: list[int]) -> dict[int, str]:
@@ -97,4 +99,8 @@ def source_report(source: Source) -> SourceRow:
     row.by_type = Counter(types.get(i, "") or "unlabeled" for i in included)
     out = sum(1 for d in keyword_kept if d.included is False)
     row.false_positive = rate(out, sum(1 for d in keyword_kept if d.included is not None))
+    for stratum, attribute in ((RELEVANT, "relevant_precision"), (NOT_RELEVANT, "false_negative")):
+        sample = source.samples.filter(kind=ScreeningSample.Kind.STRATUM, stratum=stratum).first()
+        if sample is not None:
+            setattr(row, attribute, sample_figures(sample).rate)
     return row

@@ -1,4 +1,6 @@
-"""Keyword lists from JSON files ({name, source?, keywords: [{term, origin}]}); loading twice changes nothing."""
+"""Keyword lists from JSON files ({name, source?, keywords: [{term, origin, status?}]}); loading twice
+changes nothing. A file's keywords are taken as validated (status "accepted", as the study's lists are)
+unless an entry says "candidate"."""
 from __future__ import annotations
 
 import json
@@ -34,12 +36,17 @@ def load_keyword_list(path) -> KeywordList:
             raise KeywordFileError(f"{path}: keywords[{i}]: field 'term' is missing or empty")
         if origin not in Keyword.Origin.values:
             raise KeywordFileError(f"{path}: keywords[{i}]: origin {origin!r} is not one of {Keyword.Origin.values}")
-        entries.append((normalise_term(term), origin))
+        status = entry.get("status", Keyword.Status.ACCEPTED) if isinstance(entry, dict) else Keyword.Status.ACCEPTED
+        if status not in Keyword.Status.values:
+            raise KeywordFileError(f"{path}: keywords[{i}]: status {status!r} is not one of {Keyword.Status.values}")
+        entries.append((normalise_term(term), origin, status))
     keyword_list, _ = KeywordList.objects.update_or_create(
         name=data["name"].strip(), defaults={"description": data.get("source", "")}
     )
-    for term, origin in entries:
-        Keyword.objects.update_or_create(keyword_list=keyword_list, term=term, defaults={"origin": origin})
+    for term, origin, status in entries:
+        # The status only for a new keyword: loading again never undoes a screening decision.
+        Keyword.objects.update_or_create(keyword_list=keyword_list, term=term, defaults={"origin": origin},
+                                         create_defaults={"origin": origin, "status": status})
     return keyword_list
 
 

@@ -164,7 +164,8 @@ def screening_report(request: HtmxHttpRequest):
     types = list(Category.objects.filter(level=Category.Level.TYPE).order_by("name").values_list("name", flat=True)
                  .distinct()) + ["unlabeled"]
     table = [{"row": row, "years": [row.by_year.get(y, 0) for y in years],
-              "types": [row.by_type.get(t, 0) for t in types]} for row in rows]
+              "types": [row.by_type.get(t, 0) for t in types],
+              "rates": [row.false_positive, row.relevant_precision, row.false_negative]} for row in rows]
     return render(request, "ingest/screening_report.html", {"table": table, "years": years, "types": types})
 
 

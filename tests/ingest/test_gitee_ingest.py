@@ -27,7 +27,7 @@ def test_pages_by_total_page_with_string_numbers_and_comments(api_settings, http
 def test_chinese_keywords_match_inside_sentences(api_settings, httpserver):
     serve_gitee(httpserver)
     keywords = load_keyword_list(SHIPPED_LISTS / "mindspore.json")
-    keywords.keywords.create(term="大模型")
+    keywords.keywords.create(term="大模型", status="accepted")
     source = Source.objects.create(platform=Source.Platform.GITEE, full_name="mindspore/mindformers",
                                    kind=Source.Kind.FRAMEWORK, keyword_list=keywords)
     run = run_api_ingest(start_api_run(source))

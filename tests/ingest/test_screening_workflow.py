@@ -163,3 +163,30 @@ def test_the_studys_summary_validation_through_concord_gives_its_figures(screene
     assert {k: (r.successes, r.n) for k, r in figures.per_reviewer.items()} == {"scr-a": (522, 600),
                                                                                 "scr-b": (552, 600)}
     assert figures.agreement.agreed.successes == 570 and round(figures.agreement.kappa, 3) == 0.736
+
+
+def test_reloading_a_keyword_list_keeps_screening_decisions():
+    from ingest.services.keywords import SHIPPED_LISTS, load_keyword_list
+
+    keyword_list = load_keyword_list(SHIPPED_LISTS / "pytorch.json")
+    assert not keyword_list.keywords.exclude(status=Keyword.Status.ACCEPTED).exists()
+    keyword_list.keywords.filter(term="gpt").update(status=Keyword.Status.REJECTED)
+    load_keyword_list(SHIPPED_LISTS / "pytorch.json")
+    assert keyword_list.keywords.get(term="gpt").status == Keyword.Status.REJECTED
+
+
+def test_report_shows_the_stratum_figures(screeners):
+    from ingest.services.corpus import source_report
+
+    source = Source.objects.create(full_name="o/r")
+    for _ in range(10):
+        Summary.objects.create(issue=make_issue(source), backend="extractive", prompt_version="1",
+                               content_hash="x", text="t", verdict=Summary.Verdict.RELEVANT)
+    sample = draw_stratum_sample(source, Summary.Verdict.RELEVANT, screeners, seed=1, fraction=0.5)
+    a, b, _c = screeners
+    for n, item in enumerate(sample.items.all()):
+        cast_vote(a, item, n > 0)
+        cast_vote(b, item, n > 0)
+    row = source_report(source)
+    assert (row.relevant_precision.successes, row.relevant_precision.n) == (4, 5)
+    assert row.false_negative is None
