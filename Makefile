@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install migrate demo worker lint check-deploy clean bench-ingest
+.PHONY: run test install migrate demo worker lint check-deploy clean bench-ingest bench-label
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,9 @@ $(BENCH_CORPUS):
 
 bench-ingest: install $(BENCH_CORPUS)
 	$(BENCH_ENV) $(BIN)/python bench/bench_ingest.py $(BENCH_CORPUS)
+
+bench-label: install $(BENCH_CORPUS)
+	$(BENCH_ENV) $(BIN)/python bench/bench_label.py $(BENCH_CORPUS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache staticfiles

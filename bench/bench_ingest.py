@@ -1,6 +1,6 @@
 """Benchmark: import a generated corpus into a fresh PostgreSQL database with the study's PyTorch keywords.
 
-    python bench/ingest.py FILE.jsonl [--database-url postgres://postgres@127.0.0.1:5432/concord_bench]
+    python bench/bench_ingest.py FILE.jsonl [--database-url postgres://postgres@127.0.0.1:5432/concord_bench]
 
 Prints issues per second end to end (check, parse, normalise, match, write) and the peak memory of the
 process. The database named in the URL is dropped and created anew.
@@ -10,45 +10,23 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import sys
 import time
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-
-def recreate_database(url: str) -> None:
-    import psycopg
-
-    parts = urlsplit(url)
-    name = parts.path.lstrip("/")
-    admin_url = urlunsplit(parts._replace(scheme="postgresql", path="/postgres"))
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
+from common import DEFAULT_URL, setup_django
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path")
-    parser.add_argument("--database-url", default=os.environ.get(
-        "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/concord_bench"))
+    parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL))
     args = parser.parse_args()
-    recreate_database(args.database_url)
-    os.environ["DATABASE_URL"] = args.database_url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "concord.settings")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
+    setup_django(args.database_url)
 
     from ingest.models import Issue, Source
     from ingest.services.files import import_file
     from ingest.services.keywords import SHIPPED_LISTS, load_keyword_list
 
-    call_command("migrate", verbosity=0)
     keywords = load_keyword_list(SHIPPED_LISTS / "pytorch.json")
     source = Source.objects.create(full_name="bench-org/bench-repo", display_name="PyTorch (bench)",
                                    kind=Source.Kind.FRAMEWORK, keyword_list=keywords)
