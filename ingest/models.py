@@ -5,6 +5,18 @@ from django.db import models
 from simple_history.models import HistoricalRecords
 
 
+class JobStatus(models.TextChoices):
+    """The life of a background job's row (ingest runs, summary batches)."""
+
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+
+
+JOB_FINISHED = {JobStatus.SUCCEEDED, JobStatus.FAILED}
+
+
 class KeywordList(models.Model):
     """The keywords that decide which issues of a framework source are kept (DESIGN step 3)."""
 
@@ -127,11 +139,7 @@ class Issue(models.Model):
 class IngestRun(models.Model):
     """One ingest of a source, from its API or a file: its progress, counts and outcome, kept as a record."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        SUCCEEDED = "succeeded", "Succeeded"
-        FAILED = "failed", "Failed"
+    Status = JobStatus
 
     class Kind(models.TextChoices):
         API = "api", "Platform API"
@@ -170,7 +178,7 @@ class IngestRun(models.Model):
 
     @property
     def is_finished(self) -> bool:
-        return self.status in {self.Status.SUCCEEDED, self.Status.FAILED}
+        return self.status in JOB_FINISHED
 
     @property
     def percent(self) -> int | None:
@@ -218,11 +226,7 @@ class Summary(models.Model):
 class SummaryBatch(models.Model):
     """Summarising a source's kept issues: progress and outcome of one Celery job."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        SUCCEEDED = "succeeded", "Succeeded"
-        FAILED = "failed", "Failed"
+    Status = JobStatus
 
     source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="summary_batches")
     backend = models.CharField(max_length=32)
@@ -247,6 +251,10 @@ class SummaryBatch(models.Model):
 
     def __str__(self) -> str:
         return f"Summaries of {self.source} ({self.status})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in JOB_FINISHED
 
 
 class ScreeningSample(models.Model):

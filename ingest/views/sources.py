@@ -79,12 +79,7 @@ def source_ingest(request: HtmxHttpRequest, source_id: int):
 @require_GET
 def batch_progress(request: HtmxHttpRequest, batch_id: int):
     batch = get_object_or_404(SummaryBatch.objects.select_related("source"), pk=batch_id)
-    response = render(request, "ingest/_summary_batch.html", {"batch": batch})
-    if request.htmx and batch.status in {SummaryBatch.Status.SUCCEEDED, SummaryBatch.Status.FAILED}:
-        stop = HttpResponseStopPolling()
-        stop.content = response.content
-        return stop
-    return response
+    return _polled(request, "ingest/_summary_batch.html", {"batch": batch}, batch.is_finished)
 
 
 @login_required
@@ -92,9 +87,13 @@ def batch_progress(request: HtmxHttpRequest, batch_id: int):
 @require_GET
 def run_progress(request: HtmxHttpRequest, run_id: int):
     run = get_object_or_404(IngestRun.objects.select_related("source"), pk=run_id)
-    response = render(request, "_job_progress.html", {"run": run})
-    if request.htmx and run.is_finished:
-        # htmx stops polling on status 286; the fragment shows the final counts.
+    return _polled(request, "_job_progress.html", {"run": run}, run.is_finished)
+
+
+def _polled(request: HtmxHttpRequest, template: str, context: dict, finished: bool):
+    """A progress fragment; once the job has finished, htmx is told (status 286) to stop polling it."""
+    response = render(request, template, context)
+    if request.htmx and finished:
         stop = HttpResponseStopPolling()
         stop.content = response.content
         return stop
