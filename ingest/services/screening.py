@@ -109,8 +109,11 @@ def next_item_for(user, sample: ScreeningSample, skipped=()) -> ScreeningItem | 
     if user.pk in (sample.reviewer_a_id, sample.reviewer_b_id):
         todo = items.exclude(votes__reviewer=user)
     elif user.pk == sample.tiebreaker_id:
-        todo = [i for i in items.exclude(votes__reviewer=user) if can_vote(user, i)]
-        return next((i for i in todo if i.pk not in skipped), todo[0] if todo else None)
+        # One read of the sample's votes, not one per item: the items the two screeners split on.
+        _verdicts, votes = verdicts_of(sample)
+        split = [item_id for item_id, v in votes.items() if user.pk not in v
+                 and needs_tiebreak(v.get(sample.reviewer_a_id), v.get(sample.reviewer_b_id))]
+        todo = items.filter(pk__in=split)
     else:
         return None
     return todo.exclude(pk__in=list(skipped)).first() or todo.first()

@@ -81,8 +81,12 @@ def run_summary_batch(batch: SummaryBatch, summariser=None) -> SummaryBatch:
     return batch
 
 
-def summary_for_display(issue: Issue) -> str:
+def latest_summary(issue: Issue) -> Summary | None:
+    return issue.summaries.filter(status=Summary.Status.OK).order_by("-updated_at").first()
+
+
+def summary_for_display(issue: Issue, made: Summary | None = None) -> str:
     """What an annotator reads first: a made summary if there is one, else the built-in one, made now
     (it is instant), so a page never waits for a batch."""
-    made = issue.summaries.filter(status=Summary.Status.OK).order_by("-updated_at").first()
+    made = made or latest_summary(issue)
     return made.text if made else summarise_text(issue.title, issue.body)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
@@ -17,7 +17,7 @@ from concord.http import HtmxHttpRequest
 from ..forms import KeywordSampleForm, StratumSampleForm
 from ..models import ScreeningItem, ScreeningSample, ScreeningVote, Source
 from ..services import corpus, screening
-from ..services.summaries import summary_for_display
+from ..services.summaries import latest_summary, summary_for_display
 from .access import staff_required
 
 SKIPPED_KEY = "skipped_screening_items"
@@ -35,13 +35,17 @@ def _sample_for(request, sample_id: int) -> ScreeningSample:
 @require_GET
 def screening_list(request: HtmxHttpRequest):
     user = request.user
-    mine = ScreeningSample.objects.filter(Q(reviewer_a=user) | Q(reviewer_b=user) | Q(tiebreaker=user))
-    rows = [{"sample": s, "done": s.items.filter(votes__reviewer=user).count(), "total": s.items.count(),
+    mine = ScreeningSample.objects.filter(Q(reviewer_a=user) | Q(reviewer_b=user) | Q(tiebreaker=user)).annotate(
+        total=Count("items", distinct=True),
+        done=Count("items", filter=Q(items__votes__reviewer=user), distinct=True),
+    )
+    rows = [{"sample": s, "done": s.done, "total": s.total,
              "role": "tie-breaker" if s.tiebreaker_id == user.pk else "screener"}
             for s in mine.select_related("keyword", "source")]
     context = {"rows": rows}
     if user.is_staff:
-        context.update(samples=ScreeningSample.objects.select_related("keyword", "source")[:100],
+        samples = ScreeningSample.objects.select_related("keyword", "source").annotate(item_count=Count("items"))
+        context.update(samples=samples[:100],
                        keyword_form=KeywordSampleForm(), stratum_form=StratumSampleForm())
     return render(request, "ingest/screening_list.html", context)
 
@@ -102,8 +106,8 @@ def _queue_context(request, sample: ScreeningSample, item: ScreeningItem | None,
     context = {"sample": sample, "item": item, "error": error,
                "done": sample.items.filter(votes__reviewer=user).count(), "total": sample.items.count()}
     if item is not None:
-        context["summary"] = summary_for_display(item.issue)
-        context["pre"] = item.issue.summaries.filter(status="ok").order_by("-updated_at").first()
+        context["pre"] = latest_summary(item.issue)
+        context["summary"] = summary_for_display(item.issue, context["pre"])
         context["mine"] = ScreeningVote.objects.filter(item=item, reviewer=user).first()
         if user.pk == sample.tiebreaker_id:
             # The tie-breaker decides a disagreement, so sees both sides of it.
@@ -137,7 +141,7 @@ def item_judge(request: HtmxHttpRequest, sample_id: int, item_id: int):
         try:
             screening.cast_vote(request.user, item, request.POST["verdict"] == "relevant",
                                 request.POST.get("note", ""))
-            made = item.issue.summaries.filter(status="ok").order_by("-updated_at").first()
+            made = latest_summary(item.issue)
             if made is not None:
                 screening.review_summary(request.user, made, request.POST.get("summary_enough") == "1")
         except screening.ScreeningError as exc:
