@@ -16,3 +16,22 @@ def modal_label(labels: Sequence[str]) -> str | None:
 def is_controversial(labels: Sequence[str]) -> bool:
     """DESIGN step 10: the largest number of votes is shared by two or more different labels."""
     return bool(labels) and modal_label(labels) is None
+
+
+def controversial_levels(labels: Sequence[tuple[str, str | None, str | None]]) -> list[str]:
+    """The levels at which one report's (type, theme, sub-theme) labels tie.
+
+    The type is compared over every label; the theme only among labels of the winning type, and the
+    sub-theme only among labels of the winning theme, since a tie further down means nothing when the
+    level above is tied already.
+    """
+    types = [label[0] for label in labels]
+    if is_controversial(types):
+        return ["type"]
+    winning_type = modal_label(types)
+    themes = [label[1] for label in labels if label[0] == winning_type and label[1]]
+    if is_controversial(themes):
+        return ["theme"]
+    winning_theme = modal_label(themes)
+    subs = [label[2] for label in labels if label[1] == winning_theme and winning_theme and label[2]]
+    return ["sub_theme"] if is_controversial(subs) else []

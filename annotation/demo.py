@@ -7,7 +7,6 @@ from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.utils import timezone
 from simple_history.utils import bulk_create_with_history
 
 from ingest.models import Source
@@ -17,7 +16,8 @@ from ingest.services.sources import get_or_create_source
 from taxonomy.models import Category
 from taxonomy.services import load_codebook
 
-from .models import Label, Study
+from .models import Label, Membership, Study
+from .services.phases import advance
 from .services.studies import create_study
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "ingest" / "demo"
@@ -63,8 +63,9 @@ def _load_published_labels(study: Study) -> None:
                 labels.append(Label(study=study, round=round, issue=issues[row["Issue_URL"]], annotator=rater,
                                     type=theme.parent, theme=theme))
     bulk_create_with_history(labels, Label, batch_size=1000)
-    round.closed_at = timezone.now()
-    round.save(update_fields=["closed_at"])
+    # The published labels are a finished independent round: the demo opens the review of its ties.
+    lead = study.memberships.get(role=Membership.Role.LEAD).user
+    advance(study, lead, confirm_missing=True)
 
 
 @transaction.atomic

@@ -28,3 +28,85 @@ class LabelForm(forms.Form):
         return LabelInput(
             type_id=int(data["type"]), theme_id=data["theme"], sub_theme_id=data["sub_theme"], note=data["note"]
         )
+
+
+SKIP_REASONS = [
+    "Needs knowledge I do not have",
+    "The report is unclear",
+    "Not enough information in the report",
+    "Coming back to it later",
+]
+
+
+class SkipForm(forms.Form):
+    reason = forms.CharField(max_length=300, error_messages={"required": "Say why you skip this report."})
+
+
+class CommentForm(forms.Form):
+    body = forms.CharField(max_length=10000, widget=forms.Textarea,
+                           error_messages={"required": "Write something before posting."})
+
+
+class StudySetupForm(forms.Form):
+    """A new study: its reports (by rules or a saved list), its people, and how the labeling is spread."""
+
+    name = forms.CharField(max_length=200)
+    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    codebook = forms.ModelChoiceField(queryset=None, help_text="The study gets its own copy, which its pilot may grow.")
+    sources = forms.ModelMultipleChoiceField(queryset=None, required=False, help_text="None chosen: every source.")
+    keywords = forms.ModelMultipleChoiceField(queryset=None, required=False,
+                                              help_text="Reports that matched any of these keywords.")
+    verdict = forms.ChoiceField(required=False, choices=[
+        ("", "Any screening verdict"), ("included", "Screened in"), ("excluded", "Screened out"),
+        ("undecided", "Not decided yet")])
+    created_from = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    created_to = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    saved_list = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}),
+                                 help_text="One report per line, owner/repo#123 or its URL; replaces the rules above.")
+    lead = forms.ModelChoiceField(queryset=None)
+    annotators = forms.ModelMultipleChoiceField(queryset=None, required=False,
+                                                help_text="More can join later through invitation links.")
+    overlap = forms.IntegerField(required=False, min_value=1, max_value=50,
+                                 help_text="Empty: every annotator labels every report. k: k annotators per report.")
+    with_pilot = forms.BooleanField(required=False, initial=True, label="Start with the lead's pilot")
+    pilot_percent = forms.FloatField(min_value=0, max_value=100, initial=18, label="Pilot sample (%)")
+    seed = forms.IntegerField(min_value=0, help_text="The same seed draws the same pilot sample and spread.")
+
+    def __init__(self, *args, **kwargs):
+        from django.contrib.auth import get_user_model
+
+        from ingest.models import Keyword, Source
+        from taxonomy.models import Taxonomy
+
+        super().__init__(*args, **kwargs)
+        users = get_user_model().objects.filter(is_active=True).order_by("username")
+        self.fields["codebook"].queryset = Taxonomy.objects.order_by("name", "version")
+        self.fields["sources"].queryset = Source.objects.order_by("full_name")
+        self.fields["keywords"].queryset = Keyword.objects.filter(status=Keyword.Status.ACCEPTED).select_related(
+            "keyword_list").order_by("keyword_list__name", "term")
+        self.fields["lead"].queryset = users
+        self.fields["annotators"].queryset = users
+
+    def clean(self):
+        data = super().clean()
+        start, end = data.get("created_from"), data.get("created_to")
+        if start and end and start > end:
+            self.add_error("created_to", "The end date is before the start date.")
+        return data
+
+
+class MemberForm(forms.Form):
+    username = forms.CharField(max_length=150)
+    role = forms.ChoiceField(choices=[("annotator", "Annotator"), ("lead", "Lead annotator")])
+
+
+class InvitationForm(forms.Form):
+    role = forms.ChoiceField(choices=[("annotator", "Annotator"), ("lead", "Lead annotator")])
+    days = forms.IntegerField(min_value=1, max_value=90, initial=14, label="Valid for (days)")
+    note = forms.CharField(max_length=200, required=False, label="For whom (a reminder, optional)")
+
+
+class CategoryForm(forms.Form):
+    parent = forms.IntegerField()
+    name = forms.CharField(max_length=300)
+    definition = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))

@@ -9,18 +9,39 @@ from taxonomy.models import Category, Taxonomy
 
 
 class Study(models.Model):
-    """A set of issue reports that a team labels against one codebook."""
+    """A set of issue reports that a team labels against one codebook, phase by phase (paper §4.2)."""
+
+    class Phase(models.TextChoices):
+        PILOT = "pilot", "Pilot"
+        INDEPENDENT = "independent", "Independent round"
+        REVIEW = "review", "Review"
+        ADJUDICATION = "adjudication", "Adjudication"
+        CLOSED = "closed", "Closed"
 
     name = models.CharField(max_length=200, unique=True)
     description = models.TextField(blank=True)
     taxonomy = models.ForeignKey(Taxonomy, on_delete=models.PROTECT, related_name="studies")
     issues = models.ManyToManyField(Issue, related_name="studies", blank=True)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="studies")
+    phase = models.CharField(max_length=16, choices=Phase.choices, default=Phase.INDEPENDENT)
+    # None: every annotator labels every report (the study's design); k: k annotators per report.
+    overlap = models.PositiveSmallIntegerField(null=True, blank=True)
+    pilot_fraction = models.FloatField(default=0.18)
+    seed = models.BigIntegerField(default=2025)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["name"]
         verbose_name_plural = "studies"
+        constraints = [
+            models.CheckConstraint(condition=models.Q(overlap__isnull=True) | models.Q(overlap__gte=1),
+                                   name="study_overlap_positive"),
+            models.CheckConstraint(condition=models.Q(pilot_fraction__gte=0, pilot_fraction__lte=1),
+                                   name="study_pilot_fraction_share"),
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -68,6 +89,99 @@ class Round(models.Model):
     @property
     def is_open(self) -> bool:
         return self.closed_at is None
+
+
+class Queue(models.Model):
+    """One annotator's work in one round: its size and how much is done, kept as counters so that
+    progress costs one indexed read however large the study is."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="queues")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="queues")
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["round", "annotator"], name="queue_one_per_annotator")]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} in {self.round}: {self.done}/{self.total}"
+
+
+class Assignment(models.Model):
+    """A report in an annotator's queue. Skipped reports come after the rest, in their own order."""
+
+    queue = models.ForeignKey(Queue, on_delete=models.CASCADE, related_name="assignments")
+    issue = models.ForeignKey(Issue, on_delete=models.CASCADE, related_name="assignments")
+    position = models.PositiveIntegerField()
+    done = models.BooleanField(default=False)
+    skipped = models.BooleanField(default=False)
+    skip_reason = models.CharField(max_length=300, blank=True)
+    skipped_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["queue", "issue"], name="assignment_unique_issue")]
+        # "next report" reads this index from its first entry: undone, not skipped, lowest position.
+        indexes = [models.Index(fields=["queue", "done", "skipped", "position"], name="assignment_next")]
+
+    def __str__(self) -> str:
+        return f"{self.issue} for {self.queue.annotator}"
+
+
+class ReviewItem(models.Model):
+    """A controversial report taken into a review round, and the levels at which its votes tied."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="review_items")
+    issue = models.ForeignKey(Issue, on_delete=models.CASCADE, related_name="review_items")
+    levels = models.JSONField(default=list)  # e.g. ["type"] or ["theme", "sub_theme"]
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["round", "issue"], name="review_item_unique_issue")]
+
+    def __str__(self) -> str:
+        return f"{self.issue} tied at {', '.join(self.levels)}"
+
+
+class Comment(models.Model):
+    """A message in a report's review thread. Comments are never edited or removed: they are the record
+    of how a consensus was reached."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="comments")
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="comments")
+    issue = models.ForeignKey(Issue, on_delete=models.CASCADE, related_name="review_comments")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="review_comments")
+    body = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        indexes = [models.Index(fields=["round", "issue", "created_at"], name="comment_thread")]
+
+    def __str__(self) -> str:
+        return f"{self.author} on {self.issue}"
+
+
+class Invitation(models.Model):
+    """A one-time, expiring link that lets a volunteer join a study and set their own password.
+    Only a hash of the token is stored, so the database alone cannot be used to join."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="invitations")
+    role = models.CharField(max_length=16, choices=Membership.Role.choices, default=Membership.Role.ANNOTATOR)
+    token_hash = models.CharField(max_length=64, unique=True)
+    note = models.CharField(max_length=200, blank=True, help_text="Whom the link is for, as a reminder")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    accepted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"Invitation to {self.study} ({self.role})"
 
 
 class Label(models.Model):

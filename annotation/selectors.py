@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db.models import Count, Q, QuerySet
 
 from ingest.models import Issue
 
-from .models import Label, Membership, Round, Study
+from .models import NOT_RELEVANT, Assignment, Label, Membership, Queue, Round, Study
 from .permissions import can_view_all_labels
 
 
@@ -27,23 +29,49 @@ def visible_labels(user, study: Study) -> QuerySet[Label]:
     return labels if can_view_all_labels(user, study) else labels.filter(annotator=user)
 
 
-def next_issue_for(user, round: Round, skipped: list[int] = ()) -> Issue | None:
-    """The first report of the study the user has not labeled in this round; skipped ones come last."""
-    # A subquery, not exclude(labels__round=…, labels__annotator=…): across a multi-valued relation
-    # exclude() may match the two conditions on different labels.
-    labeled = Label.objects.filter(round=round, annotator=user).values("issue_id")
-    remaining = (
-        round.study.issues.exclude(pk__in=labeled)
-        .select_related("source")
-        .order_by("created_at", "id")
+def next_assignment(user, round: Round) -> Assignment | None:
+    """The first report of the user's queue not labeled yet; skipped reports come after all the others.
+    One read of the (queue, done, skipped, position) index, however long the queue."""
+    return (
+        Assignment.objects.filter(queue__round=round, queue__annotator=user, done=False)
+        .select_related("issue__source")
+        .order_by("skipped", "position")
+        .first()
     )
-    return remaining.exclude(id__in=list(skipped)).first() or remaining.first()
 
 
-def progress_for(user, round: Round) -> tuple[int, int]:
-    """(reports this user has labeled in the round, reports in the study)."""
-    done = Label.objects.filter(round=round, annotator=user).count()
-    return done, round.study.issues.count()
+def assignment_of(user, round: Round, issue_id: int) -> Assignment | None:
+    return Assignment.objects.filter(queue__round=round, queue__annotator=user, issue_id=issue_id).first()
+
+
+def neighbour(user, round: Round, position: int, before: bool = True) -> int | None:
+    """The report just before (or after) `position` in the user's queue, for "previous" and "next"."""
+    items = Assignment.objects.filter(queue__round=round, queue__annotator=user)
+    if before:
+        items = items.filter(position__lt=position).order_by("-position")
+    else:
+        items = items.filter(position__gt=position).order_by("position")
+    return items.values_list("issue_id", flat=True).first()
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Counts only: one's own queue and the whole round's, never anyone's labels."""
+
+    done: int = 0
+    total: int = 0
+    round_done: int = 0
+    round_total: int = 0
+
+
+def progress_for(user, round: Round) -> Progress:
+    own, done, total = Progress(), 0, 0
+    for annotator_id, q_done, q_total in Queue.objects.filter(round=round).values_list("annotator_id", "done",
+                                                                                         "total"):
+        done, total = done + q_done, total + q_total
+        if annotator_id == user.pk:
+            own = Progress(q_done, q_total)
+    return Progress(own.done, own.total, done, total)
 
 
 def label_of(user, round: Round, issue: Issue) -> Label | None:
@@ -51,17 +79,26 @@ def label_of(user, round: Round, issue: Issue) -> Label | None:
 
 
 def issues_in(study: Study, round: Round | None, user, *, query: str = "", mine: str = "",
-              with_label_counts: bool = False) -> QuerySet[Issue]:
-    """The study's reports, searched by title or number; `mine` = "done" | "todo" filters by the user's labels.
+              code: str = "", with_label_counts: bool = False) -> QuerySet[Issue]:
+    """The study's reports, searched by title or number.
 
-    Label counts are added only for those who may see every label (the blindness rule).
+    `mine` = "done" | "todo" | "skipped" filters by the user's queue in the round; `code` keeps reports the
+    user labeled with that type, theme or sub-theme code (or NR). Label counts are added only for those who
+    may see every label (the blindness rule).
     """
     issues = study.issues.select_related("source").order_by("created_at", "id")
     if query:
         issues = issues.filter(Q(title__icontains=query) | Q(number=query.lstrip("#")))
-    if round is not None and mine in {"done", "todo"}:
-        labeled = Label.objects.filter(round=round, annotator=user).values("issue_id")
-        issues = issues.filter(pk__in=labeled) if mine == "done" else issues.exclude(pk__in=labeled)
+    if round is not None and mine in {"done", "todo", "skipped"}:
+        queue = Assignment.objects.filter(queue__round=round, queue__annotator=user)
+        queue = {"done": queue.filter(done=True), "todo": queue.filter(done=False),
+                 "skipped": queue.filter(done=False, skipped=True)}[mine]
+        issues = issues.filter(pk__in=queue.values("issue_id"))
+    if round is not None and code:
+        own = Label.objects.filter(round=round, annotator=user)
+        own = own.filter(is_relevant=False) if code == NOT_RELEVANT else own.filter(
+            Q(type__code=code) | Q(theme__code=code) | Q(sub_theme__code=code))
+        issues = issues.filter(pk__in=own.values("issue_id"))
     if with_label_counts and round is not None:
         issues = issues.annotate(label_count=Count("labels", filter=Q(labels__round=round)))
     return issues
@@ -81,3 +118,10 @@ def labeled_counts(study: Study, round: Round) -> QuerySet:
     return Membership.objects.filter(study=study).annotate(
         labeled=Count("user__labels", filter=Q(user__labels__round=round))
     ).select_related("user")
+
+
+def skips_by_issue(user, round: Round, issues) -> dict[int, str]:
+    """Why the user skipped each of these reports (only those skipped and not labeled since)."""
+    rows = Assignment.objects.filter(queue__round=round, queue__annotator=user, issue__in=list(issues),
+                                     skipped=True, done=False)
+    return dict(rows.values_list("issue_id", "skip_reason"))

@@ -1,25 +1,47 @@
 from django.urls import path
 
 from . import api
-from .views import issues, queue, studies
+from .views import history, issues, members, pilot, queue, review, studies
 
 app_name = "annotation"
 
 urlpatterns = [
     # Studies
     path("", studies.study_list, name="study_list"),
+    path("studies/new/", studies.study_new, name="study_new"),
+    path("studies/<int:study_id>/", studies.study_detail, name="study_detail"),
+    path("studies/<int:study_id>/advance/", studies.study_advance, name="study_advance"),
     path("studies/<int:study_id>/export.csv", studies.study_export_csv, name="study_export_csv"),
+    path("studies/<int:study_id>/history/", history.history, name="history"),
+    path("studies/<int:study_id>/history.csv", history.history_csv, name="history_csv"),
+    # Members and invitations
+    path("studies/<int:study_id>/members/", members.members, name="members"),
+    path("studies/<int:study_id>/invitations/", members.invitation_create, name="invitation_create"),
+    path("studies/<int:study_id>/invitations/<int:invitation_id>/revoke/", members.invitation_revoke,
+         name="invitation_revoke"),
     # Reports of a study
     path("studies/<int:study_id>/issues/", issues.issue_list, name="issue_list"),
     # Labeling
     path("studies/<int:study_id>/queue/", queue.queue, name="queue"),
-    path("studies/<int:study_id>/choices/", queue.label_choices, name="label_choices"),
+    path("studies/<int:study_id>/queue/previous/", queue.previous, name="previous"),
     path("studies/<int:study_id>/issues/<int:issue_id>/", queue.issue_label, name="issue_label"),
     path("studies/<int:study_id>/issues/<int:issue_id>/label/", queue.label_submit, name="label_submit"),
     path("studies/<int:study_id>/issues/<int:issue_id>/skip/", queue.label_skip, name="label_skip"),
+    path("studies/<int:study_id>/categories/", pilot.category_add, name="category_add"),
+    # Review
+    path("studies/<int:study_id>/review/", review.review_list, name="review_list"),
+    path("studies/<int:study_id>/issues/<int:issue_id>/comments/", review.comment_post, name="comment_post"),
 ]
 
 api_urlpatterns = [
     path("studies/", api.StudyListAPI.as_view(), name="study_list"),
+    path("studies/<int:study_id>/", api.StudyDetailAPI.as_view(), name="study_detail"),
+    path("studies/<int:study_id>/reports/", api.ReportListAPI.as_view(), name="report_list"),
+    path("studies/<int:study_id>/reports/<int:issue_id>/", api.ReportDetailAPI.as_view(), name="report_detail"),
+    path("studies/<int:study_id>/queue/next/", api.QueueNextAPI.as_view(), name="queue_next"),
+    path("studies/<int:study_id>/queue/skip/", api.QueueSkipAPI.as_view(), name="queue_skip"),
     path("studies/<int:study_id>/labels/", api.LabelListAPI.as_view(), name="label_list"),
+    path("studies/<int:study_id>/labels/history/", api.LabelHistoryAPI.as_view(), name="label_history"),
+    path("studies/<int:study_id>/reports/<int:issue_id>/comments/", api.CommentListAPI.as_view(),
+         name="comment_list"),
 ]

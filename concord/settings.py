@@ -151,6 +151,14 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_RESULT_BACKEND = REDIS_URL or None
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
+
+if REDIS_URL:
+    # A shared cache lets sessions be read without a database query on every request (the labeling page
+    # is requested thousands of times a day per annotator). Only with a cache every process shares: a
+    # per-process cache would keep a logged-out session alive in the other processes.
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+                          "KEY_PREFIX": "concord"}}
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 30 * 60)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 35 * 60)

@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 from agreement import urls as agreement_urls
 from annotation import urls as annotation_urls
+from annotation.views.members import join
 from ingest import urls as ingest_urls
 
 api_patterns = [
@@ -18,6 +19,8 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
+    # Invitation links: open to anyone holding one (the token is the credential)
+    path("join/<str:token>/", join, name="join"),
     # API
     path("api/", include((api_patterns, "api"), namespace="api")),
     # Screens

@@ -1,50 +1,138 @@
-// Keyboard-first labeling: digits choose, Enter saves, s skips, Backspace undoes, o opens the report.
+// Keyboard-first labeling: digits choose, Enter saves, s skips, p goes back, Backspace undoes, o opens the
+// report. Choices and notes are kept in localStorage until saved, so a reload or a lost connection loses
+// nothing.
 (function () {
   "use strict";
 
   function form() { return document.getElementById("label-form"); }
+  function workspace() { return document.getElementById("workspace"); }
 
   function isTyping(el) {
-    return el && (el.tagName === "TEXTAREA" || el.isContentEditable ||
+    return el && (el.tagName === "TEXTAREA" || el.tagName === "SELECT" || el.isContentEditable ||
       (el.tagName === "INPUT" && !["radio", "checkbox", "button", "submit"].includes(el.type)));
   }
 
-  // The list a digit acts on: the first level with nothing chosen, else the deepest one.
-  function activeFieldset(f) {
-    const sets = Array.from(f.querySelectorAll("fieldset[data-level]"));
-    return sets.find((s) => !s.querySelector("input:checked")) || sets[sets.length - 1];
+  function say(text, isError) {
+    const status = document.getElementById("status");
+    if (!status) return;
+    status.textContent = "";
+    const span = document.createElement("span");
+    if (isError) span.className = "error";
+    span.textContent = text;
+    status.appendChild(span);
+  }
+
+  // ---- the choice tree: a theme list shows under its chosen type, a sub-theme list under its theme ----
+  function visibleSets(f) {
+    return Array.from(f.querySelectorAll("fieldset[data-level]")).filter((s) => !s.hidden);
+  }
+
+  function sync(f) {
+    const show = (level, chosen) => {
+      f.querySelectorAll(`fieldset[data-level=${level}]`).forEach((set) => {
+        set.hidden = !chosen || set.dataset.parent !== chosen.value;
+        // A hidden list must not send a choice: changing the type clears the theme below it, and so on.
+        if (set.hidden) set.querySelectorAll("input:checked").forEach((input) => { input.checked = false; });
+      });
+    };
+    show("theme", f.querySelector("input[name=type]:checked"));
+    show("sub_theme", f.querySelector("input[name=theme]:checked"));
   }
 
   function choose(f, digit) {
-    const set = activeFieldset(f);
+    const sets = visibleSets(f);
+    const set = sets.find((s) => !s.querySelector("input:checked")) || sets[sets.length - 1];
     if (!set) return false;
-    const index = digit === 0 ? 9 : digit - 1;
-    const radio = set.querySelectorAll("input[type=radio]")[index];
+    const radio = set.querySelectorAll("input[type=radio]")[digit === 0 ? 9 : digit - 1];
     if (!radio) return false;
     radio.checked = true;
-    // A key pressed right after a swap can beat htmx's own processing of the new radios.
-    if (window.htmx) window.htmx.process(radio);
     radio.dispatchEvent(new Event("change", { bubbles: true }));
     return true;
   }
 
   function undo(f) {
-    const checked = Array.from(f.querySelectorAll("fieldset[data-level] input:checked"));
+    const checked = visibleSets(f).map((s) => s.querySelector("input:checked")).filter(Boolean);
     const last = checked[checked.length - 1];
     if (!last) return;
     last.checked = false;
-    const set = last.closest("fieldset");
-    let next = set.nextElementSibling;
-    while (next && next.matches("fieldset[data-level]")) {
-      const drop = next;
-      next = next.nextElementSibling;
-      drop.remove();
-    }
+    last.dispatchEvent(new Event("change", { bubbles: true }));
   }
 
-  function click(f, action) {
-    const button = f.querySelector(`[data-action="${action}"]`);
-    if (button) button.click();
+  // ---- drafts ----
+  function draftKey() { const w = workspace(); return w && w.dataset.draftKey; }
+
+  function saveDraft(f) {
+    const key = draftKey();
+    if (!key) return;
+    const value = (name) => { const el = f.querySelector(`input[name=${name}]:checked`); return el ? el.value : ""; };
+    const draft = { type: value("type"), theme: value("theme"), sub_theme: value("sub_theme"),
+      note: f.querySelector("textarea[name=note]").value, at: Math.floor(Date.now() / 1000) };
+    try { localStorage.setItem(key, JSON.stringify(draft)); } catch (e) { /* storage full or disabled */ }
+  }
+
+  function restoreDraft(f) {
+    const w = workspace();
+    const key = draftKey();
+    if (!key || w.dataset.hasError) return;
+    let draft = null;
+    try { draft = JSON.parse(localStorage.getItem(key) || "null"); } catch (e) { draft = null; }
+    if (!draft) return;
+    // A label saved after the draft was written (in another tab, say) wins over the draft.
+    if (w.dataset.savedAt && Number(w.dataset.savedAt) >= draft.at) { localStorage.removeItem(key); return; }
+    for (const name of ["type", "theme", "sub_theme"]) {
+      if (!draft[name]) continue;
+      const input = f.querySelector(`input[name=${name}][value="${CSS.escape(draft[name])}"]`);
+      if (input) { input.checked = true; sync(f); }
+    }
+    f.querySelector("textarea[name=note]").value = draft.note || "";
+    const notice = document.getElementById("draft-notice");
+    if (notice) notice.hidden = false;
+  }
+
+  function clearDraft(key) { if (key) try { localStorage.removeItem(key); } catch (e) { /* ignore */ } }
+
+  function setUp() {
+    const f = form();
+    if (!f || f.dataset.ready) return;
+    f.dataset.ready = "1";
+    sync(f);
+    restoreDraft(f);
+    f.addEventListener("change", () => { sync(f); saveDraft(f); });
+    f.addEventListener("input", () => saveDraft(f));
+  }
+
+  document.addEventListener("DOMContentLoaded", setUp);
+  document.addEventListener("htmx:load", setUp);
+
+  // Saved: the draft goes; the next report's title takes the focus, so a screen reader reads it out.
+  let pendingKey = null;
+  document.addEventListener("htmx:beforeRequest", (event) => {
+    if (event.target.id === "label-form") pendingKey = draftKey();
+  });
+  document.addEventListener("htmx:afterRequest", (event) => {
+    const xhr = event.detail.xhr;
+    if (event.target.id === "label-form" && event.detail.successful && xhr && xhr.getResponseHeader("HX-Location")) {
+      clearDraft(pendingKey);
+      say("Saved.");
+    }
+  });
+  document.addEventListener("htmx:afterSwap", (event) => {
+    if (event.target.id !== "workspace" && !(event.detail.target && event.detail.target.id === "workspace")) return;
+    const title = document.querySelector("#workspace h1");
+    if (title) title.focus({ preventScroll: true });
+  });
+  // A lost connection or a server error leaves the form as it was, the draft in place, and says so.
+  document.addEventListener("htmx:sendError", () => {
+    say("Not saved: the connection was lost. Your choices are kept here; press Enter to try again.", true);
+  });
+  document.addEventListener("htmx:responseError", (event) => {
+    say(`Not saved: the server answered ${event.detail.xhr.status}. Your choices are kept here; try again.`, true);
+  });
+
+  function click(selector) {
+    const el = document.querySelector(selector);
+    if (el) el.click();
+    return Boolean(el);
   }
 
   document.addEventListener("keydown", function (event) {
@@ -62,27 +150,41 @@
     }
     if (isTyping(event.target)) {
       if (event.key === "Escape") event.target.blur();
-      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); click(f, "submit"); }
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && f.contains(event.target)) {
+        event.preventDefault();
+        click("#label-form [data-action=submit]");
+      }
       return;
     }
     if (event.ctrlKey || event.metaKey || event.altKey) return;
-    if (/^[0-9]$/.test(event.key)) {
-      if (choose(f, Number(event.key))) event.preventDefault();
-    } else if (event.key === "Enter") {
+    const key = event.key;
+    if (/^[0-9]$/.test(key)) {
+      if (choose(f, Number(key))) event.preventDefault();
+    } else if (key === "Enter") {
+      if (event.target.tagName === "BUTTON" || event.target.tagName === "A") return;  // their own Enter
       event.preventDefault();
-      click(f, "submit");
-    } else if (event.key === "s") {
+      click("#label-form [data-action=submit]");
+    } else if (key === "s") {
       event.preventDefault();
-      click(f, "skip");
-    } else if (event.key === "Backspace") {
+      const reason = document.getElementById("skip-reason");
+      if (reason) reason.focus();
+    } else if (key === "p") {
+      event.preventDefault();
+      click("#label-form [data-action=previous]");
+    } else if (key === "Backspace") {
       event.preventDefault();
       undo(f);
-    } else if (event.key === "o") {
+    } else if (key === "o") {
       const details = document.getElementById("full-report");
       if (details) details.open = !details.open;
-    } else if (event.key === "n") {
+    } else if (key === "u") {
+      click("#original-link");
+    } else if (key === "n") {
       event.preventDefault();
       f.querySelector("textarea[name=note]").focus();
+    } else if (key === "c") {
+      const box = document.querySelector("[data-comment-box]");
+      if (box) { event.preventDefault(); box.focus(); }
     }
   });
 

@@ -84,3 +84,48 @@ def load_codebook(path: str | Path = DEFAULT_CODEBOOK) -> Taxonomy:
             },
         )
     return taxonomy
+
+
+@transaction.atomic
+def copy_codebook(taxonomy: Taxonomy, version: str) -> Taxonomy:
+    """A study's own copy of a codebook, so that its pilot can shape it without touching other studies."""
+    copy = Taxonomy.objects.create(name=taxonomy.name, version=version, source=taxonomy.source,
+                                   note=f"Copied from {taxonomy}. {taxonomy.note}".strip())
+    new_of: dict[int, Category] = {}
+    # Parents come before their children in (level, position) order: types, then themes, then sub-themes.
+    order = {Category.Level.TYPE: 0, Category.Level.THEME: 1, Category.Level.SUB_THEME: 2}
+    for category in sorted(taxonomy.categories.all(), key=lambda c: (order[c.level], c.position)):
+        new_of[category.pk] = Category.objects.create(
+            taxonomy=copy, parent=new_of[category.parent_id] if category.parent_id else None,
+            level=category.level, code=category.code, name=category.name, definition=category.definition,
+            position=category.position,
+        )
+    return copy
+
+
+def _next_code(parent: Category) -> str:
+    from annotation.planning import roman
+
+    siblings = set(parent.children.values_list("code", flat=True))
+    n = len(siblings) + 1
+    while True:
+        code = f"{parent.code}.{roman(n) if parent.level == Category.Level.THEME else n}"
+        if code not in siblings:
+            return code
+        n += 1
+
+
+@transaction.atomic
+def add_category(parent: Category, name: str, definition: str = "") -> Category:
+    """A theme under a type or a sub-theme under a theme, numbered after its siblings (C.7, C.6.v)."""
+    name = name.strip()
+    if not name:
+        raise CodebookError("name: a category needs a name")
+    if parent.level == Category.Level.SUB_THEME:
+        raise CodebookError("parent: sub-themes have no children; choose a type or a theme")
+    if parent.children.filter(name__iexact=name).exists():
+        raise CodebookError(f"name: {parent.code} already has a category named {name!r}")
+    level = Category.Level.THEME if parent.level == Category.Level.TYPE else Category.Level.SUB_THEME
+    last = parent.taxonomy.categories.order_by("-position").values_list("position", flat=True).first() or 0
+    return Category.objects.create(taxonomy=parent.taxonomy, parent=parent, level=level, code=_next_code(parent),
+                                   name=name, definition=definition.strip(), position=last + 1)

@@ -4,12 +4,13 @@ from dataclasses import dataclass
 
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
+from django.db.models import Count, F
 
 from ingest.models import Issue
 from taxonomy.models import Category
 
-from ..models import Label, Round
-from ..permissions import can_label
+from ..models import Assignment, Label, Membership, Queue, Round
+from ..permissions import role_in
 
 
 class LabelError(ValueError):
@@ -30,17 +31,6 @@ class LabelInput:
     note: str = ""
 
 
-def _category(round: Round, pk: int | None, level: str, parent: Category | None, field: str) -> Category | None:
-    if pk is None:
-        return None
-    category = Category.objects.filter(pk=pk, taxonomy=round.study.taxonomy_id, level=level).first()
-    if category is None:
-        raise LabelError(field, f"no {level.replace('_', '-')} with id {pk} in this study's codebook")
-    if parent is not None and category.parent_id != parent.pk:
-        raise LabelError(field, f"{category.code} does not belong to {parent.code}")
-    return category
-
-
 def _validated(round: Round, data: LabelInput) -> dict:
     if not data.is_relevant:
         if data.type_id or data.theme_id or data.sub_theme_id:
@@ -48,30 +38,60 @@ def _validated(round: Round, data: LabelInput) -> dict:
         return {"is_relevant": False, "type": None, "theme": None, "sub_theme": None}
     if data.type_id is None:
         raise LabelError("type", "choose a type, or mark the report not relevant")
-    type_ = _category(round, data.type_id, Category.Level.TYPE, None, "type")
-    theme = _category(round, data.theme_id, Category.Level.THEME, type_, "theme")
-    if theme is None and type_.children.exists():
-        raise LabelError("theme", f"choose a theme of {type_.name}")
-    if data.sub_theme_id and theme is None:
+    if data.sub_theme_id and not data.theme_id:
         raise LabelError("sub_theme", "a sub-theme needs its theme")
-    sub_theme = _category(round, data.sub_theme_id, Category.Level.SUB_THEME, theme, "sub_theme")
+    wanted = [pk for pk in (data.type_id, data.theme_id, data.sub_theme_id) if pk]
+    # One query for the three choices, and whether the chosen type has themes at all.
+    found = {
+        c.pk: c for c in Category.objects.filter(pk__in=wanted, taxonomy=round.study.taxonomy_id)
+        .annotate(n_children=Count("children"))
+    }
+    chain: list[Category | None] = []
+    parent = None
+    for pk, level, field in ((data.type_id, Category.Level.TYPE, "type"),
+                             (data.theme_id, Category.Level.THEME, "theme"),
+                             (data.sub_theme_id, Category.Level.SUB_THEME, "sub_theme")):
+        category = found.get(pk) if pk else None
+        if pk and (category is None or category.level != level):
+            raise LabelError(field, f"no {level.replace('_', '-')} with id {pk} in this study's codebook")
+        if category is not None and parent is not None and category.parent_id != parent.pk:
+            raise LabelError(field, f"{category.code} does not belong to {parent.code}")
+        chain.append(category)
+        parent = category
+    type_, theme, sub_theme = chain
+    if theme is None and type_.n_children:
+        raise LabelError("theme", f"choose a theme of {type_.name}")
     return {"is_relevant": True, "type": type_, "theme": theme, "sub_theme": sub_theme}
 
 
-def submit_label(user, round: Round, issue: Issue, data: LabelInput) -> Label:
-    """Record the user's label for a report; a second submission revises it, and history keeps the first."""
-    study = round.study
-    if not can_label(user, study):
+def _check_round(user, round: Round, role: str | None) -> None:
+    if role is None:
         raise PermissionDenied("Only members of the study can label its reports.")
     if not round.is_open:
         raise LabelError("round", f"round {round.number} is closed; its labels can no longer change")
-    if not study.issues.filter(pk=issue.pk).exists():
-        raise LabelError("issue", f"report {issue} is not part of study {study}")
+    if round.kind == Round.Kind.PILOT and role != Membership.Role.LEAD:
+        raise PermissionDenied("Only the lead labels during the pilot.")
+
+
+def submit_label(user, round: Round, issue: Issue | int, data: LabelInput) -> Label:
+    """Record the user's label for a report of their queue; a second submission revises it, and history keeps
+    the first. Marking the report done in the queue and storing the label commit together or not at all."""
+    study = round.study
+    _check_round(user, round, role_in(user, study))
+    issue_id = issue if isinstance(issue, int) else issue.pk
     fields = _validated(round, data) | {"note": data.note.strip()}
-    key = {"study": study, "round": round, "issue": issue, "annotator": user}
+    key = {"study_id": study.pk, "round": round, "issue_id": issue_id, "annotator": user}
     for attempt in range(2):
         try:
             with transaction.atomic():
+                # The assignment row is locked first, so two tabs submitting the same report queue up here
+                # and only the first one counts the report as done.
+                mine = Assignment.objects.filter(queue__round=round, queue__annotator=user, issue_id=issue_id)
+                if mine.filter(done=False).update(done=True):
+                    Queue.objects.filter(round=round, annotator=user).update(done=F("done") + 1)
+                elif not mine.exists():
+                    raise LabelError("issue", f"report {issue_id} is not in your queue for round {round.number} "
+                                              f"of {study}")
                 label, _ = Label.objects.select_for_update().update_or_create(**key, defaults=fields)
                 return label
         except IntegrityError:

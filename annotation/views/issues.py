@@ -10,7 +10,7 @@ from concord.http import HtmxHttpRequest
 
 from ..access import get_study_for
 from ..permissions import can_view_all_labels
-from ..selectors import current_round, issues_in, own_labels_by_issue
+from ..selectors import current_round, issues_in, own_labels_by_issue, skips_by_issue
 
 PAGE_SIZE = 50
 
@@ -22,11 +22,13 @@ def issue_list(request: HtmxHttpRequest, study_id: int):
     round = current_round(study)
     query = request.GET.get("q", "").strip()
     mine = request.GET.get("mine", "")
+    code = request.GET.get("code", "").strip()
     sees_all = can_view_all_labels(request.user, study)
-    issues = issues_in(study, round, request.user, query=query, mine=mine, with_label_counts=sees_all)
+    issues = issues_in(study, round, request.user, query=query, mine=mine, code=code, with_label_counts=sees_all)
     page = Paginator(issues, PAGE_SIZE).get_page(request.GET.get("page"))
     context = {
-        "study": study, "round": round, "page": page, "query": query, "mine": mine, "sees_all": sees_all,
+        "study": study, "round": round, "page": page, "query": query, "mine": mine, "code": code,
+        "sees_all": sees_all, "skips": skips_by_issue(request.user, round, page.object_list) if round else {},
         "own_labels": own_labels_by_issue(request.user, round, page.object_list) if round else {},
     }
     template = "annotation/issue_list.html#results" if request.htmx else "annotation/issue_list.html"

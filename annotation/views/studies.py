@@ -1,17 +1,29 @@
+"""Studies: the list, set-up, the phase page where the lead moves the study on, and the label export."""
 from __future__ import annotations
 
+import secrets
+
+from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import render
+from django.db import transaction
+from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.utils.text import slugify
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from concord.csv_stream import csv_response
 from concord.http import HtmxHttpRequest
+from taxonomy.services import copy_codebook
 
 from ..access import get_study_for
 from ..exports import label_csv_rows
-from ..permissions import can_export, can_view_agreement, role_in
+from ..forms import StudySetupForm
+from ..permissions import can_export, can_manage, can_view_agreement, role_in
 from ..selectors import current_round, progress_for, studies_for
+from ..services.phases import NEXT_PHASE, PhaseError, advance, missing_labels, open_round
+from ..services.selection import Selection, SelectionError, select_reports
+from ..services.studies import StudyError, create_study
 
 
 @login_required
@@ -20,14 +32,96 @@ def study_list(request: HtmxHttpRequest):
     rows = []
     for study in studies_for(request.user):
         round = current_round(study)
+        role = role_in(request.user, study)
         rows.append({
-            "study": study,
-            "role": role_in(request.user, study),
-            "round": round,
-            "progress": progress_for(request.user, round) if round and role_in(request.user, study) else None,
+            "study": study, "role": role, "round": round,
+            "progress": progress_for(request.user, round) if round and role else None,
             "can_see_agreement": can_view_agreement(request.user, study),
+            "can_manage": can_manage(request.user, study),
         })
     return render(request, "annotation/study_list.html", {"rows": rows})
+
+
+@login_required
+@require_GET
+def study_detail(request: HtmxHttpRequest, study_id: int):
+    """The study's phase, what it means, progress; for the lead, who still has labels to give and the button
+    that moves the study on."""
+    study = get_study_for(request, study_id)
+    round = open_round(study)
+    manages = can_manage(request.user, study)
+    context = {
+        "study": study, "round": round, "manages": manages, "role": role_in(request.user, study),
+        "phases": study.Phase.choices, "next_phase": NEXT_PHASE.get(study.phase),
+        "progress": progress_for(request.user, round) if round else None,
+        "missing": missing_labels(round) if round and manages else [],
+        "rounds": study.rounds.order_by("number"),
+        "can_see_agreement": can_view_agreement(request.user, study),
+    }
+    if manages and context["next_phase"]:
+        context["next_phase_label"] = study.Phase(context["next_phase"]).label
+    return render(request, "annotation/study_detail.html", context)
+
+
+@login_required
+@require_POST
+def study_advance(request: HtmxHttpRequest, study_id: int):
+    study = get_study_for(request, study_id, can_manage)
+    try:
+        study = advance(study, request.user, confirm_missing=request.POST.get("confirm") == "yes")
+    except PhaseError as exc:
+        messages.error(request, str(exc))
+        return redirect("annotation:study_detail", study_id=study.pk)
+    messages.success(request, f"{study.name} is now in its {study.get_phase_display().lower()} phase.")
+    return redirect("annotation:study_detail", study_id=study.pk)
+
+
+def _selection(data: dict) -> Selection:
+    return Selection(sources=list(data["sources"]), keywords=list(data["keywords"]), verdict=data["verdict"],
+                     created_from=data["created_from"], created_to=data["created_to"],
+                     saved_list=data["saved_list"])
+
+
+@staff_member_required
+@require_http_methods(["GET", "POST"])
+def study_new(request: HtmxHttpRequest):
+    """Set-up by an admin; the lead named here takes it from there (members, invitations, phases)."""
+    form = StudySetupForm(request.POST or None, initial={"seed": secrets.randbelow(1_000_000), "lead": request.user})
+    count = None
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            issues = select_reports(_selection(data))
+            count = issues.count()
+            if request.POST.get("preview"):
+                raise SelectionError("")
+            if count == 0:
+                raise SelectionError("No stored report matches these rules; widen them or check the sources.")
+            with transaction.atomic():
+                study = _create(request, data, issues)
+        except (SelectionError, StudyError) as exc:
+            message = str(exc)
+            if message.startswith("saved list"):
+                form.add_error("saved_list", message)
+            elif message:
+                field, _, rest = message.partition(": ")
+                form.add_error(field, rest) if field in form.fields else form.add_error(None, message)
+        else:
+            messages.success(request, f"Study {study.name} created with {count} reports.")
+            return redirect("annotation:study_detail", study_id=study.pk)
+    return render(request, "annotation/study_new.html", {"form": form, "count": count},
+                  status=400 if form.errors else 200)
+
+
+def _create(request, data: dict, issues):
+    taxonomy = copy_codebook(data["codebook"], version=f"{data['codebook'].version} for {data['name']} "
+                                                      f"({timezone.now():%Y-%m-%d %H:%M:%S})")
+    return create_study(
+        name=data["name"], description=data["description"], taxonomy=taxonomy, issues=issues,
+        lead=data["lead"], annotators=data["annotators"], overlap=data["overlap"],
+        pilot_fraction=data["pilot_percent"] / 100, seed=data["seed"], with_pilot=data["with_pilot"],
+        created_by=request.user,
+    )
 
 
 @login_required

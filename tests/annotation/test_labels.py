@@ -87,5 +87,5 @@ def test_a_closed_round_refuses_changes(study, annotator_a):
 def test_reports_outside_the_study_cannot_be_labeled(study, annotator_a):
     from tests.factories import make_issue
 
-    with pytest.raises(LabelError, match="not part of study"):
+    with pytest.raises(LabelError, match="not in your queue"):
         label_with(annotator_a, study, make_issue(), "C.1")

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -31,12 +33,16 @@ def test_submitting_moves_to_the_next_report(client_as, study, annotator_a):
     assert issues[1].title in page and "1 of 3 labeled" in page
 
 
-def test_htmx_submit_returns_the_next_workspace_fragment(client_as, study, annotator_a):
+def test_htmx_submit_sends_the_page_on_to_the_next_report(client_as, study, annotator_a):
+    import json
+
     issues = list(study.issues.order_by("created_at", "id"))
-    response = _post_label(client_as(annotator_a), study, issues[0], htmx=True, type="NR")
-    html = response.content.decode()
-    assert response.status_code == 200 and "<html" not in html
-    assert 'id="workspace"' in html and issues[1].title in html
+    client = client_as(annotator_a)
+    response = _post_label(client, study, issues[0], htmx=True, type="NR")
+    location = json.loads(response.headers["HX-Location"])
+    assert response.status_code == 200 and location["target"] == "#workspace"
+    html = client.get(location["path"], headers={"HX-Request": "true"}).content.decode()
+    assert "<html" not in html and 'id="workspace"' in html and issues[1].title in html
 
 
 def test_invalid_label_comes_back_with_a_message_and_saves_nothing(client_as, study, annotator_a):
@@ -49,21 +55,51 @@ def test_invalid_label_comes_back_with_a_message_and_saves_nothing(client_as, st
     assert response.status_code == 400 and "Choose a type" in response.content.decode()
 
 
-def test_choices_narrow_to_the_chosen_type_and_theme(client_as, study, annotator_a):
-    url = reverse("annotation:label_choices", args=[study.pk])
-    client = client_as(annotator_a)
-    html = client.get(url, {"type": category("A").pk}, headers={"HX-Request": "true"}).content.decode()
-    assert "A.1" in html and "C.1" not in html and "<html" not in html
-    html = client.get(url, {"type": category("A").pk, "theme": category("A.1").pk}).content.decode()
-    assert "A.1.ii" in html and "A.2.i" not in html
+def test_a_revisited_label_shows_its_own_branch_of_the_codebook_with_definitions(client_as, study, annotator_a):
+    import re
+
+    from tests.factories import label_with
+
+    issue = study.issues.order_by("created_at", "id").first()
+    label_with(annotator_a, study, issue, "A.1.ii")
+    html = client_as(annotator_a).get(reverse("annotation:issue_label", args=[study.pk, issue.pk])).content.decode()
+    shown = re.findall(r'<fieldset data-level="(\w+)" data-parent="(\d+)" >', html)
+    assert shown == [("theme", str(category("A").pk)), ("sub_theme", str(category("A.1").pk))]
+    assert category("A.1.ii").definition in html
+    assert re.search(rf'value="{category("A.1.ii").pk}"[^>]*checked', html)
 
 
-def test_skip_puts_the_report_last(client_as, study, annotator_a):
+def test_skip_with_a_reason_puts_the_report_last(client_as, study, annotator_a):
     client = client_as(annotator_a)
     issues = list(study.issues.order_by("created_at", "id"))
-    client.post(reverse("annotation:label_skip", args=[study.pk, issues[0].pk]))
+    client.post(reverse("annotation:label_skip", args=[study.pk, issues[0].pk]), {"reason": "Needs CUDA knowledge"})
     page = client.get(reverse("annotation:queue", args=[study.pk])).content.decode()
     assert issues[1].title in page
+    listed = client.get(reverse("annotation:issue_list", args=[study.pk]), {"mine": "skipped"}).content.decode()
+    assert "Needs CUDA knowledge" in listed and issues[0].title in listed and issues[1].title not in listed
+    for issue in issues[1:]:
+        _post_label(client, study, issue, type="NR")
+    page = client.get(reverse("annotation:queue", args=[study.pk])).content.decode()
+    assert issues[0].title in page and "skipped: Needs CUDA knowledge" in page
+
+
+def test_skip_without_a_reason_is_refused_and_changes_nothing(client_as, study, annotator_a):
+    from annotation.models import Assignment
+
+    issue = study.issues.order_by("created_at", "id").first()
+    response = client_as(annotator_a).post(reverse("annotation:label_skip", args=[study.pk, issue.pk]), {"reason": ""})
+    assert response.status_code == 400 and "Say why you skip" in response.content.decode()
+    assert not Assignment.objects.filter(skipped=True).exists()
+
+
+def test_previous_goes_back_to_the_report_just_labeled(client_as, study, annotator_a):
+    client = client_as(annotator_a)
+    issues = list(study.issues.order_by("created_at", "id"))
+    _post_label(client, study, issues[0], type="NR", note="first one")
+    page = client.get(reverse("annotation:queue", args=[study.pk])).content.decode()
+    previous_url = re.search(r'href="([^"]+)">Previous', page).group(1).replace("&amp;", "&")
+    response = client.get(previous_url, follow=True)
+    assert issues[0].title in response.content.decode() and "first one" in response.content.decode()
 
 
 def test_all_done_when_every_report_is_labeled(client_as, lead, annotator_a):
@@ -91,17 +127,18 @@ def test_anonymous_users_are_sent_to_log_in(client, study):
     assert response.status_code == 302 and "/accounts/login/" in response.url
 
 
-
 def test_queue_counts_only_this_users_labels_in_this_round(client_as, study, annotator_a, annotator_b):
     from django.utils import timezone
 
     from annotation.models import Round
+    from annotation.services.queues import fill_queues, plan_round
     from tests.factories import label_with
 
     first = study.issues.order_by("created_at", "id").first()
     label_with(annotator_a, study, first, "C.1")
     study.rounds.update(closed_at=timezone.now())
     round_2 = Round.objects.create(study=study, number=2)
+    fill_queues(round_2, plan_round(round_2, [annotator_a.pk, annotator_b.pk]))
     label_with(annotator_b, study, first, "C.1", round=round_2)
     # In round 2 alice has labeled nothing: neither her round-1 label nor bob's round-2 label may hide a report.
     page = client_as(annotator_a).get(reverse("annotation:queue", args=[study.pk])).content.decode()

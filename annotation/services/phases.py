@@ -1,0 +1,145 @@
+"""Moving a study through its phases: pilot → independent → review → adjudication → closed (paper §4.2)."""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.utils import timezone
+
+from agreement.ties import controversial_levels
+from ingest.screening import seeded_sample
+
+from ..models import NOT_RELEVANT, Label, Membership, Queue, ReviewItem, Round, Study
+from ..permissions import can_manage
+from .queues import fill_queues, plan_round, study_order
+
+Phase = Study.Phase
+NEXT_PHASE = {
+    Phase.PILOT: Phase.INDEPENDENT,
+    Phase.INDEPENDENT: Phase.REVIEW,
+    Phase.REVIEW: Phase.ADJUDICATION,
+    Phase.ADJUDICATION: Phase.CLOSED,
+}
+# Rounds whose queues must be finished before they close; re-labeling in review is optional.
+COMPLETE_BEFORE_CLOSING = {Round.Kind.PILOT, Round.Kind.INDEPENDENT}
+
+
+class PhaseError(ValueError):
+    """A phase change that is refused; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Missing:
+    username: str
+    count: int
+
+
+def open_round(study: Study) -> Round | None:
+    return study.rounds.filter(closed_at__isnull=True).order_by("-number").first()
+
+
+def missing_labels(round: Round) -> list[Missing]:
+    """Who still has reports to label in the round, and how many."""
+    rows = Queue.objects.filter(round=round).select_related("annotator").order_by("annotator__username")
+    return [Missing(q.annotator.username, q.total - q.done) for q in rows if q.total > q.done]
+
+
+def _new_round(study: Study, kind: str) -> Round:
+    number = (study.rounds.order_by("-number").values_list("number", flat=True).first() or 0) + 1
+    return Round.objects.create(study=study, number=number, kind=kind)
+
+
+def _labelers(study: Study) -> list[int]:
+    # Inactive members (imported raters, people who left) get no queue.
+    return list(study.memberships.filter(user__is_active=True).values_list("user_id", flat=True))
+
+
+def start(study: Study, with_pilot: bool) -> Round:
+    """The first round: the lead's pilot on a seeded sample, or straight to the independent round."""
+    if with_pilot and study.pilot_fraction > 0:
+        study.phase = Phase.PILOT
+        study.save(update_fields=["phase"])
+        round = _new_round(study, Round.Kind.PILOT)
+        sample = set(seeded_sample(study_order(round), study.seed, fraction=study.pilot_fraction))
+        lead_ids = study.memberships.filter(role=Membership.Role.LEAD).values_list("user_id", flat=True)
+        fill_queues(round, {lead: [i for i in study_order(round) if i in sample] for lead in lead_ids})
+        return round
+    study.phase = Phase.INDEPENDENT
+    study.save(update_fields=["phase"])
+    return _start_independent(study)
+
+
+def _start_independent(study: Study) -> Round:
+    round = _new_round(study, Round.Kind.INDEPENDENT)
+    fill_queues(round, plan_round(round, _labelers(study), overlap=study.overlap))
+    return round
+
+
+def controversial_reports(round: Round) -> dict[int, list[str]]:
+    """Reports of the round whose votes tie at type, theme or sub-theme, with the levels that tie."""
+    by_issue: dict[int, list[tuple]] = defaultdict(list)
+    rows = Label.objects.filter(round=round).values_list("issue_id", "is_relevant", "type__code", "theme__code",
+                                                         "sub_theme__code")
+    for issue_id, relevant, type_code, theme_code, sub_code in rows:
+        by_issue[issue_id].append((type_code, theme_code, sub_code) if relevant else (NOT_RELEVANT, None, None))
+    result = {}
+    for issue_id, labels in by_issue.items():
+        levels = controversial_levels(labels)
+        if levels:
+            result[issue_id] = levels
+    return result
+
+
+def _start_review(study: Study, independent: Round) -> Round:
+    round = _new_round(study, Round.Kind.REVIEW)
+    tied = controversial_reports(independent)
+    order = [i for i in study_order(round) if i in tied]
+    ReviewItem.objects.bulk_create([ReviewItem(round=round, issue_id=i, levels=tied[i]) for i in order])
+    # Everyone may re-label a controversial report; the queue is where their re-labels are counted.
+    fill_queues(round, {annotator: order for annotator in _labelers(study)})
+    return round
+
+
+@transaction.atomic
+def advance(study: Study, user, *, confirm_missing: bool = False) -> Study:
+    """Close the open round and move to the next phase. Refused while labels are missing, unless confirmed."""
+    if not can_manage(user, study):
+        raise PermissionDenied("Only the study's lead or an admin moves it to the next phase.")
+    # Two leads pressing the button together must not open two rounds.
+    study = Study.objects.select_for_update().get(pk=study.pk)
+    if study.phase not in NEXT_PHASE:
+        raise PhaseError(f"{study} is closed; there is no next phase.")
+    current = open_round(study)
+    if current is not None:
+        missing = missing_labels(current) if current.kind in COMPLETE_BEFORE_CLOSING else []
+        if missing and not confirm_missing:
+            total = sum(m.count for m in missing)
+            who = ", ".join(f"{m.username} {m.count}" for m in missing)
+            raise PhaseError(f"{total} labels are still missing in round {current.number} ({who}). "
+                             "Confirm to close the round anyway.")
+        current.closed_at = timezone.now()
+        current.save(update_fields=["closed_at"])
+    study.phase = NEXT_PHASE[study.phase]
+    study.save(update_fields=["phase"])
+    if study.phase == Phase.INDEPENDENT:
+        _start_independent(study)
+    elif study.phase == Phase.REVIEW:
+        independent = study.rounds.filter(kind=Round.Kind.INDEPENDENT).order_by("-number").first()
+        if independent is None:
+            raise PhaseError("There is no independent round to review.")
+        _start_review(study, independent)
+    return study
+
+
+def join_round(study: Study, user) -> None:
+    """A member added while a round is open gets a queue: every report in an independent round when everyone
+    labels everything (with overlap k the lead re-plans instead), every controversial report in review."""
+    round = open_round(study)
+    if round is None or not user.is_active:
+        return
+    if round.kind == Round.Kind.INDEPENDENT and study.overlap is None:
+        fill_queues(round, {user.pk: study_order(round)})
+    elif round.kind == Round.Kind.REVIEW:
+        fill_queues(round, {user.pk: list(round.review_items.values_list("issue_id", flat=True))})

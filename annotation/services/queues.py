@@ -1,0 +1,64 @@
+"""Filling annotators' queues for a round, and skipping within them."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from django.db import connection, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from ..models import Assignment, Queue, Round
+from ..planning import spread
+
+BATCH = 5000
+
+
+def study_order(round: Round) -> list[int]:
+    """The study's reports in the order queues present them: oldest report first."""
+    return list(round.study.issues.order_by("created_at", "id").values_list("id", flat=True))
+
+
+@transaction.atomic
+def fill_queues(round: Round, plan: dict[int, Sequence[int]]) -> None:
+    """One queue per annotator with the planned reports; an annotator who has a queue already gets only the
+    reports it lacks, so that filling twice (a member joining late, a retried request) adds nothing twice."""
+    for annotator_id, issue_ids in plan.items():
+        queue, _ = Queue.objects.get_or_create(round=round, annotator_id=annotator_id)
+        have = set(queue.assignments.values_list("issue_id", flat=True))
+        start = (queue.assignments.order_by("-position").values_list("position", flat=True).first() or 0) + 1
+        new = [i for i in issue_ids if i not in have]
+        _insert(queue, new, start)
+        Queue.objects.filter(pk=queue.pk).update(total=F("total") + len(new))
+
+
+def _insert(queue: Queue, issue_ids: list[int], start: int) -> None:
+    if connection.vendor == "postgresql" and len(issue_ids) > BATCH:
+        # COPY writes 40,000 rows in well under a second; bulk_create takes several.
+        table = Assignment._meta.db_table
+        with connection.cursor() as cursor, cursor.cursor.copy(
+            f"COPY {table} (queue_id, issue_id, position, done, skipped, skip_reason) FROM STDIN"
+        ) as copy:
+            for offset, issue_id in enumerate(issue_ids):
+                copy.write_row((queue.pk, issue_id, start + offset, False, False, ""))
+        return
+    rows = (Assignment(queue=queue, issue_id=i, position=start + n) for n, i in enumerate(issue_ids))
+    batch: list[Assignment] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) == BATCH:
+            Assignment.objects.bulk_create(batch)
+            batch = []
+    Assignment.objects.bulk_create(batch)
+
+
+def plan_round(round: Round, annotator_ids: Iterable[int], issue_ids: Sequence[int] | None = None,
+               overlap: int | None = None) -> dict[int, list[int]]:
+    issue_ids = study_order(round) if issue_ids is None else issue_ids
+    return spread(issue_ids, sorted(annotator_ids), overlap, round.study.seed)
+
+
+def skip(user, round: Round, issue_id: int, reason: str) -> int:
+    """Put a report at the end of the user's queue with a reason; returns how many rows changed (0 or 1)."""
+    return Assignment.objects.filter(queue__round=round, queue__annotator=user, issue_id=issue_id).update(
+        skipped=True, skip_reason=reason.strip()[:300], skipped_at=timezone.now()
+    )
