@@ -89,6 +89,10 @@ def load_codebook(path: str | Path = DEFAULT_CODEBOOK) -> Taxonomy:
 @transaction.atomic
 def copy_codebook(taxonomy: Taxonomy, version: str) -> Taxonomy:
     """A study's own copy of a codebook, so that its pilot can shape it without touching other studies."""
+    base, n = version, 1
+    while Taxonomy.objects.filter(name=taxonomy.name, version=version).exists():
+        n += 1
+        version = f"{base} ({n})"
     copy = Taxonomy.objects.create(name=taxonomy.name, version=version, source=taxonomy.source,
                                    note=f"Copied from {taxonomy}. {taxonomy.note}".strip())
     new_of: dict[int, Category] = {}

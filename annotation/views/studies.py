@@ -8,7 +8,6 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.shortcuts import redirect, render
-from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -19,6 +18,7 @@ from taxonomy.services import copy_codebook
 from ..access import get_study_for
 from ..exports import label_csv_rows
 from ..forms import StudySetupForm
+from ..models import Study
 from ..permissions import can_export, can_manage, can_view_agreement, role_in
 from ..selectors import current_round, progress_for, studies_for
 from ..services.phases import NEXT_PHASE, PhaseError, advance, missing_labels, open_round
@@ -114,8 +114,9 @@ def study_new(request: HtmxHttpRequest):
 
 
 def _create(request, data: dict, issues):
-    taxonomy = copy_codebook(data["codebook"], version=f"{data['codebook'].version} for {data['name']} "
-                                                      f"({timezone.now():%Y-%m-%d %H:%M:%S})")
+    if Study.objects.filter(name=data["name"]).exists():
+        raise StudyError(f"name: a study named {data['name']!r} exists already")
+    taxonomy = copy_codebook(data["codebook"], version=f"{data['codebook'].version} for {data['name']}")
     return create_study(
         name=data["name"], description=data["description"], taxonomy=taxonomy, issues=issues,
         lead=data["lead"], annotators=data["annotators"], overlap=data["overlap"],

@@ -1,0 +1,113 @@
+"""Setting up a study: its reports by rules or a saved list, its people, overlap, pilot and seed."""
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.urls import reverse
+
+from annotation.models import Study
+from annotation.services.selection import Selection, SelectionError, parse_saved_list, select_reports
+from ingest.models import Keyword, KeywordList, Source, Summary
+from taxonomy.models import Taxonomy
+from tests.factories import codebook, make_issue
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def corpus(db):
+    vllm = Source.objects.create(full_name="vllm-project/vllm")
+    torch = Source.objects.create(full_name="pytorch/pytorch", kind=Source.Kind.FRAMEWORK)
+    words = KeywordList.objects.create(name="torch words")
+    llama = Keyword.objects.create(keyword_list=words, term="llama", status=Keyword.Status.ACCEPTED)
+    issues = {
+        "v2023": make_issue(vllm, number="1", created_at=dt.datetime(2023, 3, 1, tzinfo=dt.UTC)),
+        "v2024": make_issue(vllm, number="2", created_at=dt.datetime(2024, 3, 1, tzinfo=dt.UTC)),
+        "t_llama": make_issue(torch, number="10", created_at=dt.datetime(2024, 6, 1, tzinfo=dt.UTC)),
+        "t_other": make_issue(torch, number="11", created_at=dt.datetime(2024, 6, 2, tzinfo=dt.UTC)),
+        "t_unkept": make_issue(torch, number="12", kept=False),
+    }
+    issues["t_llama"].matched_keywords.add(llama)
+    Summary.objects.create(issue=issues["t_llama"], backend="extractive", prompt_version="1", content_hash="x",
+                           text="t", verdict="relevant")
+    Summary.objects.create(issue=issues["t_other"], backend="extractive", prompt_version="1", content_hash="y",
+                           text="t", verdict="not_relevant")
+    return vllm, torch, llama, issues
+
+
+def _numbers(selection):
+    return sorted(select_reports(selection).values_list("number", flat=True))
+
+
+def test_rules_select_by_source_keyword_date_and_verdict(corpus):
+    vllm, torch, llama, _ = corpus
+    assert _numbers(Selection()) == ["1", "10", "11", "2"]  # never the issues no keyword kept
+    assert _numbers(Selection(sources=[vllm])) == ["1", "2"]
+    assert _numbers(Selection(keywords=[llama])) == ["10"]
+    assert _numbers(Selection(created_from=dt.date(2024, 1, 1), created_to=dt.date(2024, 6, 1))) == ["10", "2"]
+    assert _numbers(Selection(sources=[torch], verdict="included")) == ["10"]
+    assert _numbers(Selection(sources=[torch], verdict="excluded")) == ["11"]
+
+
+def test_a_saved_list_takes_urls_and_short_names(corpus):
+    _, _, _, issues = corpus
+    text = "# my list\npytorch/pytorch#11\nhttps://github.com/vllm-project/vllm/issues/2\n\n"
+    assert parse_saved_list(text) == [issues["t_other"].pk, issues["v2024"].pk]
+
+
+def test_a_bad_saved_list_names_the_line(corpus):
+    with pytest.raises(SelectionError, match=r"line 2: pytorch/pytorch#99 is not among the stored issues"):
+        parse_saved_list("pytorch/pytorch#10\npytorch/pytorch#99")
+    with pytest.raises(SelectionError, match=r"line 1: 'hello' is neither"):
+        parse_saved_list("hello")
+
+
+def _form(**extra):
+    data = {"name": "Torch LLM issues", "codebook": codebook().pk, "verdict": "", "lead": "", "seed": 42,
+            "pilot_percent": 18, "with_pilot": "on"}
+    data.update(extra)
+    return data
+
+
+def test_an_admin_sets_up_a_study_with_its_own_codebook_and_pilot(client_as, corpus, admin, lead, annotator_a):
+    _, torch, _, _ = corpus
+    client = client_as(admin)
+    assert client.get(reverse("annotation:study_new")).status_code == 200
+    preview = client.post(reverse("annotation:study_new"), _form(lead=lead.pk, sources=[torch.pk], preview="1"))
+    assert "2 reports match" in preview.content.decode() and not Study.objects.exists()
+    response = client.post(reverse("annotation:study_new"),
+                           _form(lead=lead.pk, sources=[torch.pk], annotators=[annotator_a.pk], overlap=""))
+    study = Study.objects.get()
+    assert response.status_code == 302 and response.url == reverse("annotation:study_detail", args=[study.pk])
+    assert (study.phase, study.seed, study.pilot_fraction, study.overlap) == ("pilot", 42, 0.18, None)
+    assert study.issues.count() == 2 and study.taxonomy != codebook()
+    assert study.taxonomy.categories.count() == codebook().categories.count()
+    assert study.memberships.get(user=lead).role == "lead"
+
+
+def test_bad_set_up_says_what_is_wrong_and_creates_nothing(client_as, corpus, admin, lead):
+    client = client_as(admin)
+    codebook()
+    taxonomies = Taxonomy.objects.count()
+    response = client.post(reverse("annotation:study_new"), _form(lead=lead.pk, saved_list="pytorch/pytorch#99"))
+    assert response.status_code == 400 and "line 1: pytorch/pytorch#99" in response.content.decode()
+    response = client.post(reverse("annotation:study_new"), _form(lead=lead.pk, created_from="2030-01-01"))
+    assert response.status_code == 400 and "No stored report matches" in response.content.decode()
+    response = client.post(reverse("annotation:study_new"), _form(lead=lead.pk, overlap=0))
+    assert response.status_code == 400
+    assert not Study.objects.exists() and Taxonomy.objects.count() == taxonomies
+
+
+def test_a_duplicate_name_leaves_no_orphan_codebook(client_as, corpus, admin, lead):
+    client = client_as(admin)
+    client.post(reverse("annotation:study_new"), _form(lead=lead.pk))
+    taxonomies = Taxonomy.objects.count()
+    response = client.post(reverse("annotation:study_new"), _form(lead=lead.pk))
+    assert response.status_code == 400 and "exists already" in response.content.decode()
+    assert Taxonomy.objects.count() == taxonomies
+
+
+def test_only_admins_set_up_studies(client_as, lead):
+    response = client_as(lead).get(reverse("annotation:study_new"))
+    assert response.status_code == 302 and "login" in response.url
