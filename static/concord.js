@@ -111,7 +111,8 @@
   });
   document.addEventListener("htmx:afterRequest", (event) => {
     const xhr = event.detail.xhr;
-    if (event.target.id === "label-form" && event.detail.successful && xhr && xhr.getResponseHeader("HX-Location")) {
+    // A saved label answers with HX-Location (htmx leaves detail.successful unset for such answers).
+    if (event.target.id === "label-form" && xhr && xhr.status < 400 && xhr.getResponseHeader("HX-Location")) {
       clearDraft(pendingKey);
       say("Saved.");
     }

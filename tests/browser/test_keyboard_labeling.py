@@ -7,6 +7,8 @@ from annotation.models import Label
 from tests.factories import make_issue, make_study, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+THEMES = "fieldset[data-level=theme]"
+SUBS = "fieldset[data-level=sub_theme]"
 
 
 def test_annotator_labels_a_report_with_the_keyboard_only(live_server, page):
@@ -22,14 +24,14 @@ def test_annotator_labels_a_report_with_the_keyboard_only(live_server, page):
     page.keyboard.press("Tab")
     page.keyboard.type("pw-alice")
     page.keyboard.press("Enter")
-    page.wait_for_selector("#label-form")
+    page.wait_for_selector("#label-form[data-ready]")
     assert "Llama 70B OOM" in page.inner_text("h1.issue-title")
     assert page.evaluate("window.pwned") is None
 
     page.keyboard.press("3")  # Bug
-    page.wait_for_selector("fieldset[data-level=theme]")
+    page.wait_for_selector(f"{THEMES}:visible")
     page.keyboard.press("2")  # C.2
-    page.wait_for_selector("fieldset[data-level=sub_theme]")
+    page.wait_for_selector(f"{SUBS}:visible")
     page.keyboard.press("4")  # C.2.iv
     page.keyboard.press("n")
     page.keyboard.type("OOM at 70B, TP=4")
@@ -38,14 +40,16 @@ def test_annotator_labels_a_report_with_the_keyboard_only(live_server, page):
 
     page.wait_for_function("document.querySelector('h1.issue-title')?.innerText.includes('Second report')")
     assert "1 of 2 labeled" in page.inner_text("[data-testid=progress]")
+    # The new report's title has the focus, so a screen reader reads it out.
+    assert page.evaluate("document.activeElement.id") == "issue-title"
     label = Label.objects.get(annotator=annotator)
     assert (label.issue, label.code, label.note) == (issues[0], "C.2.iv", "OOM at 70B, TP=4")
 
     # s skips, Backspace undoes a choice; the second report is then labeled not relevant (key 4).
     page.keyboard.press("1")
-    page.wait_for_selector("fieldset[data-level=theme]")
+    page.wait_for_selector(f"{THEMES}:visible")
     page.keyboard.press("Backspace")
-    assert page.locator("fieldset[data-level=theme]").count() == 0
+    assert page.locator(f"{THEMES}:visible").count() == 0
     page.keyboard.press("4")
     page.keyboard.press("Enter")
     page.wait_for_selector("text=All done")
