@@ -12,4 +12,4 @@ RUN DEBUG=0 SECRET_KEY=collectstatic-only python manage.py collectstatic --noinp
 RUN useradd --create-home concord && mkdir -p /app/media && chown concord /app/media
 USER concord
 EXPOSE 8000
-CMD ["gunicorn", "concord.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3"]
+CMD ["gunicorn", "concord.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "2", "--threads", "4"]

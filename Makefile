@@ -49,7 +49,9 @@ check-deploy: install
 SHARED ?= ../shared
 BENCH_N ?= 40000
 BENCH_CORPUS := bench-out/issues-$(BENCH_N).jsonl
-BENCH_ENV := DEBUG=0 SECRET_KEY=benchmark-only-not-a-secret-0123456789abcdefghijklmnop
+# Sessions live in Redis, as in production (a session read costs no database query then).
+BENCH_REDIS_URL ?= redis://127.0.0.1:6379/15
+BENCH_ENV := DEBUG=0 SECRET_KEY=benchmark-only-not-a-secret-0123456789abcdefghijklmnop REDIS_URL=$(BENCH_REDIS_URL)
 
 $(BENCH_CORPUS):
 	mkdir -p bench-out

@@ -17,7 +17,7 @@ def get_study_for(request, study_id: int, allowed: Callable[..., bool] | None = 
     The user's role comes with the study in the same query, so the permission checks that follow cost none.
     """
     user = request.user
-    studies = Study.objects.select_related("taxonomy").filter(pk=study_id)
+    studies = Study.objects.select_related("taxonomy", "current_round").filter(pk=study_id)
     if user.is_authenticated:
         role = Membership.objects.filter(study=OuterRef("pk"), user=user).values("role")[:1]
         studies = studies.annotate(_role=Subquery(role))

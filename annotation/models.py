@@ -32,6 +32,9 @@ class Study(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # The newest round, open or not; kept by the phase services so that the labeling loop reads the study and
+    # its round in one query.
+    current_round = models.ForeignKey("Round", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
     class Meta:
         ordering = ["name"]

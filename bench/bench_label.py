@@ -1,23 +1,35 @@
-"""Benchmark: "next report" and "submit label" on a study of 40,000 reports that 7 annotators have labeled.
+"""Benchmark: "next report" and "submit label" on a study of 40,000 reports that 7 annotators have labeled,
+then 7 annotators labeling at once against the app under gunicorn.
 
-    python bench/bench_label.py FILE.jsonl [--requests 500] [--database-url …]
+    python bench/bench_label.py FILE.jsonl [--requests 500] [--round-trips 200] [--database-url …]
 
-Builds a fresh PostgreSQL database: the corpus as one source, the default codebook, a study with a lead and
-7 annotators, and every annotator's label on every report (280,000 labels) except the 600 reports the
-measured annotator still has to do. Then times, inside Django (the test client: middleware, views,
-templates, database; no network), the labeling page ("next report") and the htmx label submission, and
-counts the SQL queries of each. Prints p50, p95 and the query counts.
+Builds a fresh PostgreSQL database: the corpus as one source, the default codebook, a study whose lead and
+6 annotators (7 labelers) have each labeled every report but the last TODO ones (about 276,000 labels),
+their queues marked to match. Then:
+
+1. Inside Django (the test client: middleware, views, templates, database; no network), times the labeling
+   page ("next report") and the htmx label submission, and the same two through the REST API, counting the
+   SQL queries of each. Prints p50, p95 and the query counts.
+2. Starts gunicorn on 127.0.0.1 and runs 7 threads, one per labeler, each logged in with its own session
+   and doing next + submit round trips through the API. Prints round-trip p50/p95, round trips per second,
+   and checks that every submitted label is stored exactly once.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import re
+import socket
 import statistics
+import subprocess
+import sys
+import threading
 import time
 
-from common import DEFAULT_URL, setup_django
+from common import DEFAULT_URL, ROOT, setup_django
 
-TODO = 600
+TODO = 1300
+LABELERS = 7
 
 
 def _percentile(values: list[float], share: float) -> float:
@@ -25,12 +37,19 @@ def _percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-def build(path: str, annotators: int):
+def _summary(name: str, times: list[float], queries: list[int] | None = None) -> str:
+    line = f"{name:<22} p50 {1000 * statistics.median(times):6.1f} ms, p95 {1000 * _percentile(times, 0.95):6.1f} ms"
+    if queries is not None:
+        line += f", queries {min(queries)}–{max(queries)}"
+    return line + f" ({len(times)} requests)"
+
+
+def build(path: str):
     from django.contrib.auth import get_user_model
     from django.db import connection, transaction
     from django.utils import timezone
 
-    from annotation.models import Label, Study
+    from annotation.models import Assignment, Label, Queue, Study
     from annotation.services.studies import create_study
     from ingest.models import Issue, Source
     from ingest.services.files import import_file
@@ -42,29 +61,36 @@ def build(path: str, annotators: int):
     import_file(path, source, file_format="jsonl")
     User = get_user_model()
     lead = User.objects.create_user("lead", password="bench-pw-lead")
-    people = [User.objects.create_user(f"ann{i}", password=f"bench-pw-ann{i}") for i in range(1, annotators + 1)]
+    people = [User.objects.create_user(f"ann{i}", password=f"bench-pw-ann{i}") for i in range(1, LABELERS)]
     study = create_study(name="Bench study", taxonomy=taxonomy, issues=Issue.objects.all(), lead=lead,
                          annotators=people)
     round_ = study.rounds.get()
     themes = list(Category.objects.filter(level=Category.Level.THEME).values_list("pk", "parent_id"))
     issue_ids = list(Issue.objects.order_by("created_at", "pk").values_list("pk", flat=True))
-    measured = people[0]
+    labeled = issue_ids[:-TODO]
     now = timezone.now()
-    with transaction.atomic(), connection.cursor() as cursor, cursor.cursor.copy(
-        f"COPY {Label._meta.db_table} (study_id, round_id, issue_id, annotator_id, is_relevant, type_id, theme_id, "
-        "note, created_at, updated_at) FROM STDIN"
-    ) as copy:
-        for person in people:
-            todo = issue_ids if person != measured else issue_ids[:-TODO]
-            for n, issue_id in enumerate(todo):
-                theme_id, type_id = themes[(n * 7 + person.pk) % len(themes)]
-                copy.write_row((study.pk, round_.pk, issue_id, person.pk, True, type_id, theme_id, "", now, now))
+    labelers = [lead, *people]
+    with transaction.atomic(), connection.cursor() as cursor:
+        with cursor.cursor.copy(
+            f"COPY {Label._meta.db_table} (study_id, round_id, issue_id, annotator_id, is_relevant, type_id, "
+            "theme_id, note, created_at, updated_at) FROM STDIN"
+        ) as copy:
+            for person in labelers:
+                for n, issue_id in enumerate(labeled):
+                    theme_id, type_id = themes[(n * 7 + person.pk) % len(themes)]
+                    copy.write_row((study.pk, round_.pk, issue_id, person.pk, True, type_id, theme_id, "", now, now))
+        # The queues say what the labels say: done where labeled.
+        cursor.execute(
+            f"UPDATE {Assignment._meta.db_table} a SET done = true FROM {Label._meta.db_table} l, "
+            f"{Queue._meta.db_table} q WHERE a.queue_id = q.id AND q.round_id = %s AND l.round_id = q.round_id "
+            "AND l.annotator_id = q.annotator_id AND l.issue_id = a.issue_id", [round_.pk])
+        Queue.objects.filter(round=round_).update(done=len(labeled))
     with connection.cursor() as cursor:
-        cursor.execute("ANALYZE")
-    return Study.objects.get(pk=study.pk), measured, themes
+        cursor.execute("VACUUM ANALYZE") if connection.get_autocommit() else cursor.execute("ANALYZE")
+    return Study.objects.get(pk=study.pk), labelers, themes
 
 
-def measure(study, annotator, themes, requests: int) -> None:
+def measure_in_process(study, annotator, themes, requests: int) -> None:
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
@@ -72,53 +98,161 @@ def measure(study, annotator, themes, requests: int) -> None:
 
     client = Client()
     client.force_login(annotator)
-    queue_url = reverse("annotation:queue", args=[study.pk])
     theme_id, type_id = themes[0]
-    next_times, submit_times, next_queries, submit_queries = [], [], [], []
-    html = client.get(queue_url).content.decode()  # warm-up
-    for _ in range(requests):
+    results = {name: ([], []) for name in ("page: next report", "page: submit label", "api: next report",
+                                           "api: submit label")}
+
+    def timed(name, call):
         connection.queries_log.clear()  # the log keeps 9,000 queries; counts are per request
         with CaptureQueriesContext(connection) as queries:
             started = time.perf_counter()
-            html = client.get(queue_url).content.decode()
-            next_times.append(time.perf_counter() - started)
-        next_queries.append(len(queries))
+            response = call()
+            results[name][0].append(time.perf_counter() - started)
+        results[name][1].append(len(queries))
+        assert response.status_code in (200, 201), (name, response.status_code, response.content[:300])
+        return response
+
+    queue_url = reverse("annotation:queue", args=[study.pk])
+    next_url = reverse("api:queue_next", args=[study.pk])
+    labels_url = reverse("api:label_list", args=[study.pk])
+    client.get(queue_url)  # warm-up
+    for _ in range(requests):
+        html = timed("page: next report", lambda: client.get(queue_url)).content.decode()
         issue_id = int(html.split('data-issue="')[1].split('"')[0])
         url = reverse("annotation:label_submit", args=[study.pk, issue_id])
-        connection.queries_log.clear()
-        with CaptureQueriesContext(connection) as queries:
-            started = time.perf_counter()
-            response = client.post(url, {"type": type_id, "theme": theme_id}, headers={"HX-Request": "true"})
-            submit_times.append(time.perf_counter() - started)
-        submit_queries.append(len(queries))
-        assert response.status_code == 200, response.content[:500]
-    from annotation.models import Label
+        timed("page: submit label", lambda url=url: client.post(url, {"type": type_id, "theme": theme_id},
+                                                                headers={"HX-Request": "true"}))
+        data = timed("api: next report", lambda: client.get(next_url)).json()
+        body = {"issue": data["report"]["id"], "type": type_id, "theme": theme_id}
+        timed("api: submit label", lambda body=body: client.post(labels_url, body, content_type="application/json"))
+    for name, (times, queries) in results.items():
+        print(_summary(name, times, queries))
 
-    print(f"study           {study.issues.count()} reports, {Label.objects.count()} labels, "
-          f"{study.memberships.count()} members")
-    for name, times, queries in (("next report", next_times, next_queries),
-                                 ("submit label", submit_times, submit_queries)):
-        print(f"{name:<15} p50 {1000 * statistics.median(times):.1f} ms, p95 {1000 * _percentile(times, 0.95):.1f} ms, "
-              f"queries {min(queries)}–{max(queries)} ({requests} requests)")
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _login(base: str, username: str, password: str):
+    import requests
+
+    session = requests.Session()
+    page = session.get(f"{base}/accounts/login/")
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
+    response = session.post(f"{base}/accounts/login/", data={"username": username, "password": password,
+                                                            "csrfmiddlewaretoken": token},
+                            headers={"Referer": f"{base}/accounts/login/"}, allow_redirects=False)
+    assert response.status_code == 302, f"login of {username} failed"
+    session.headers.update({"X-CSRFToken": session.cookies["csrftoken"], "Referer": base + "/"})
+    return session
+
+
+def measure_concurrent(study, labelers, themes, round_trips: int, workers: int, threads: int) -> None:
+    from annotation.models import Label, Queue
+
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "ALLOWED_HOSTS": "127.0.0.1", "SECURE_SSL_REDIRECT": "0", "SECURE_COOKIES": "0"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "concord.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
+         "--threads", str(threads), "--log-level", "warning"], cwd=ROOT, env=env)
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        sessions = [_login(base, p.username, "bench-pw-lead" if p.username == "lead" else f"bench-pw-{p.username}")
+                    for p in labelers]
+        labels_before = Label.objects.filter(study=study).count()
+        done_before = {q.annotator_id: q.done for q in Queue.objects.filter(round__study=study)}
+        times: list[list[float]] = [[] for _ in sessions]
+        submitted: list[list[int]] = [[] for _ in sessions]
+        errors: list[str] = []
+        theme_id, type_id = themes[1]
+        start_gate = threading.Barrier(len(sessions))
+
+        def annotate(index: int) -> None:
+            session = sessions[index]
+            start_gate.wait()
+            for _ in range(round_trips):
+                started = time.perf_counter()
+                data = session.get(f"{base}/api/studies/{study.pk}/queue/next/").json()
+                issue_id = data["report"]["id"]
+                response = session.post(f"{base}/api/studies/{study.pk}/labels/",
+                                        json={"issue": issue_id, "type": type_id, "theme": theme_id})
+                times[index].append(time.perf_counter() - started)
+                if response.status_code != 201:
+                    errors.append(f"{response.status_code} {response.text[:200]}")
+                submitted[index].append(issue_id)
+
+        pool = [threading.Thread(target=annotate, args=(i,)) for i in range(len(sessions))]
+        started = time.perf_counter()
+        for thread in pool:
+            thread.start()
+        for thread in pool:
+            thread.join()
+        elapsed = time.perf_counter() - started
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    all_times = [t for per in times for t in per]
+    total = len(all_times)
+    print(f"gunicorn               {workers} workers × {threads} threads, {len(sessions)} annotators at once")
+    print(_summary("round trip (api)", all_times).replace("requests", "round trips"))
+    print(f"throughput             {total / elapsed:.1f} round trips/s ({total} in {elapsed:.1f} s)")
+    stored = Label.objects.filter(study=study).count() - labels_before
+    distinct = sum(len(set(s)) for s in submitted)
+    # Each queue counted each of its reports once.
+    done = {q.annotator_id: q.done for q in Queue.objects.filter(round__study=study)}
+    expected = {p.pk: done_before[p.pk] + len(set(submitted[i])) for i, p in enumerate(labelers)}
+    print(f"labels                 {total} submitted, {distinct} distinct reports, {stored} new labels stored, "
+          f"{len(errors)} errors")
+    assert not errors, errors[:3]
+    assert stored == distinct == total, "a label was lost or stored twice"
+    assert done == expected, "a queue counted a report twice or not at all"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path")
     parser.add_argument("--requests", type=int, default=500)
-    parser.add_argument("--annotators", type=int, default=7)
+    parser.add_argument("--round-trips", type=int, default=100, help="per annotator, under gunicorn")
+    # As the Docker image runs it: two processes (one per core here) of four threads each.
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL))
+    parser.add_argument("--reuse", action="store_true", help="keep the study a previous run built (for tuning)")
     args = parser.parse_args()
     # The test client speaks plain http to "testserver".
     os.environ.update(ALLOWED_HOSTS="testserver", SECURE_SSL_REDIRECT="0")
-    setup_django(args.database_url)
+    setup_django(args.database_url, fresh=not args.reuse)
     from django.core.management import call_command
 
     call_command("collectstatic", "--noinput", verbosity=0)  # pages render as in production (DEBUG off)
     started = time.perf_counter()
-    study, annotator, themes = build(args.path, args.annotators)
-    print(f"set-up          {time.perf_counter() - started:.0f} s")
-    measure(study, annotator, themes, args.requests)
+    if args.reuse:
+        from django.contrib.auth import get_user_model
+
+        from annotation.models import Study
+        from taxonomy.models import Category
+
+        study = Study.objects.get(name="Bench study")
+        labelers = list(get_user_model().objects.filter(username__in=["lead", *(f"ann{i}" for i in range(1, 7))])
+                        .order_by("id"))
+        themes = list(Category.objects.filter(level=Category.Level.THEME).values_list("pk", "parent_id"))
+    else:
+        study, labelers, themes = build(args.path)
+    from annotation.models import Label
+
+    print(f"set-up                 {time.perf_counter() - started:.0f} s: {study.issues.count()} reports, "
+          f"{Label.objects.count()} labels, {LABELERS} labelers")
+    if args.requests:
+        measure_in_process(study, labelers[1], themes, args.requests)
+    measure_concurrent(study, labelers, themes, args.round_trips, args.workers, args.threads)
 
 
 if __name__ == "__main__":

@@ -21,10 +21,11 @@ def recreate_database(url: str) -> None:
         conn.execute(f'CREATE DATABASE "{name}"')
 
 
-def setup_django(url: str) -> None:
-    """Recreate the database, point Django at it, migrate."""
+def setup_django(url: str, fresh: bool = True) -> None:
+    """Recreate the database (unless `fresh` is off), point Django at it, migrate."""
     sys.path.insert(0, str(ROOT))
-    recreate_database(url)
+    if fresh:
+        recreate_database(url)
     os.environ["DATABASE_URL"] = url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "concord.settings")
     import django

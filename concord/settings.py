@@ -101,7 +101,10 @@ TEMPLATES = [
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'concord.sqlite3'}",
-        conn_max_age=env_int("DB_CONN_MAX_AGE", 0),
+        # Keeping connections open spares every request a new PostgreSQL backend (a fork and a login),
+        # which cost more than the labeling loop's queries themselves.
+        conn_max_age=env_int("DB_CONN_MAX_AGE", 60),
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":

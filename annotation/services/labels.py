@@ -73,6 +73,18 @@ def _check_round(user, round: Round, role: str | None) -> None:
         raise PermissionDenied("Only the lead labels during the pilot.")
 
 
+def _store(key: dict, fields: dict, revise: bool) -> Label:
+    """Insert the label, or lock and revise the one there is. A report not yet done in the queue has no label
+    in the round, so the first submission is a plain insert; no savepoints, which cost a query each."""
+    label = Label.objects.select_for_update().filter(**key).first() if revise else None
+    if label is None:
+        return Label.objects.create(**key, **fields)
+    for name, value in fields.items():
+        setattr(label, name, value)
+    label.save()
+    return label
+
+
 def submit_label(user, round: Round, issue: Issue | int, data: LabelInput) -> Label:
     """Record the user's label for a report of their queue; a second submission revises it, and history keeps
     the first. Marking the report done in the queue and storing the label commit together or not at all."""
@@ -87,15 +99,15 @@ def submit_label(user, round: Round, issue: Issue | int, data: LabelInput) -> La
                 # The assignment row is locked first, so two tabs submitting the same report queue up here
                 # and only the first one counts the report as done.
                 mine = Assignment.objects.filter(queue__round=round, queue__annotator=user, issue_id=issue_id)
-                if mine.filter(done=False).update(done=True):
+                first_time = bool(mine.filter(done=False).update(done=True))
+                if first_time:
                     Queue.objects.filter(round=round, annotator=user).update(done=F("done") + 1)
                 elif not mine.exists():
                     raise LabelError("issue", f"report {issue_id} is not in your queue for round {round.number} "
                                               f"of {study}")
-                label, _ = Label.objects.select_for_update().update_or_create(**key, defaults=fields)
-                return label
+                return _store(key, fields, revise=attempt > 0 or not first_time)
         except IntegrityError:
-            # A concurrent first submission won the insert; the retry updates that row instead.
+            # A label was there after all (a concurrent first submission won the insert): revise it instead.
             if attempt:
                 raise
     raise AssertionError("unreachable")

@@ -48,7 +48,10 @@ def missing_labels(round: Round) -> list[Missing]:
 
 def _new_round(study: Study, kind: str) -> Round:
     number = (study.rounds.order_by("-number").values_list("number", flat=True).first() or 0) + 1
-    return Round.objects.create(study=study, number=number, kind=kind)
+    round = Round.objects.create(study=study, number=number, kind=kind)
+    study.current_round = round
+    study.save(update_fields=["current_round"])
+    return round
 
 
 def _labelers(study: Study) -> list[int]:

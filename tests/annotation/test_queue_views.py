@@ -138,6 +138,8 @@ def test_queue_counts_only_this_users_labels_in_this_round(client_as, study, ann
     label_with(annotator_a, study, first, "C.1")
     study.rounds.update(closed_at=timezone.now())
     round_2 = Round.objects.create(study=study, number=2)
+    study.current_round = round_2
+    study.save()
     fill_queues(round_2, plan_round(round_2, [annotator_a.pk, annotator_b.pk]))
     label_with(annotator_b, study, first, "C.1", round=round_2)
     # In round 2 alice has labeled nothing: neither her round-1 label nor bob's round-2 label may hide a report.
