@@ -1,7 +1,7 @@
 from django.contrib import admin
 from simple_history.admin import SimpleHistoryAdmin
 
-from .models import Label, Membership, Round, Study
+from .models import Comment, Invitation, Label, Membership, Queue, Round, Study
 
 
 class MembershipInline(admin.TabularInline):
@@ -45,3 +45,28 @@ class LabelAdmin(SimpleHistoryAdmin):
 
     def has_add_permission(self, request):
         return False
+
+
+@admin.register(Invitation)
+class InvitationAdmin(admin.ModelAdmin):
+    list_display = ["study", "role", "note", "created_by", "created_at", "expires_at", "accepted_by", "revoked_at"]
+    list_filter = ["study", "role"]
+    # Links are made on the study's members page, which shows the token once; only its hash is stored.
+    readonly_fields = ["token_hash", "accepted_at", "accepted_by", "created_by"]
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(Queue)
+class QueueAdmin(admin.ModelAdmin):
+    list_display = ["round", "annotator", "done", "total"]
+    list_filter = ["round__study"]
+    readonly_fields = ["round", "annotator", "done", "total"]
+
+
+@admin.register(Comment)
+class CommentAdmin(admin.ModelAdmin):
+    list_display = ["study", "issue", "author", "created_at"]
+    list_filter = ["study"]
+    readonly_fields = ["study", "round", "issue", "author", "body", "created_at"]
