@@ -15,7 +15,7 @@ from ingest.services.summaries import summary_for_display
 from .access import get_study_for
 from .history import label_changes
 from .models import Comment, Label, Round, Study
-from .permissions import can_label, can_view_all_labels, can_view_history, role_in
+from .permissions import can_label, can_manage, can_view_all_labels, can_view_history, role_in
 from .selectors import current_round, issues_in, next_assignment, progress_for, studies_for, visible_labels
 from .services.labels import LabelError, LabelInput, submit_label
 from .services.queues import skip
@@ -111,7 +111,7 @@ class ReportListAPI(generics.ListAPIView):
     def get_queryset(self):
         study = get_study_for(self.request, self.kwargs["study_id"])
         return issues_in(study, current_round(study), self.request.user, query=self.request.GET.get("q", ""),
-                         mine=self.request.GET.get("mine", ""))
+                         mine=self.request.GET.get("mine", ""), only_queue=not can_manage(self.request.user, study))
 
 
 class ReportDetailAPI(generics.RetrieveAPIView):

@@ -87,9 +87,10 @@ def label_of(user, round: Round, issue: Issue) -> Label | None:
 
 
 def issues_in(study: Study, round: Round | None, user, *, query: str = "", mine: str = "",
-              code: str = "", with_label_counts: bool = False) -> QuerySet[Issue]:
+              code: str = "", with_label_counts: bool = False, only_queue: bool = False) -> QuerySet[Issue]:
     """The study's reports, searched by title or number.
 
+    `only_queue` keeps the reports of the user's queue in the round, if they have one there;
     `mine` = "done" | "todo" | "skipped" filters by the user's queue in the round; `code` keeps reports the
     user labeled with that type, theme or sub-theme code (or NR). Label counts are added only for those who
     may see every label (the blindness rule).
@@ -97,6 +98,11 @@ def issues_in(study: Study, round: Round | None, user, *, query: str = "", mine:
     issues = study.issues.select_related("source").order_by("created_at", "id")
     if query:
         issues = issues.filter(Q(title__icontains=query) | Q(number=query.lstrip("#")))
+    if round is not None and only_queue:
+        # With overlap k an annotator's reports are their queue; the rest would only answer "not yours".
+        queue = Queue.objects.filter(round=round, annotator=user)
+        if queue.exists():
+            issues = issues.filter(assignments__queue__in=queue)
     if round is not None and mine in {"done", "todo", "skipped"}:
         queue = Assignment.objects.filter(queue__round=round, queue__annotator=user)
         queue = {"done": queue.filter(done=True), "todo": queue.filter(done=False),

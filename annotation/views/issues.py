@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET
 from concord.http import HtmxHttpRequest
 
 from ..access import get_study_for
-from ..permissions import can_view_all_labels
+from ..permissions import can_manage, can_view_all_labels
 from ..selectors import current_round, issues_in, own_labels_by_issue, skips_by_issue
 
 PAGE_SIZE = 50
@@ -24,7 +24,8 @@ def issue_list(request: HtmxHttpRequest, study_id: int):
     mine = request.GET.get("mine", "")
     code = request.GET.get("code", "").strip()
     sees_all = can_view_all_labels(request.user, study)
-    issues = issues_in(study, round, request.user, query=query, mine=mine, code=code, with_label_counts=sees_all)
+    issues = issues_in(study, round, request.user, query=query, mine=mine, code=code, with_label_counts=sees_all,
+                       only_queue=not can_manage(request.user, study))
     page = Paginator(issues, PAGE_SIZE).get_page(request.GET.get("page"))
     context = {
         "study": study, "round": round, "page": page, "query": query, "mine": mine, "code": code,

@@ -49,3 +49,20 @@ def test_htmx_search_returns_only_the_results_fragment(client_as, listed, annota
                                           headers={"HX-Request": "true"})
     html = response.content.decode()
     assert "<html" not in html and 'id="results"' in html and "Docs typo" in html
+
+
+def test_with_overlap_k_an_annotator_lists_only_their_queue(client_as, lead, annotator_a, annotator_b):
+    from annotation.models import Assignment
+    from annotation.services.studies import create_study
+    from tests.factories import codebook
+
+    study = create_study(name="Overlap one", taxonomy=codebook(), issues=[make_issue() for _ in range(6)],
+                         lead=lead, annotators=[annotator_a, annotator_b], overlap=1)
+    mine = set(Assignment.objects.filter(queue__annotator=annotator_a).values_list("issue__title", flat=True))
+    assert 0 < len(mine) < 6
+    page = client_as(annotator_a).get(reverse("annotation:issue_list", args=[study.pk])).content.decode()
+    listed = {title for title in study.issues.values_list("title", flat=True) if f">{title}<" in page}
+    assert listed == mine
+    api = client_as(annotator_a).get(reverse("api:report_list", args=[study.pk])).json()
+    assert {r["title"] for r in api["results"]} == mine
+    assert client_as(lead).get(reverse("api:report_list", args=[study.pk])).json()["count"] == 6
