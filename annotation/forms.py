@@ -110,3 +110,14 @@ class CategoryForm(forms.Form):
     parent = forms.IntegerField()
     name = forms.CharField(max_length=300)
     definition = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+
+
+class StudySettingsForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    overlap = forms.IntegerField(required=False, min_value=1, max_value=50,
+                                 help_text="Empty: every annotator labels every report. Fixed once the "
+                                           "independent round begins.")
+    pilot_percent = forms.FloatField(min_value=0, max_value=100, label="Pilot sample (%)",
+                                     help_text="With the seed, fixed once the pilot's first label is saved.")
+    seed = forms.IntegerField(min_value=0)

@@ -65,13 +65,25 @@ def start(study: Study, with_pilot: bool) -> Round:
         study.phase = Phase.PILOT
         study.save(update_fields=["phase"])
         round = _new_round(study, Round.Kind.PILOT)
-        sample = set(seeded_sample(study_order(round), study.seed, fraction=study.pilot_fraction))
-        lead_ids = study.memberships.filter(role=Membership.Role.LEAD).values_list("user_id", flat=True)
-        fill_queues(round, {lead: [i for i in study_order(round) if i in sample] for lead in lead_ids})
+        fill_queues(round, _pilot_plan(study, round))
         return round
     study.phase = Phase.INDEPENDENT
     study.save(update_fields=["phase"])
     return _start_independent(study)
+
+
+def _pilot_plan(study: Study, round: Round) -> dict[int, list[int]]:
+    order = study_order(round)
+    sample = set(seeded_sample(order, study.seed, fraction=study.pilot_fraction))
+    lead_ids = study.memberships.filter(role=Membership.Role.LEAD).values_list("user_id", flat=True)
+    return {lead: [i for i in order if i in sample] for lead in lead_ids}
+
+
+def redraw_pilot(study: Study) -> None:
+    """A new pilot sample after the lead changed its share or seed (only before any pilot label)."""
+    round = study.current_round
+    Queue.objects.filter(round=round).delete()
+    fill_queues(round, _pilot_plan(study, round))
 
 
 def _start_independent(study: Study) -> Round:

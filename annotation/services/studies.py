@@ -1,11 +1,13 @@
 """Creating a study and changing its members."""
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 
 from taxonomy.models import Taxonomy
 
-from ..models import Membership, Study
+from ..models import Label, Membership, Study
+from ..permissions import can_manage
 from . import phases
 
 
@@ -45,3 +47,34 @@ def add_member(study: Study, user, role: str = Membership.Role.ANNOTATOR) -> Mem
     if created:
         phases.join_round(study, user)
     return membership
+
+
+@transaction.atomic
+def update_settings(study: Study, user, *, name: str, description: str, overlap: int | None,
+                    pilot_fraction: float, seed: int) -> Study:
+    """The lead's set-up changes. Overlap shapes the independent round, so it is fixed once that round has
+    begun; the pilot share and seed draw the pilot sample, so they change only before the lead's first pilot
+    label, and a change draws the sample again."""
+    if not can_manage(user, study):
+        raise PermissionDenied("Only the study's lead or an admin changes its set-up.")
+    study = Study.objects.select_for_update().get(pk=study.pk)
+    if overlap is not None and overlap < 1:
+        raise StudyError("overlap: at least one annotator per report")
+    if not 0 <= pilot_fraction <= 1:
+        raise StudyError("pilot_fraction: a share between 0 and 1")
+    if Study.objects.filter(name=name).exclude(pk=study.pk).exists():
+        raise StudyError(f"name: a study named {name!r} exists already")
+    in_pilot = study.phase == Study.Phase.PILOT
+    if overlap != study.overlap and not in_pilot:
+        raise StudyError("overlap: the independent round has begun; its queues are already dealt")
+    redraw = (pilot_fraction, seed) != (study.pilot_fraction, study.seed)
+    if redraw:
+        pilot = study.current_round if in_pilot else None
+        if pilot is None or Label.objects.filter(round=pilot).exists():
+            raise StudyError("seed: the pilot sample is drawn and labeling has begun; it can no longer change")
+    study.name, study.description, study.overlap = name, description, overlap
+    study.pilot_fraction, study.seed = pilot_fraction, seed
+    study.save()
+    if redraw:
+        phases.redraw_pilot(study)
+    return study

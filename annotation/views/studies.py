@@ -17,13 +17,13 @@ from taxonomy.services import copy_codebook
 
 from ..access import get_study_for
 from ..exports import label_csv_rows
-from ..forms import StudySetupForm
+from ..forms import StudySettingsForm, StudySetupForm
 from ..models import Study
 from ..permissions import can_export, can_manage, can_view_agreement, role_in
 from ..selectors import current_round, progress_for, studies_for
 from ..services.phases import NEXT_PHASE, PhaseError, advance, missing_labels, open_round
 from ..services.selection import Selection, SelectionError, select_reports
-from ..services.studies import StudyError, create_study
+from ..services.studies import StudyError, create_study, update_settings
 
 
 @login_required
@@ -130,3 +130,25 @@ def _create(request, data: dict, issues):
 def study_export_csv(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_export)
     return csv_response(label_csv_rows(study), f"{slugify(study.name)}-labels.csv")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def study_settings(request: HtmxHttpRequest, study_id: int):
+    study = get_study_for(request, study_id, can_manage)
+    initial = {"name": study.name, "description": study.description, "overlap": study.overlap,
+               "pilot_percent": round(study.pilot_fraction * 100, 4), "seed": study.seed}
+    form = StudySettingsForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            update_settings(study, request.user, name=data["name"], description=data["description"],
+                            overlap=data["overlap"], pilot_fraction=data["pilot_percent"] / 100, seed=data["seed"])
+        except StudyError as exc:
+            field, _, message = str(exc).partition(": ")
+            form.add_error(field if field in form.fields else None, message)
+        else:
+            messages.success(request, "The study's set-up is saved.")
+            return redirect("annotation:study_detail", study_id=study.pk)
+    return render(request, "annotation/study_settings.html", {"study": study, "form": form},
+                  status=400 if form.errors else 200)

@@ -111,3 +111,43 @@ def test_a_duplicate_name_leaves_no_orphan_codebook(client_as, corpus, admin, le
 def test_only_admins_set_up_studies(client_as, lead):
     response = client_as(lead).get(reverse("annotation:study_new"))
     assert response.status_code == 302 and "login" in response.url
+
+
+def _settings(study, **changes):
+    data = {"name": study.name, "description": study.description, "overlap": study.overlap or "",
+            "pilot_percent": study.pilot_fraction * 100, "seed": study.seed}
+    data.update(changes)
+    return data
+
+
+def test_the_lead_redraws_the_pilot_before_labeling_it_then_it_is_fixed(client_as, lead, annotator_a):
+    from annotation.models import Assignment, Round
+    from annotation.services.studies import create_study
+    from tests.factories import label_with
+
+    study = create_study(name="Pilot study", taxonomy=codebook(), issues=[make_issue() for _ in range(40)],
+                         lead=lead, annotators=[annotator_a], with_pilot=True, seed=1)
+    url = reverse("annotation:study_settings", args=[study.pk])
+    client = client_as(lead)
+
+    def sample():
+        return set(Assignment.objects.filter(queue__round__kind=Round.Kind.PILOT).values_list("issue_id", flat=True))
+
+    first = sample()
+    assert client.post(url, _settings(study, seed=2, pilot_percent=25)).status_code == 302
+    second = sample()
+    assert len(second) == 10 and second != first
+    study.refresh_from_db()
+    label_with(lead, study, study.issues.get(pk=min(second)), "C.1", round=study.current_round)
+    response = client.post(url, _settings(study, seed=3))
+    assert response.status_code == 400 and "can no longer change" in response.content.decode()
+    assert sample() == second
+    assert client.post(url, _settings(study, name="Renamed")).status_code == 302
+    assert Study.objects.get(pk=study.pk).name == "Renamed"
+
+
+def test_overlap_is_fixed_once_the_independent_round_begins(client_as, study, lead, annotator_a):
+    url = reverse("annotation:study_settings", args=[study.pk])
+    response = client_as(lead).post(url, _settings(study, overlap=2))
+    assert response.status_code == 400 and "queues are already dealt" in response.content.decode()
+    assert client_as(annotator_a).get(url).status_code == 403
