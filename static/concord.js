@@ -97,7 +97,13 @@
     f.dataset.ready = "1";
     sync(f);
     restoreDraft(f);
-    f.addEventListener("change", () => { sync(f); saveDraft(f); });
+    f.addEventListener("change", (event) => {
+      sync(f);
+      saveDraft(f);
+      // The list a choice opens may sit below the fold of the form's own scroll area: bring it into view.
+      const opened = event.target.checked && f.querySelector(`fieldset[data-parent="${CSS.escape(event.target.value)}"]`);
+      if (opened) opened.scrollIntoView({ block: "nearest" });
+    });
     f.addEventListener("input", () => saveDraft(f));
   }
 
