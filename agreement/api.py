@@ -7,7 +7,7 @@ from rest_framework.views import APIView
 
 from annotation.access import get_study_for
 from annotation.permissions import can_view_agreement
-from annotation.selectors import current_round
+from annotation.selectors import agreement_round
 
 from .reports import agreement_figures, study_agreement
 
@@ -18,7 +18,7 @@ class StudyAgreementAPI(APIView):
     @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request, study_id: int):
         study = get_study_for(request, study_id, can_view_agreement)
-        round = current_round(study)
+        round = agreement_round(study)
         if round is None:
             return Response({"round": None})
         return Response(agreement_figures(study_agreement(round)))

@@ -6,7 +6,7 @@ from django.views.decorators.http import require_GET
 
 from annotation.access import get_study_for
 from annotation.permissions import can_view_agreement
-from annotation.selectors import current_round, labeled_counts
+from annotation.selectors import agreement_round, labeled_counts
 from concord.http import HtmxHttpRequest
 
 from .reports import study_agreement
@@ -16,7 +16,7 @@ from .reports import study_agreement
 @require_GET
 def study_agreement_page(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_view_agreement)
-    round = current_round(study)
+    round = agreement_round(study)
     context = {"study": study, "round": round}
     if round is not None:
         context["agreement"] = study_agreement(round)

@@ -139,3 +139,13 @@ def skips_by_issue(user, round: Round, issues) -> dict[int, str]:
     rows = Assignment.objects.filter(queue__round=round, queue__annotator=user, issue__in=list(issues),
                                      skipped=True, done=False)
     return dict(rows.values_list("issue_id", "skip_reason"))
+
+
+def agreement_round(study: Study) -> Round | None:
+    """The round agreement is measured on: the latest independent round (not the pilot, which only the lead
+    labels, nor the review, whose re-labels are not independent); before there is one, the current round."""
+    round = study.rounds.filter(kind=Round.Kind.INDEPENDENT).order_by("-number").first()
+    if round is not None:
+        round.study = study
+        return round
+    return current_round(study)

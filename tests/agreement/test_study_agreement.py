@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+from django.urls import reverse
 
 from agreement.kappa import fleiss
 from agreement.reports import study_agreement
@@ -63,3 +64,16 @@ def test_task_body_returns_the_same_figures(labeled_study):
     figures = compute_agreement_task(labeled_study.rounds.get().pk)
     assert figures["type"]["reports"] == 4
     assert figures["type"]["kappa"] == pytest.approx(study_agreement(labeled_study.rounds.get()).by_type.kappa)
+
+
+def test_agreement_stays_on_the_independent_round_during_review(client_as, study, lead, annotator_a, annotator_b,
+                                                                annotator_c):
+    from annotation.services.phases import advance
+
+    issues = list(study.issues.order_by("created_at", "id"))
+    for person in (lead, annotator_a, annotator_b, annotator_c):
+        for issue in issues:
+            label_with(person, study, issue, "C.1")
+    advance(study, lead)
+    figures = client_as(lead).get(reverse("api:study_agreement", args=[study.pk])).json()
+    assert figures["round"] == 1 and figures["type"]["reports"] == 3 and figures["type"]["raters"] == 4
