@@ -52,6 +52,12 @@ def _context(request, study, round, assignment, *, label=None, form=None, error:
     }
     if issue is not None and round.kind == Round.Kind.REVIEW:
         context.update(review_context(request.user, study, round, issue))
+        if label is None and not initial:
+            # A re-label starts from one's own independent label, which stays stored as it was.
+            own = next((lb for lb in context.get("all_labels", []) if lb.annotator_id == request.user.pk
+                        and lb.round.kind == Round.Kind.INDEPENDENT), None)
+            context["initial"] = _initial(own, None)
+            context["prefilled_from"] = own
     return context
 
 

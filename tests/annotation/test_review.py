@@ -73,3 +73,11 @@ def test_the_review_is_closed_to_annotators_while_the_study_is_blind(client_as, 
     assert client.get(reverse("annotation:review_list", args=[study.pk])).status_code == 403
     assert client.get(reverse("api:comment_list", args=[study.pk, issue.pk])).status_code == 403
     assert client.post(reverse("annotation:comment_post", args=[study.pk, issue.pk]), {"body": "x"}).status_code == 403
+
+
+def test_the_re_label_form_starts_from_ones_independent_label(client_as, in_review, annotator_b):
+    study, tied = in_review
+    page = client_as(annotator_b).get(reverse("annotation:issue_label", args=[study.pk, tied.pk])).content.decode()
+    assert "Filled in from your independent label (C.1)" in page
+    c1 = study.taxonomy.categories.get(code="C.1")
+    assert f'value="{c1.pk}" aria-describedby="def-{c1.pk}" checked' in page
