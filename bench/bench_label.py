@@ -17,6 +17,8 @@ their queues marked to match. Then:
 from __future__ import annotations
 
 import argparse
+import http.client
+import json
 import os
 import re
 import socket
@@ -135,25 +137,44 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _login(base: str, username: str, password: str):
-    import requests
+class Annotator:
+    """One annotator's browser-like session: logged in once, then one kept-alive connection. Plain
+    http.client, so that the 7 client threads (which share the machine with the server) cost little."""
 
-    session = requests.Session()
-    page = session.get(f"{base}/accounts/login/")
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
-    response = session.post(f"{base}/accounts/login/", data={"username": username, "password": password,
-                                                            "csrfmiddlewaretoken": token},
-                            headers={"Referer": f"{base}/accounts/login/"}, allow_redirects=False)
-    assert response.status_code == 302, f"login of {username} failed"
-    session.headers.update({"X-CSRFToken": session.cookies["csrftoken"], "Referer": base + "/"})
-    return session
+    def __init__(self, host: str, port: int, username: str, password: str):
+        import requests
+
+        base = f"http://{host}:{port}"
+        login = requests.Session()
+        page = login.get(f"{base}/accounts/login/")
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
+        response = login.post(f"{base}/accounts/login/", allow_redirects=False,
+                              data={"username": username, "password": password, "csrfmiddlewaretoken": token},
+                              headers={"Referer": f"{base}/accounts/login/"})
+        assert response.status_code == 302, f"login of {username} failed"
+        cookies = login.cookies.get_dict()
+        self.headers = {
+            "Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items()),
+            "X-CSRFToken": cookies["csrftoken"], "Referer": base + "/", "Accept": "application/json",
+        }
+        self.connection = http.client.HTTPConnection(host, port, timeout=30)
+
+    def call(self, method: str, path: str, body: dict | None = None) -> tuple[int, dict | None]:
+        headers = dict(self.headers)
+        payload = None
+        if body is not None:
+            payload = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        self.connection.request(method, path, body=payload, headers=headers)
+        response = self.connection.getresponse()
+        data = response.read()
+        return response.status, (json.loads(data) if data else None)
 
 
 def measure_concurrent(study, labelers, themes, round_trips: int, workers: int, threads: int) -> None:
     from annotation.models import Label, Queue
 
     port = _free_port()
-    base = f"http://127.0.0.1:{port}"
     env = {**os.environ, "ALLOWED_HOSTS": "127.0.0.1", "SECURE_SSL_REDIRECT": "0", "SECURE_COOKIES": "0"}
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "concord.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
@@ -165,7 +186,8 @@ def measure_concurrent(study, labelers, themes, round_trips: int, workers: int, 
                 break
             except OSError:
                 time.sleep(0.1)
-        sessions = [_login(base, p.username, "bench-pw-lead" if p.username == "lead" else f"bench-pw-{p.username}")
+        sessions = [Annotator("127.0.0.1", port, p.username,
+                              "bench-pw-lead" if p.username == "lead" else f"bench-pw-{p.username}")
                     for p in labelers]
         labels_before = Label.objects.filter(study=study).count()
         done_before = {q.annotator_id: q.done for q in Queue.objects.filter(round__study=study)}
@@ -180,13 +202,13 @@ def measure_concurrent(study, labelers, themes, round_trips: int, workers: int, 
             start_gate.wait()
             for _ in range(round_trips):
                 started = time.perf_counter()
-                data = session.get(f"{base}/api/studies/{study.pk}/queue/next/").json()
+                _, data = session.call("GET", f"/api/studies/{study.pk}/queue/next/")
                 issue_id = data["report"]["id"]
-                response = session.post(f"{base}/api/studies/{study.pk}/labels/",
-                                        json={"issue": issue_id, "type": type_id, "theme": theme_id})
+                status, saved = session.call("POST", f"/api/studies/{study.pk}/labels/",
+                                             {"issue": issue_id, "type": type_id, "theme": theme_id})
                 times[index].append(time.perf_counter() - started)
-                if response.status_code != 201:
-                    errors.append(f"{response.status_code} {response.text[:200]}")
+                if status != 201:
+                    errors.append(f"{status} {str(saved)[:200]}")
                 submitted[index].append(issue_id)
 
         pool = [threading.Thread(target=annotate, args=(i,)) for i in range(len(sessions))]
