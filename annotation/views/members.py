@@ -81,6 +81,11 @@ def join(request: HtmxHttpRequest, token: str):
         invitation = usable(token)
     except InvitationError as exc:
         return render(request, "annotation/join.html", {"error": str(exc)}, status=410)
+    study = invitation.study
+    if request.user.is_authenticated and study.memberships.filter(user=request.user).exists():
+        # Opening a link meant for someone else while logged in must not use it up.
+        messages.info(request, f"You are a member of {study.name} already; the link stays unused.")
+        return redirect("annotation:study_detail", study_id=study.pk)
     form = None if request.user.is_authenticated else UserCreationForm(request.POST or None)
     if request.method == "POST":
         try:

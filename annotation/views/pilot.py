@@ -5,6 +5,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from concord.http import HtmxHttpRequest
@@ -48,6 +49,6 @@ def category_add(request: HtmxHttpRequest, study_id: int):
             messages.error(request, str(exc))
         else:
             messages.success(request, f"Added {category.code} {category.name} to the codebook.")
-    if back.startswith("/") and not back.startswith("//"):
+    if url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
         return redirect(back)
     return redirect("annotation:queue", study_id=study.pk)

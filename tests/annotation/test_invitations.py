@@ -106,3 +106,20 @@ def test_the_lead_adds_an_existing_user_by_name(client_as, study, lead, outsider
     assert Membership.objects.filter(study=study, user=outsider).exists()
     response = client.post(reverse("annotation:members", args=[study.pk]), {"username": "nobody", "role": "annotator"})
     assert response.status_code == 400 and "No active user named" in response.content.decode()
+
+
+def test_a_member_opening_a_link_does_not_use_it_up(client_as, study, lead, annotator_a):
+    link = _link(client_as, lead, study)
+    response = client_as(annotator_a).post(link)
+    assert response.status_code == 302 and Invitation.objects.get().accepted_at is None
+
+
+def test_the_pilot_form_does_not_redirect_off_site(client_as, lead):
+    from annotation.services.studies import create_study
+    from tests.factories import codebook, make_issue
+
+    study = create_study(name="Off-site", taxonomy=codebook(), issues=[make_issue()], lead=lead, with_pilot=True)
+    for target in ("https://evil.example/", "//evil.example/", "/\\\\evil.example/"):
+        response = client_as(lead).post(reverse("annotation:category_add", args=[study.pk]),
+                                        {"parent": 1, "name": "x", "next": target})
+        assert response.status_code == 302 and "evil" not in response.url
