@@ -1,12 +1,17 @@
-"""Pure: Fleiss' kappa (statsmodels) on count matrices, with the figures it used."""
+"""Pure: Fleiss' kappa (statsmodels) on count matrices, with observed and expected agreement, Fleiss' (1971)
+per-category kappas and a seeded, vectorised bootstrap interval over reports."""
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 from statsmodels.stats.inter_rater import fleiss_kappa
 
+from .figures import Figure, finite
 from .matrices import count_matrix
+
+BOOTSTRAP_BATCH = 100
 
 
 @dataclass
@@ -19,23 +24,92 @@ class FleissResult:
     undefined_because: str = ""
 
 
+def _undefined(n_subjects: int, n_raters: int, n_categories: int) -> str:
+    # Kappa is 0/0 in these cases; say so rather than show nan.
+    if n_subjects == 0:
+        return "no report has a complete set of ratings"
+    if n_raters < 2:
+        return "fewer than two raters"
+    if n_categories < 2:
+        return "every rater gave the same single category, so chance agreement is 1"
+    return ""
+
+
 def fleiss(ratings: Mapping[Hashable, Sequence[str]], n_raters: int | None = None) -> FleissResult:
     """Fleiss' kappa (1971) over subjects rated by n_raters each; the rest are reported as left out."""
     matrix = count_matrix(ratings, n_raters)
-    result = FleissResult(
-        kappa=None,
-        n_subjects=len(matrix.subjects),
-        n_raters=matrix.n_raters,
-        categories=matrix.categories,
-        left_out=matrix.left_out,
-    )
-    # Kappa is 0/0 in these cases; say so rather than show nan.
-    if result.n_subjects == 0:
-        result.undefined_because = "no report has a complete set of ratings"
-    elif result.n_raters < 2:
-        result.undefined_because = "fewer than two raters"
-    elif len(matrix.categories) < 2:
-        result.undefined_because = "every rater gave the same single category, so chance agreement is 1"
-    else:
+    result = FleissResult(kappa=None, n_subjects=len(matrix.subjects), n_raters=matrix.n_raters,
+                          categories=matrix.categories, left_out=matrix.left_out)
+    result.undefined_because = _undefined(result.n_subjects, result.n_raters, len(matrix.categories))
+    if not result.undefined_because:
         result.kappa = float(fleiss_kappa(matrix.counts, method="fleiss"))
     return result
+
+
+def agreement_parts(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per subject: P_i, the share of agreeing rater pairs; per category: p_j, its share of all ratings."""
+    m = counts.sum(axis=1)
+    p_i = (np.square(counts).sum(axis=1) - m) / (m * (m - 1))
+    p_j = counts.sum(axis=0) / counts.sum()
+    return p_i, p_j
+
+
+def per_category_kappa(counts: np.ndarray) -> np.ndarray:
+    """Fleiss (1971), eq. for kappa_j: agreement on category j against chance, NaN where p_j is 0 or 1."""
+    n, m = counts.shape[0], counts[0].sum()
+    p_j = counts.sum(axis=0) / (n * m)
+    disagreement = (counts * (m - counts)).sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 1 - disagreement / (n * m * (m - 1) * p_j * (1 - p_j))
+
+
+def bootstrap_kappa(counts: np.ndarray, resamples: int = 1000, seed: int = 0,
+                    confidence: float = 0.95) -> tuple[float | None, float | None]:
+    """Percentile interval of Fleiss' kappa over reports resampled with replacement.
+
+    Vectorised: each batch draws B × N row indices, turns them into multiplicity weights W (B × N), and then
+    P̄ = W·P_i / N and p_j = W·counts / (N·m) for all B resamples at once.
+    """
+    n = counts.shape[0]
+    if n < 2 or resamples < 1:
+        return None, None
+    m = counts[0].sum()
+    p_i, _ = agreement_parts(counts)
+    rng = np.random.default_rng(seed)
+    kappas = []
+    for start in range(0, resamples, BOOTSTRAP_BATCH):
+        b = min(BOOTSTRAP_BATCH, resamples - start)
+        draws = rng.integers(0, n, size=(b, n))
+        weights = np.bincount((draws + (np.arange(b) * n)[:, None]).ravel(), minlength=b * n).reshape(b, n)
+        p_bar = weights @ p_i / n
+        p_j = (weights @ counts) / (n * m)
+        p_e = np.square(p_j).sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            kappas.append((p_bar - p_e) / (1 - p_e))
+    values = np.concatenate(kappas)
+    values = values[np.isfinite(values)]
+    if not len(values):
+        return None, None
+    tail = (1 - confidence) / 2 * 100
+    low, high = np.percentile(values, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def fleiss_figure(ratings: Mapping[Hashable, Sequence[str]], *, level: str, type: str = "",
+                  n_raters: int | None = None, resamples: int = 1000, seed: int = 0) -> Figure:
+    """Fleiss' kappa with everything a reader needs to judge it."""
+    matrix = count_matrix(ratings, n_raters)
+    figure = Figure(method="Fleiss' kappa (1971), statsmodels; 95 % bootstrap interval over reports",
+                    level=level, type=type, n_reports=len(matrix.subjects), n_raters=matrix.n_raters,
+                    categories=matrix.categories, left_out=matrix.left_out)
+    figure.undefined_because = _undefined(figure.n_reports, figure.n_raters, len(matrix.categories))
+    if figure.undefined_because:
+        return figure
+    counts = matrix.counts
+    p_i, p_j = agreement_parts(counts)
+    figure.observed = finite(p_i.mean())
+    figure.expected = finite(np.square(p_j).sum())
+    figure.value = finite(fleiss_kappa(counts, method="fleiss"))
+    figure.ci_low, figure.ci_high = bootstrap_kappa(counts, resamples, seed)
+    figure.per_category = {c: finite(k) for c, k in zip(matrix.categories, per_category_kappa(counts), strict=True)}
+    return figure

@@ -1,0 +1,61 @@
+"""Pure: Krippendorff's alpha for nominal data, which allows missing ratings (Krippendorff 2011)."""
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+
+import numpy as np
+
+from .figures import Figure, finite
+from .matrices import natural_key
+
+MISSING = None
+
+
+def unit_counts(ratings: Mapping[Hashable, Sequence[str | None]]) -> tuple[list[Hashable], list[str], np.ndarray]:
+    """Units × categories counts of the values given; missing ratings (None) are simply not counted."""
+    categories = sorted({v for values in ratings.values() for v in values if v is not MISSING}, key=natural_key)
+    index = {c: i for i, c in enumerate(categories)}
+    units = list(ratings)
+    counts = np.zeros((len(units), len(categories)), dtype=float)
+    for row, unit in enumerate(units):
+        for value in ratings[unit]:
+            if value is not MISSING:
+                counts[row, index[value]] += 1
+    return units, categories, counts
+
+
+def nominal_alpha(counts: np.ndarray) -> float | None:
+    """Alpha from a units × categories count matrix; units with fewer than two values are not pairable."""
+    m = counts.sum(axis=1)
+    pairable = counts[m >= 2]
+    m = m[m >= 2]
+    if not len(pairable):
+        return None
+    # Coincidence matrix: o_ck = Σ_u n_uc (n_uk − [c = k]) / (m_u − 1).
+    scaled = pairable / (m - 1)[:, None]
+    coincidences = pairable.T @ scaled - np.diag(scaled.sum(axis=0))
+    n_c = coincidences.sum(axis=1)
+    n = n_c.sum()
+    observed_disagreement = n - np.trace(coincidences)
+    expected_disagreement = (n * n - np.square(n_c).sum()) / (n - 1)
+    if expected_disagreement == 0:
+        return None
+    return finite(1 - observed_disagreement / expected_disagreement)
+
+
+def alpha_figure(ratings: Mapping[Hashable, Sequence[str | None]], *, level: str, type: str = "") -> Figure:
+    units, categories, counts = unit_counts(ratings)
+    m = counts.sum(axis=1) if len(units) else np.zeros(0)
+    left_out = [(u, "fewer than two ratings") for u, k in zip(units, m, strict=True) if k < 2]
+    figure = Figure(method="Krippendorff's alpha, nominal (missing ratings allowed)", level=level, type=type,
+                    n_reports=len(units) - len(left_out), n_raters=int(m.max()) if len(m) else 0,
+                    categories=categories, left_out=left_out)
+    if figure.n_reports == 0:
+        figure.undefined_because = "no report has two or more ratings"
+    elif len(categories) < 2:
+        figure.undefined_because = "every rating is the same single category, so there is no disagreement to expect"
+    else:
+        figure.value = nominal_alpha(counts)
+        if figure.value is None:
+            figure.undefined_because = "expected disagreement is zero"
+    return figure
