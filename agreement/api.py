@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -9,16 +9,21 @@ from annotation.access import get_study_for
 from annotation.permissions import can_view_agreement
 from annotation.selectors import agreement_round
 
-from .reports import agreement_figures, study_agreement
+from .reports import LEVELS, agreement_figures, study_agreement
 
 
 class StudyAgreementAPI(APIView):
-    """Fleiss' kappa for the type and per type at theme level (lead and admins only)."""
+    """Every agreement figure of the round (lead and admins; members once the independent round closed)."""
 
-    @extend_schema(responses=OpenApiTypes.OBJECT)
+    @extend_schema(responses=OpenApiTypes.OBJECT, parameters=[
+        OpenApiParameter("level", str, enum=list(LEVELS), description="per-type figures at theme (default) or "
+                                                                      "sub-theme level")])
     def get(self, request, study_id: int):
         study = get_study_for(request, study_id, can_view_agreement)
         round = agreement_round(study)
         if round is None:
             return Response({"round": None})
-        return Response(agreement_figures(study_agreement(round)))
+        level = request.GET.get("level", "theme")
+        if level not in LEVELS:
+            return Response({"level": [f"one of {', '.join(LEVELS)}"]}, status=400)
+        return Response(agreement_figures(study_agreement(round, level)))

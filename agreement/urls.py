@@ -6,6 +6,7 @@ app_name = "agreement"
 
 urlpatterns = [
     path("studies/<int:study_id>/agreement/", views.study_agreement_page, name="study_agreement"),
+    path("studies/<int:study_id>/agreement/recompute/", views.recompute, name="recompute"),
 ]
 
 api_urlpatterns = [

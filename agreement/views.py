@@ -1,25 +1,62 @@
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
 
 from annotation.access import get_study_for
+from annotation.models import Label
 from annotation.permissions import can_view_agreement
-from annotation.selectors import agreement_round, labeled_counts
+from annotation.selectors import agreement_round
 from concord.http import HtmxHttpRequest
 
-from .reports import study_agreement
+from .reports import LEVELS
+from .services import history, latest, snapshot
+
+
+def _level(request) -> str:
+    level = request.GET.get("level") or request.POST.get("level") or "theme"
+    return level if level in LEVELS else "theme"
 
 
 @login_required
 @require_GET
 def study_agreement_page(request: HtmxHttpRequest, study_id: int):
+    """The lead's dashboard: the latest snapshot of every figure, and how the figures moved."""
     study = get_study_for(request, study_id, can_view_agreement)
     round = agreement_round(study)
-    context = {"study": study, "round": round}
+    level = _level(request)
+    context = {"study": study, "round": round, "level": level, "level_name": level.replace("_", "-"),
+               "levels": [(lv, lv.replace("_", "-")) for lv in LEVELS]}
     if round is not None:
-        context["agreement"] = study_agreement(round)
-        context["members"] = labeled_counts(study, round)
-        context["issue_count"] = study.issues.count()
+        current = latest(study, level)
+        if current is None or current.round_id != round.pk:
+            current = snapshot(round, level, by=request.user)
+        figures = current.figures
+        snapshots = history(study, level)
+        context.update({
+            "snapshot": current, "figures": figures, "labels_now": Label.objects.filter(round=round).count(),
+            "type_rows": [(f"{t['name']} ({t['type']})", t["fleiss"]["value"], t["fleiss"]["ci_low"],
+                           t["fleiss"]["ci_high"]) for t in figures["per_type"]]
+            + [("All reports, type", figures["type"]["value"], figures["type"]["ci_low"], figures["type"]["ci_high"])],
+            "category_rows": [(t, sorted(t["fleiss"]["per_category"].items())) for t in figures["per_type"]
+                              if t["fleiss"]["per_category"]],
+            "rater_rows": [(r["rater"], r["agreement"]) for r in figures["raters"]],
+            "trend": [(f"{s.computed_at:%Y-%m-%d %H:%M} ({s.labels} labels)", s.figures["type"]["value"])
+                      for s in snapshots if s.round_id == round.pk],
+        })
     return render(request, "agreement/study_agreement.html", context)
+
+
+@login_required
+@require_POST
+def recompute(request: HtmxHttpRequest, study_id: int):
+    study = get_study_for(request, study_id, can_view_agreement)
+    round = agreement_round(study)
+    level = _level(request)
+    if round is not None:
+        taken = snapshot(round, level, by=request.user)
+        messages.success(request, f"Recomputed on {taken.labels} labels in {taken.seconds:.1f} s.")
+    return redirect(reverse("agreement:study_agreement", args=[study.pk]) + f"?level={level}")

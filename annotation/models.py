@@ -232,3 +232,57 @@ class Label(models.Model):
 
 
 NOT_RELEVANT = "NR"
+
+
+class Decision(models.Model):
+    """A report's final label in a study, and how it was reached (DESIGN step 10). History keeps every
+    change, so a decision revised by the lead still shows what it was before."""
+
+    class Method(models.TextChoices):
+        MAJORITY = "majority", "Majority"
+        CONSENSUS = "consensus", "Consensus after review"
+        LEAD = "lead", "Lead decision"
+        IMPORTED = "imported", "Imported final label"
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="decisions")
+    issue = models.ForeignKey(Issue, on_delete=models.PROTECT, related_name="decisions")
+    is_relevant = models.BooleanField(default=True)
+    type = models.ForeignKey(Category, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    theme = models.ForeignKey(Category, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    sub_theme = models.ForeignKey(Category, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    method = models.CharField(max_length=16, choices=Method.choices)
+    support = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Raters who gave the final label")
+    raters = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Raters of the report")
+    rationale = models.TextField(blank=True)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                   related_name="+")
+    decided_at = models.DateTimeField(auto_now=True)
+
+    history = HistoricalRecords()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["study", "issue"], name="decision_one_per_report"),
+            models.CheckConstraint(
+                condition=models.Q(is_relevant=True, type__isnull=False)
+                | models.Q(is_relevant=False, type__isnull=True, theme__isnull=True, sub_theme__isnull=True),
+                name="decision_type_iff_relevant",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.issue}: {self.code} ({self.get_method_display()})"
+
+    @property
+    def code(self) -> str:
+        if not self.is_relevant:
+            return NOT_RELEVANT
+        node = self.sub_theme or self.theme or self.type
+        return node.code if node else ""
+
+    @property
+    def how(self) -> str:
+        """How the label was reached, as the study reports it: "majority 5/7", "lead decision", …"""
+        if self.method == self.Method.MAJORITY and self.support and self.raters:
+            return f"majority {self.support}/{self.raters}"
+        return self.get_method_display().lower()

@@ -33,20 +33,20 @@ def labeled_study(lead, annotator_a, annotator_b, annotator_c):
 def test_type_kappa_counts_not_relevant_as_a_category(labeled_study):
     agreement = study_agreement(labeled_study.rounds.get())
     expected = fleiss({i: [c if c == "NR" else c[0] for c in codes] for i, codes in enumerate(LABELS)})
-    assert agreement.by_type.kappa == pytest.approx(expected.kappa)
+    assert agreement.by_type.value == pytest.approx(expected.kappa)
     assert agreement.by_type.categories == ["B", "C", "NR"]
-    assert (agreement.by_type.n_subjects, agreement.by_type.n_raters) == (4, 3)
+    assert (agreement.by_type.n_reports, agreement.by_type.n_raters) == (4, 3)
 
 
 def test_per_type_uses_reports_of_that_majority_type_and_other_types_as_categories(labeled_study):
     per_type = {t.type.code: t.result for t in study_agreement(labeled_study.rounds.get()).per_type}
     bug = per_type["C"]
-    assert bug.n_subjects == 2
-    assert bug.kappa == pytest.approx(fleiss({0: list(LABELS[0]), 1: list(LABELS[1])}).kappa)
+    assert bug.n_reports == 2
+    assert bug.value == pytest.approx(fleiss({0: list(LABELS[0]), 1: list(LABELS[1])}).kappa)
     requirement = per_type["B"]
     assert requirement.categories == ["B.1", "B.2", "C.3", "NR"]
-    assert requirement.n_subjects == 2
-    assert per_type["A"].kappa is None and per_type["A"].n_subjects == 0
+    assert requirement.n_reports == 2
+    assert per_type["A"].value is None and per_type["A"].n_reports == 0
 
 
 def test_reports_not_every_rater_labeled_are_left_out(lead, annotator_a, annotator_b):
@@ -56,14 +56,14 @@ def test_reports_not_every_rater_labeled_are_left_out(lead, annotator_a, annotat
     label_with(annotator_b, study, issues[0], "C.2")
     label_with(annotator_a, study, issues[1], "C.1")
     result = study_agreement(study.rounds.get()).by_type
-    assert result.n_subjects == 1
+    assert result.n_reports == 1
     assert result.left_out == [(issues[1].pk, "rated by 1 of 2 raters")]
 
 
 def test_task_body_returns_the_same_figures(labeled_study):
     figures = compute_agreement_task(labeled_study.rounds.get().pk)
     assert figures["type"]["reports"] == 4
-    assert figures["type"]["kappa"] == pytest.approx(study_agreement(labeled_study.rounds.get()).by_type.kappa)
+    assert figures["type"]["kappa"] == pytest.approx(study_agreement(labeled_study.rounds.get()).by_type.value)
 
 
 def test_agreement_stays_on_the_independent_round_during_review(client_as, study, lead, annotator_a, annotator_b,

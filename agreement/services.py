@@ -1,0 +1,26 @@
+"""Computing a round's agreement and keeping it as a snapshot."""
+from __future__ import annotations
+
+import time
+
+from annotation.models import Label, Round
+
+from .models import AgreementSnapshot
+from .reports import agreement_figures, study_agreement
+
+
+def snapshot(round: Round, level: str = "theme", by=None) -> AgreementSnapshot:
+    started = time.perf_counter()
+    figures = agreement_figures(study_agreement(round, level))
+    return AgreementSnapshot.objects.create(
+        study_id=round.study_id, round=round, level=level, labels=Label.objects.filter(round=round).count(),
+        figures=figures, computed_by=by, seconds=time.perf_counter() - started,
+    )
+
+
+def latest(study, level: str) -> AgreementSnapshot | None:
+    return AgreementSnapshot.objects.filter(study=study, level=level).order_by("-computed_at", "-id").first()
+
+
+def history(study, level: str) -> list[AgreementSnapshot]:
+    return list(AgreementSnapshot.objects.filter(study=study, level=level).order_by("computed_at", "id"))
