@@ -43,8 +43,9 @@ class Command(BaseCommand):
         for name, f, a in rows:
             ci = f"{_num(f['ci_low'])}–{_num(f['ci_high'])}" if f["ci_low"] is not None else "—"
             reasons = "; ".join(f"{n} {why}" for why, n in f["left_out_reasons"].items())
+            why = f" ({reasons})" if reasons else ""
             self.stdout.write(f"{name[:34]:<34} {_num(f['value']):>8} {ci:>15} {_num(a['value']):>8} "
-                              f"{f['n_reports']:>8} {f['n_raters']:>6}  {f['left_out']}{' (' + reasons + ')' if reasons else ''}")
+                              f"{f['n_reports']:>8} {f['n_raters']:>6}  {f['left_out']}{why}")
             if f["undefined_because"]:
                 self.stdout.write(f"{'':<34} kappa undefined: {f['undefined_because']}")
         controversial = figures["controversial"]
