@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 
 def modal_label(labels: Sequence[str]) -> str | None:
@@ -35,3 +35,27 @@ def controversial_levels(labels: Sequence[tuple[str, str | None, str | None]]) -
     winning_theme = modal_label(themes)
     subs = [label[2] for label in labels if label[1] == winning_theme and winning_theme and label[2]]
     return ["sub_theme"] if is_controversial(subs) else []
+
+
+def final_label(labels: Sequence[tuple[Hashable, Hashable | None, Hashable | None]]
+                ) -> tuple[tuple[Hashable, Hashable | None, Hashable | None], int] | None:
+    """The label the votes settle on, level by level, and how many raters gave it; None when a level ties.
+
+    The type is the plurality of all labels; the theme the plurality among labels of that type; the sub-theme
+    the plurality among labels of that theme that name one. Support counts the raters whose label matches the
+    final one at its most specific level.
+    """
+    if not labels or controversial_levels(labels):
+        return None
+    type_ = modal_label([lab[0] for lab in labels])
+    themes = [lab[1] for lab in labels if lab[0] == type_ and lab[1] is not None]
+    theme = modal_label(themes) if themes else None
+    subs = [lab[2] for lab in labels if theme is not None and lab[1] == theme and lab[2] is not None]
+    sub = modal_label(subs) if subs else None
+    if sub is not None:
+        support = sum(1 for lab in labels if lab[2] == sub)
+    elif theme is not None:
+        support = sum(1 for lab in labels if lab[1] == theme)
+    else:
+        support = sum(1 for lab in labels if lab[0] == type_)
+    return (type_, theme, sub), support

@@ -1,7 +1,7 @@
 from django.urls import path
 
 from . import api
-from .views import history, issues, members, pilot, queue, review, studies
+from .views import adjudication, history, issues, members, pilot, queue, review, studies
 
 app_name = "annotation"
 
@@ -29,6 +29,9 @@ urlpatterns = [
     path("studies/<int:study_id>/issues/<int:issue_id>/label/", queue.label_submit, name="label_submit"),
     path("studies/<int:study_id>/issues/<int:issue_id>/skip/", queue.label_skip, name="label_skip"),
     path("studies/<int:study_id>/categories/", pilot.category_add, name="category_add"),
+    # Adjudication
+    path("studies/<int:study_id>/adjudication/", adjudication.adjudication_list, name="adjudication_list"),
+    path("studies/<int:study_id>/adjudication/<int:issue_id>/", adjudication.adjudicate, name="adjudicate"),
     # Review
     path("studies/<int:study_id>/review/", review.review_list, name="review_list"),
     path("studies/<int:study_id>/issues/<int:issue_id>/comments/", review.comment_post, name="comment_post"),

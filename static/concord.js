@@ -66,7 +66,7 @@
     if (!key) return;
     const value = (name) => { const el = f.querySelector(`input[name=${name}]:checked`); return el ? el.value : ""; };
     const draft = { type: value("type"), theme: value("theme"), sub_theme: value("sub_theme"),
-      note: f.querySelector("textarea[name=note]").value, at: Math.floor(Date.now() / 1000) };
+      note: (f.querySelector("textarea[name=note]") || {}).value || "", at: Math.floor(Date.now() / 1000) };
     try { localStorage.setItem(key, JSON.stringify(draft)); } catch (e) { /* storage full or disabled */ }
   }
 
@@ -188,7 +188,8 @@
       click("#original-link");
     } else if (key === "n") {
       event.preventDefault();
-      f.querySelector("textarea[name=note]").focus();
+      const note = f.querySelector("[data-note]");
+      if (note) note.focus();
     } else if (key === "c") {
       const box = document.querySelector("[data-comment-box]");
       if (box) { event.preventDefault(); box.focus(); }

@@ -23,6 +23,8 @@ MATRIX = [
     ("annotation:history_csv", False, 200, 200, 403, 404, 302),
     ("annotation:members", False, 200, 200, 403, 404, 302),
     ("annotation:study_settings", False, 200, 200, 403, 404, 302),
+    ("annotation:adjudication_list", False, 200, 200, 403, 404, 302),
+    ("annotation:adjudicate", True, 200, 200, 403, 404, 302),
     ("annotation:study_export_csv", False, 200, 200, 403, 404, 302),
     ("agreement:study_agreement", False, 200, 200, 403, 404, 302),
     ("api:study_detail", False, 200, 200, 200, 404, ANON),

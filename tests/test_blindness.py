@@ -61,7 +61,7 @@ def test_every_page_and_endpoint_hides_other_annotators(client_as, open_round, a
             "api:study_agreement", "agreement:study_agreement", "annotation:study_export_csv",
             "api:study_list", "annotation:study_detail", "annotation:review_list", "annotation:history",
             "annotation:history_csv", "annotation:members", "annotation:study_settings", "annotation:previous",
-            "api:study_detail",
+            "api:study_detail", "annotation:adjudication_list", "annotation:adjudicate",
             "api:report_list", "api:report_detail", "api:queue_next", "api:label_history",
             "api:comment_list"} <= visited
 

@@ -126,6 +126,13 @@ def advance(study: Study, user, *, confirm_missing: bool = False) -> Study:
     study = Study.objects.select_for_update().get(pk=study.pk)
     if study.phase not in NEXT_PHASE:
         raise PhaseError(f"{study} is closed; there is no next phase.")
+    if study.phase == Phase.ADJUDICATION:
+        from .adjudication import needing_decision
+
+        waiting = needing_decision(study)
+        if waiting:
+            raise PhaseError(f"{len(waiting)} reports still need the lead's decision (tied, or never labeled); "
+                             "decide them on the adjudication page first.")
     current = open_round(study)
     if current is not None:
         missing = missing_labels(current) if current.kind in COMPLETE_BEFORE_CLOSING else []
@@ -140,6 +147,10 @@ def advance(study: Study, user, *, confirm_missing: bool = False) -> Study:
     study.save(update_fields=["phase"])
     if study.phase == Phase.INDEPENDENT:
         _start_independent(study)
+    elif study.phase == Phase.CLOSED:
+        from .adjudication import finalize
+
+        finalize(study)
     elif study.phase == Phase.REVIEW:
         independent = study.rounds.filter(kind=Round.Kind.INDEPENDENT).order_by("-number").first()
         if independent is None:

@@ -127,6 +127,9 @@ def test_review_takes_the_tied_reports_and_keeps_independent_labels_apart(lead, 
 
 def test_review_and_adjudication_lead_to_a_closed_study(lead, annotator_a):
     study = _study(lead, [annotator_a], n=2, with_pilot=False)
+    for issue in study.issues.all():
+        label_with(lead, study, issue, "C.1")
+        label_with(annotator_a, study, issue, "C.1")
     for phase in (Phase.REVIEW, Phase.ADJUDICATION, Phase.CLOSED):
         study = advance(study, lead, confirm_missing=True)
         assert study.phase == phase

@@ -1,0 +1,104 @@
+"""Final labels: majority where the votes settle, consensus where the review settled them, and the lead's
+decision, with a rationale, where they still tie (DESIGN step 10)."""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from agreement.ties import controversial_levels, final_label
+
+from ..bulk_rows import history_from, insert_rows
+from ..models import NOT_RELEVANT, Decision, Label, ReviewItem, Round, Study
+from ..permissions import can_manage
+from .labels import LabelError, LabelInput, _validated
+
+Vote = tuple  # (type id or NR, theme id, sub-theme id)
+
+
+def current_votes(study: Study) -> dict[int, dict[int, Vote]]:
+    """Each annotator's vote per report: their review re-label if they made one, else their independent
+    label. The pilot does not vote."""
+    kinds = {Round.Kind.INDEPENDENT: 0, Round.Kind.REVIEW: 1}
+    votes: dict[int, dict[int, tuple[int, Vote]]] = defaultdict(dict)
+    rows = Label.objects.filter(study=study, round__kind__in=list(kinds)).values_list(
+        "issue_id", "annotator_id", "round__kind", "round__number", "is_relevant", "type_id", "theme_id",
+        "sub_theme_id")
+    for issue_id, annotator_id, kind, number, relevant, type_id, theme_id, sub_id in rows.iterator(chunk_size=10000):
+        rank = (kinds[kind], number)
+        vote = (type_id, theme_id, sub_id) if relevant else (NOT_RELEVANT, None, None)
+        held = votes[issue_id].get(annotator_id)
+        if held is None or held[0] < rank:
+            votes[issue_id][annotator_id] = (rank, vote)
+    return {i: {a: v for a, (_, v) in by.items()} for i, by in votes.items()}
+
+
+def still_tied(study: Study) -> dict[int, list[str]]:
+    """Reports whose current votes tie at some level, with the levels, in report order."""
+    tied = {}
+    for issue_id, by in sorted(current_votes(study).items()):
+        levels = controversial_levels(list(by.values()))
+        if levels:
+            tied[issue_id] = levels
+    return tied
+
+
+@transaction.atomic
+def decide(study: Study, user, issue_id: int, data: LabelInput, rationale: str) -> Decision:
+    """The lead's final label for a report, with the reason; a second decision revises it (history keeps both)."""
+    if not can_manage(user, study):
+        raise PermissionDenied("Only the study's lead or an admin decides final labels.")
+    if study.phase != Study.Phase.ADJUDICATION:
+        raise LabelError("phase", "final labels are decided in the adjudication phase")
+    if not study.issues.filter(pk=issue_id).exists():
+        raise LabelError("issue", f"report {issue_id} is not part of {study}")
+    if not rationale.strip():
+        raise LabelError("rationale", "say why: the rationale is part of the record")
+    round = study.current_round or study.rounds.order_by("-number").first()
+    fields = _validated(round, data)
+    votes = current_votes(study).get(issue_id, {})
+    decision, _ = Decision.objects.update_or_create(
+        study=study, issue_id=issue_id,
+        defaults={**fields, "method": Decision.Method.LEAD, "rationale": rationale.strip(), "decided_by": user,
+                  "support": None, "raters": len(votes) or None},
+    )
+    return decision
+
+
+def needing_decision(study: Study) -> dict[int, list[str]]:
+    """Reports the lead must decide before the study closes: those still tied, and those nobody labeled."""
+    decided = set(Decision.objects.filter(study=study).values_list("issue_id", flat=True))
+    votes = current_votes(study)
+    result = {i: levels for i, levels in still_tied(study).items() if i not in decided}
+    for issue_id in study.issues.order_by("id").values_list("id", flat=True):
+        if issue_id not in votes and issue_id not in decided:
+            result[issue_id] = ["no label"]
+    return result
+
+
+def finalize(study: Study) -> int:
+    """Give every report without a decision its final label from the votes; returns how many were written.
+    The caller has checked that no tie is left undecided."""
+    decided = set(Decision.objects.filter(study=study).values_list("issue_id", flat=True))
+    reviewed = set(ReviewItem.objects.filter(round__study=study).values_list("issue_id", flat=True))
+    rows = []
+    now = timezone.now()
+    for issue_id, by in sorted(current_votes(study).items()):
+        if issue_id in decided:
+            continue
+        settled = final_label(list(by.values()))
+        if settled is None:
+            raise LabelError("issue", f"report {issue_id} is still tied and has no decision")
+        (type_id, theme_id, sub_id), support = settled
+        relevant = type_id != NOT_RELEVANT
+        method = Decision.Method.CONSENSUS if issue_id in reviewed else Decision.Method.MAJORITY
+        rows.append((study.pk, issue_id, relevant, type_id if relevant else None, theme_id, sub_id, method,
+                     support, len(by), "", now))
+    before = Decision.objects.aggregate(top=Max("pk"))["top"] or 0
+    insert_rows(Decision, ["study_id", "issue_id", "is_relevant", "type_id", "theme_id", "sub_theme_id", "method",
+                           "support", "raters", "rationale", "decided_at"], rows)
+    history_from(Decision, "study_id = %s AND id > %s", [study.pk, before], "final label from the votes")
+    return len(rows)
