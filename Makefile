@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install migrate demo worker lint check-deploy clean bench-ingest bench-label
+.PHONY: run test install migrate demo worker lint check-deploy clean bench-ingest bench-label bench-agreement
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -62,6 +62,9 @@ bench-ingest: install $(BENCH_CORPUS)
 
 bench-label: install $(BENCH_CORPUS)
 	$(BENCH_ENV) $(BIN)/python bench/bench_label.py $(BENCH_CORPUS)
+
+bench-agreement: install
+	$(BENCH_ENV) $(BIN)/python bench/bench_agreement.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache staticfiles

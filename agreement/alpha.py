@@ -6,22 +6,13 @@ from collections.abc import Hashable, Mapping, Sequence
 import numpy as np
 
 from .figures import Figure, finite
-from .matrices import natural_key
-
-MISSING = None
+from .matrices import counts_of, rating_table
 
 
 def unit_counts(ratings: Mapping[Hashable, Sequence[str | None]]) -> tuple[list[Hashable], list[str], np.ndarray]:
     """Units × categories counts of the values given; missing ratings (None) are simply not counted."""
-    categories = sorted({v for values in ratings.values() for v in values if v is not MISSING}, key=natural_key)
-    index = {c: i for i, c in enumerate(categories)}
-    units = list(ratings)
-    counts = np.zeros((len(units), len(categories)), dtype=float)
-    for row, unit in enumerate(units):
-        for value in ratings[unit]:
-            if value is not MISSING:
-                counts[row, index[value]] += 1
-    return units, categories, counts
+    table = rating_table(ratings)
+    return table.subjects, table.categories, counts_of(table).astype(float)
 
 
 def nominal_alpha(counts: np.ndarray) -> float | None:
@@ -45,8 +36,15 @@ def nominal_alpha(counts: np.ndarray) -> float | None:
 
 def alpha_figure(ratings: Mapping[Hashable, Sequence[str | None]], *, level: str, type: str = "") -> Figure:
     units, categories, counts = unit_counts(ratings)
+    return alpha_counts_figure(units, categories, counts, level=level, type=type)
+
+
+def alpha_counts_figure(units: Sequence[Hashable], categories: list[str], counts: np.ndarray, *, level: str,
+                        type: str = "") -> Figure:
     m = counts.sum(axis=1) if len(units) else np.zeros(0)
-    left_out = [(u, "fewer than two ratings") for u, k in zip(units, m, strict=True) if k < 2]
+    used = counts.sum(axis=0) > 0 if len(units) else np.zeros(len(categories), dtype=bool)
+    categories = [c for c, u in zip(categories, used, strict=True) if u]
+    left_out = [(units[i], "fewer than two ratings") for i in np.flatnonzero(m < 2)]
     figure = Figure(method="Krippendorff's alpha, nominal (missing ratings allowed)", level=level, type=type,
                     n_reports=len(units) - len(left_out), n_raters=int(m.max()) if len(m) else 0,
                     categories=categories, left_out=left_out)
@@ -55,7 +53,7 @@ def alpha_figure(ratings: Mapping[Hashable, Sequence[str | None]], *, level: str
     elif len(categories) < 2:
         figure.undefined_because = "every rating is the same single category, so there is no disagreement to expect"
     else:
-        figure.value = nominal_alpha(counts)
+        figure.value = nominal_alpha(counts[:, used].astype(float))
         if figure.value is None:
             figure.undefined_because = "expected disagreement is zero"
     return figure

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -34,23 +33,56 @@ def group_ratings(rows: Iterable[tuple[Hashable, Hashable, str]]) -> dict[Hashab
     return ratings
 
 
-def count_matrix(ratings: Mapping[Hashable, Sequence[str]], n_raters: int | None = None) -> CountMatrix:
-    """Fleiss needs the same number of raters on every subject: subjects with fewer are left out, with why.
+@dataclass
+class RatingTable:
+    """Subjects × raters category indexes, -1 where a rater gave no rating: the one shape every statistic
+    reads, so that counting is numpy work however many reports there are."""
 
-    n_raters defaults to the largest number of ratings any subject has.
-    """
-    if n_raters is None:
-        n_raters = max((len(v) for v in ratings.values()), default=0)
-    kept, left_out = [], []
-    for subject, labels in ratings.items():
-        if len(labels) == n_raters:
-            kept.append(subject)
-        else:
-            left_out.append((subject, f"rated by {len(labels)} of {n_raters} raters"))
-    categories = sorted({label for s in kept for label in ratings[s]}, key=natural_key)
+    subjects: list[Hashable]
+    categories: list[str]
+    codes: np.ndarray  # (subjects, raters), int32
+
+
+def rating_table(ratings: Mapping[Hashable, Sequence[str | None]]) -> RatingTable:
+    categories = sorted({v for values in ratings.values() for v in values if v is not None}, key=natural_key)
     index = {c: i for i, c in enumerate(categories)}
-    counts = np.zeros((len(kept), len(categories)), dtype=int)
-    for row, subject in enumerate(kept):
-        for label, n in Counter(ratings[subject]).items():
-            counts[row, index[label]] = n
-    return CountMatrix(subjects=kept, categories=categories, counts=counts, left_out=left_out)
+    width = max((len(v) for v in ratings.values()), default=0)
+    codes = np.full((len(ratings), width), -1, dtype=np.int32)
+    for row, values in enumerate(ratings.values()):
+        for col, value in enumerate(values):
+            if value is not None:
+                codes[row, col] = index[value]
+    return RatingTable(list(ratings), categories, codes)
+
+
+def counts_of(table: RatingTable, rows: np.ndarray | None = None) -> np.ndarray:
+    """Subjects × categories counts of the given rows (a boolean mask; all rows by default)."""
+    codes = table.codes if rows is None else table.codes[rows]
+    n, k = codes.shape[0], len(table.categories)
+    if n == 0 or k == 0:
+        return np.zeros((n, k), dtype=np.int64)
+    valid = codes >= 0
+    flat = (np.arange(n, dtype=np.int64)[:, None] * k + codes)[valid]
+    return np.bincount(flat, minlength=n * k).reshape(n, k)
+
+
+def complete_counts(table: RatingTable, rows: np.ndarray | None = None,
+                    n_raters: int | None = None) -> CountMatrix:
+    """Fleiss needs the same number of raters on every subject: subjects with fewer are left out, with why.
+    Categories are those the kept subjects were given. n_raters defaults to the most any subject has."""
+    mask = np.ones(len(table.subjects), dtype=bool) if rows is None else rows
+    given = (table.codes >= 0).sum(axis=1)
+    if n_raters is None:
+        n_raters = int(given[mask].max()) if mask.any() else 0
+    kept = mask & (given == n_raters)
+    left_out = [(table.subjects[i], f"rated by {given[i]} of {n_raters} raters")
+                for i in np.flatnonzero(mask & ~kept)]
+    counts = counts_of(table, kept)
+    used = counts.sum(axis=0) > 0
+    return CountMatrix(subjects=[table.subjects[i] for i in np.flatnonzero(kept)],
+                       categories=[c for c, u in zip(table.categories, used, strict=True) if u],
+                       counts=counts[:, used], left_out=left_out)
+
+
+def count_matrix(ratings: Mapping[Hashable, Sequence[str]], n_raters: int | None = None) -> CountMatrix:
+    return complete_counts(rating_table(ratings), n_raters=n_raters)

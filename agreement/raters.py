@@ -38,8 +38,14 @@ def rater_agreement(ratings: Mapping[Hashable, Mapping[Hashable, str]]) -> list[
     for row, by_rater in enumerate(ratings.values()):
         for rater, value in by_rater.items():
             table[row, col[rater]] = code[value]
+    return rater_agreement_table(table, raters, len(categories))
+
+
+def rater_agreement_table(table: np.ndarray, raters: Sequence[Hashable], k: int) -> list[RaterAgreement]:
+    """The same from a reports × raters table of category indexes (-1: no rating)."""
+    table = table.astype(np.int64)
     present = table >= 0
-    k = max(len(categories), 1)
+    k = max(k, 1)
     kappas: dict[int, list[float]] = {i: [] for i in range(len(raters))}
     for i, j in combinations(range(len(raters)), 2):
         both = present[:, i] & present[:, j]
@@ -48,15 +54,14 @@ def rater_agreement(ratings: Mapping[Hashable, Mapping[Hashable, str]]) -> list[
             if value is not None:
                 kappas[i].append(value)
                 kappas[j].append(value)
+    others = present.sum(axis=1) - 1
     result = []
     for i, rater in enumerate(raters):
-        mine = present[:, i]
-        others = present.sum(axis=1) - 1
-        shared = mine & (others > 0)
+        shared = present[:, i] & (others > 0)
         same = ((table == table[:, [i]]) & present).sum(axis=1) - 1
         agreement = same[shared].sum() / others[shared].sum() if shared.any() else None
-        result.append(RaterAgreement(rater=rater, reports=int(shared.sum()), agreement=finite(agreement)
-                                     if agreement is not None else None,
+        result.append(RaterAgreement(rater=rater, reports=int(shared.sum()),
+                                     agreement=finite(agreement) if agreement is not None else None,
                                      mean_cohen=finite(np.mean(kappas[i])) if kappas[i] else None))
     return result
 

@@ -1,18 +1,20 @@
 """The only ORM reader in agreement/: builds rating tables for a study's round and calls the pure maths."""
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
+
+import numpy as np
+from django.contrib.auth import get_user_model
 
 from annotation.models import NOT_RELEVANT, Decision, Label, Round
 from taxonomy.models import Category
 from taxonomy.selectors import types_of
 
-from .alpha import alpha_figure
+from .alpha import alpha_counts_figure
 from .figures import Figure
-from .kappa import fleiss_figure
-from .raters import RaterAgreement, rater_agreement
-from .ties import controversial_levels, modal_label
+from .kappa import fleiss_matrix_figure
+from .matrices import RatingTable, complete_counts, counts_of, natural_key
+from .raters import RaterAgreement, rater_agreement_table
 
 LEVELS = ("theme", "sub_theme")
 RESAMPLES = 1000
@@ -43,46 +45,92 @@ class StudyAgreement:
 
 
 @dataclass
-class _Rows:
-    """One round's labels, per report: rater → (type, theme, sub-theme) codes (NR for not relevant)."""
+class _Labels:
+    """One round's labels as flat arrays (one entry per label) and as a table per level."""
 
-    by_issue: dict[int, dict[str, tuple[str, str | None, str | None]]]
-
-
-def _rows(round: Round) -> _Rows:
-    codes = dict(Category.objects.filter(taxonomy=round.study.taxonomy_id).values_list("pk", "code"))
-    by_issue: dict[int, dict] = defaultdict(dict)
-    for issue_id, rater, relevant, type_id, theme_id, sub_id in Label.objects.filter(round=round).values_list(
-        "issue_id", "annotator__username", "is_relevant", "type_id", "theme_id", "sub_theme_id"
-    ).iterator(chunk_size=10000):
-        by_issue[issue_id][rater] = (
-            (codes[type_id], codes.get(theme_id), codes.get(sub_id)) if relevant else (NOT_RELEVANT, None, None)
-        )
-    # Reports in id order, so that a seeded bootstrap draws the same resamples on every run.
-    return _Rows(dict(sorted(by_issue.items())))
+    issues: list[int]  # table row → issue id, in id order
+    raters: list[str]  # table column → username
+    row: np.ndarray  # per label: its table row
+    tables: dict[str, RatingTable]  # "type", "theme", "sub_theme"
+    label_codes: dict[str, np.ndarray]  # per level, per label: category index in that level's table, or -1
 
 
-def _final_types(round: Round, rows: _Rows) -> tuple[dict[int, str | None], str]:
-    decided = {
-        issue_id: (type_code or NOT_RELEVANT)
-        for issue_id, type_code in Decision.objects.filter(study=round.study_id).values_list("issue_id",
-                                                                                             "type__code")
-    }
-    final = {}
-    for issue_id, by_rater in rows.by_issue.items():
-        final[issue_id] = decided.get(issue_id) or modal_label([t for t, _, _ in by_rater.values()])
+def _level_codes(values: np.ndarray, names: dict[int, str]) -> tuple[list[str], np.ndarray]:
+    """Category pks (−1 = not relevant, 0 = not given) → sorted category names and an index per label."""
+    present = np.unique(values[values != 0])
+    labels = sorted((NOT_RELEVANT if v == -1 else names[int(v)] for v in present), key=natural_key)
+    position = {name: i for i, name in enumerate(labels)}
+    lookup = {int(v): position[NOT_RELEVANT if v == -1 else names[int(v)]] for v in present}
+    index = np.full(len(values), -1, dtype=np.int32)
+    for value, at in lookup.items():
+        index[values == value] = at
+    return labels, index
+
+
+def _labels(round: Round) -> _Labels:
+    names = dict(Category.objects.filter(taxonomy=round.study.taxonomy_id).values_list("pk", "code"))
+    users = dict(get_user_model().objects.filter(labels__round=round).distinct().values_list("pk", "username"))
+    # Plain ids in one fetch; order_by() drops the model's default ordering, which would join and sort every row.
+    rows = list(Label.objects.filter(round=round).order_by().values_list(
+        "issue_id", "annotator_id", "is_relevant", "type_id", "theme_id", "sub_theme_id"))
+    column = {name: np.fromiter((r[i] or 0 for r in rows), dtype=np.int64, count=len(rows))
+              for i, name in enumerate(["issue", "annotator", "relevant", "type", "theme", "sub_theme"])}
+    issues, row = np.unique(column["issue"], return_inverse=True)
+    annotators, col = np.unique(column["annotator"], return_inverse=True)
+    relevant = column["relevant"].astype(bool)
+    tables, label_codes = {}, {}
+    for level in ("type", "theme", "sub_theme"):
+        values = np.where(relevant, column[level], -1)
+        categories, index = _level_codes(values, names)
+        codes = np.full((len(issues), len(annotators)), -1, dtype=np.int32)
+        codes[row, col] = index
+        tables[level] = RatingTable([int(i) for i in issues], categories, codes)
+        label_codes[level] = index
+    return _Labels([int(i) for i in issues], [users[int(a)] for a in annotators], row, tables, label_codes)
+
+
+def _plurality(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: the index of the most frequent category, and whether the top count is shared (or absent)."""
+    top = counts.max(axis=1) if counts.shape[1] else np.zeros(len(counts), dtype=np.int64)
+    shared = (counts == top[:, None]).sum(axis=1) > 1 if counts.shape[1] else np.ones(len(counts), dtype=bool)
+    return counts.argmax(axis=1) if counts.shape[1] else np.zeros(len(counts), dtype=np.int64), shared | (top == 0)
+
+
+def _within(labels: _Labels, level: str, keep: np.ndarray) -> np.ndarray:
+    """Per row, counts of `level` categories among the labels `keep` marks (e.g. those of the winning type)."""
+    n, k = len(labels.issues), len(labels.tables[level].categories)
+    codes = labels.label_codes[level]
+    chosen = keep & (codes >= 0)
+    return np.bincount(labels.row[chosen] * k + codes[chosen], minlength=n * k).reshape(n, k)
+
+
+def _controversial(labels: _Labels) -> dict[str, int]:
+    """Vectorised agreement.ties.controversial_levels over every report."""
+    type_winner, type_tied = _plurality(counts_of(labels.tables["type"]))
+    theme_counts = _within(labels, "theme", labels.label_codes["type"] == type_winner[labels.row])
+    theme_winner, theme_tied = _plurality(theme_counts)
+    theme_tied &= theme_counts.sum(axis=1) > 0
+    sub_counts = _within(labels, "sub_theme", labels.label_codes["theme"] == theme_winner[labels.row])
+    _, sub_tied = _plurality(sub_counts)
+    sub_tied &= sub_counts.sum(axis=1) > 0
+    return {"type": int(type_tied.sum()), "theme": int((~type_tied & theme_tied).sum()),
+            "sub_theme": int((~type_tied & ~theme_tied & sub_tied).sum())}
+
+
+def _final_types(round: Round, labels: _Labels) -> tuple[np.ndarray, str]:
+    """Per row, the final type's name: the decision if there is one, else the plurality ("" when tied)."""
+    decided = dict(Decision.objects.filter(study=round.study_id).order_by().values_list("issue_id", "type__code"))
+    categories = labels.tables["type"].categories
+    winner, tied = _plurality(counts_of(labels.tables["type"]))
+    final = np.array([("" if t else categories[w]) if categories else "" for w, t in zip(winner, tied, strict=True)],
+                     dtype=object)
+    for at, issue_id in enumerate(labels.issues):
+        if issue_id in decided:
+            final[at] = decided[issue_id] or NOT_RELEVANT
     basis = "final labels" if decided else "plurality of the labels (no final labels yet)"
-    if decided and len(decided) < len(rows.by_issue):
+    if decided and not all(i in decided for i in labels.issues):
         basis = "final labels where decided, else the plurality of the labels"
     return final, basis
-
-
-def _at_level(label: tuple[str, str | None, str | None], level: str) -> str | None:
-    type_code, theme, sub = label
-    if type_code == NOT_RELEVANT:
-        return NOT_RELEVANT
-    # A rater who stopped above the level gave no rating at it (sub-themes are optional).
-    return theme if level == "theme" else sub
 
 
 def study_agreement(round: Round, level: str = "theme", resamples: int = RESAMPLES, seed: int = 0) -> StudyAgreement:
@@ -94,33 +142,28 @@ def study_agreement(round: Round, level: str = "theme", resamples: int = RESAMPL
     """
     if level not in LEVELS:
         raise ValueError(f"level: one of {', '.join(LEVELS)}")
-    rows = _rows(round)
-    n_raters = max((len(v) for v in rows.by_issue.values()), default=0)
-    type_ratings = {i: [lab[0] for lab in by_rater.values()] for i, by_rater in rows.by_issue.items()}
-    final, basis = _final_types(round, rows)
+    labels = _labels(round)
+    n_raters = len(labels.raters)
+    final, basis = _final_types(round, labels)
+    table = labels.tables[level]
     per_type = []
     for type_ in types_of(round.study.taxonomy):
-        issues = [i for i, t in final.items() if t == type_.code]
-        complete = {i: [_at_level(lab, level) for lab in rows.by_issue[i].values()] for i in issues}
-        fleiss_ratings = {i: v for i, v in complete.items() if None not in v}
-        fleiss = fleiss_figure(fleiss_ratings, level=level, type=type_.code, n_raters=n_raters,
-                               resamples=resamples, seed=seed)
-        fleiss.left_out += [(i, f"no {level.replace('_', '-')} from every rater") for i, v in complete.items()
-                            if None in v]
-        per_type.append(TypeAgreement(type=type_, fleiss=fleiss,
-                                      alpha=alpha_figure(complete, level=level, type=type_.code)))
-    controversial: dict[str, int] = {"type": 0, "theme": 0, "sub_theme": 0}
-    for by_rater in rows.by_issue.values():
-        for tied in controversial_levels(list(by_rater.values())):
-            controversial[tied] += 1
+        rows = final == type_.code
+        fleiss = fleiss_matrix_figure(complete_counts(table, rows, n_raters), level=level, type=type_.code,
+                                      resamples=resamples, seed=seed)
+        subset = [labels.issues[i] for i in np.flatnonzero(rows)]
+        alpha = alpha_counts_figure(subset, table.categories, counts_of(table, rows), level=level, type=type_.code)
+        per_type.append(TypeAgreement(type=type_, fleiss=fleiss, alpha=alpha))
+    types = labels.tables["type"]
     return StudyAgreement(
         round=round, level=level, basis=basis,
-        by_type=fleiss_figure(type_ratings, level="type", n_raters=n_raters, resamples=resamples, seed=seed),
-        type_alpha=alpha_figure(type_ratings, level="type"),
+        by_type=fleiss_matrix_figure(complete_counts(types, None, n_raters), level="type", resamples=resamples,
+                                     seed=seed),
+        type_alpha=alpha_counts_figure(labels.issues, types.categories, counts_of(types), level="type"),
         per_type=per_type,
-        raters=rater_agreement({i: {r: lab[0] for r, lab in v.items()} for i, v in rows.by_issue.items()}),
-        controversial=controversial,
-        no_type=sorted(i for i, t in final.items() if t is None),
+        raters=rater_agreement_table(types.codes, labels.raters, len(types.categories)),
+        controversial=_controversial(labels),
+        no_type=[labels.issues[i] for i in np.flatnonzero(final == "")],
     )
 
 

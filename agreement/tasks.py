@@ -4,10 +4,10 @@ from celery import shared_task
 
 
 @shared_task
-def compute_agreement_task(round_id: int) -> dict:
-    """Agreement for one round, off the request cycle (large studies)."""
+def compute_agreement_task(round_id: int, level: str = "theme") -> dict:
+    """Agreement for one round off the request cycle (large studies); kept as a dashboard snapshot."""
     from annotation.models import Round
 
-    from .reports import agreement_figures, study_agreement
+    from .services import snapshot
 
-    return agreement_figures(study_agreement(Round.objects.select_related("study__taxonomy").get(pk=round_id)))
+    return snapshot(Round.objects.select_related("study__taxonomy").get(pk=round_id), level).figures

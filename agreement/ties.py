@@ -1,16 +1,20 @@
 """Pure: majorities and ties among one report's labels."""
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Hashable, Sequence
 
 
 def modal_label(labels: Sequence[str]) -> str | None:
     """The label with the most votes, or None when two or more labels share the most (a tie)."""
-    ranked = Counter(labels).most_common()
-    if not ranked or (len(ranked) > 1 and ranked[0][1] == ranked[1][1]):
+    # A plain dict beats Counter.most_common here: this runs for every report at every level.
+    counts: dict = {}
+    for label in labels:
+        counts[label] = counts.get(label, 0) + 1
+    if not counts:
         return None
-    return ranked[0][0]
+    top = max(counts.values())
+    winners = [label for label, n in counts.items() if n == top]
+    return winners[0] if len(winners) == 1 else None
 
 
 def is_controversial(labels: Sequence[str]) -> bool:

@@ -24,7 +24,7 @@ def current_votes(study: Study) -> dict[int, dict[int, Vote]]:
     label. The pilot does not vote."""
     kinds = {Round.Kind.INDEPENDENT: 0, Round.Kind.REVIEW: 1}
     votes: dict[int, dict[int, tuple[int, Vote]]] = defaultdict(dict)
-    rows = Label.objects.filter(study=study, round__kind__in=list(kinds)).values_list(
+    rows = Label.objects.filter(study=study, round__kind__in=list(kinds)).order_by().values_list(
         "issue_id", "annotator_id", "round__kind", "round__number", "is_relevant", "type_id", "theme_id",
         "sub_theme_id")
     for issue_id, annotator_id, kind, number, relevant, type_id, theme_id, sub_id in rows.iterator(chunk_size=10000):

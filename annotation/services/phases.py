@@ -95,8 +95,8 @@ def _start_independent(study: Study) -> Round:
 def controversial_reports(round: Round) -> dict[int, list[str]]:
     """Reports of the round whose votes tie at type, theme or sub-theme, with the levels that tie."""
     by_issue: dict[int, list[tuple]] = defaultdict(list)
-    rows = Label.objects.filter(round=round).values_list("issue_id", "is_relevant", "type__code", "theme__code",
-                                                         "sub_theme__code")
+    rows = Label.objects.filter(round=round).order_by().values_list(
+        "issue_id", "is_relevant", "type__code", "theme__code", "sub_theme__code")
     for issue_id, relevant, type_code, theme_code, sub_code in rows:
         by_issue[issue_id].append((type_code, theme_code, sub_code) if relevant else (NOT_RELEVANT, None, None))
     result = {}

@@ -1,0 +1,90 @@
+"""The lead's dashboard: every figure with its provenance, charts, snapshots; the vectorised tie count
+agrees with the per-report rule."""
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from agreement.models import AgreementSnapshot
+from agreement.reports import study_agreement
+from agreement.ties import controversial_levels
+from annotation.models import NOT_RELEVANT, Label
+from tests.factories import label_with, make_issue, make_study
+
+pytestmark = pytest.mark.django_db
+CODES = ["A.1", "A.2.i", "B.1", "B.2", "C.1", "C.1.i", "C.1.ii", "C.2", "NR"]
+
+
+@pytest.fixture
+def random_study(lead, annotator_a, annotator_b, annotator_c):
+    rng = random.Random(5)
+    issues = [make_issue() for _ in range(40)]
+    study = make_study(lead, [annotator_a, annotator_b, annotator_c], issues=issues)
+    for issue in issues:
+        for person in (lead, annotator_a, annotator_b, annotator_c):
+            if rng.random() < 0.9:
+                label_with(person, study, issue, rng.choice(CODES))
+    return study
+
+
+def test_vectorised_ties_match_the_per_report_rule(random_study):
+    by_issue: dict[int, list] = {}
+    for label in Label.objects.select_related("type", "theme", "sub_theme"):
+        vote = ((label.type.code, label.theme and label.theme.code, label.sub_theme and label.sub_theme.code)
+                if label.is_relevant else (NOT_RELEVANT, None, None))
+        by_issue.setdefault(label.issue_id, []).append(vote)
+    expected = Counter(level for votes in by_issue.values() for level in controversial_levels(votes))
+    got = study_agreement(random_study.rounds.get(), resamples=20).controversial
+    assert got == {"type": expected["type"], "theme": expected["theme"], "sub_theme": expected["sub_theme"]}
+
+
+def test_dashboard_shows_every_figure_with_its_provenance_and_keeps_snapshots(client_as, random_study, lead):
+    client = client_as(lead)
+    url = reverse("agreement:study_agreement", args=[random_study.pk])
+    page = client.get(url).content.decode()
+    assert "Krippendorff" in page and "Observed / expected" in page and "<svg" in page
+    assert not re.search(r"\bnan\b", re.sub(r'value="[^"]*"', "", page), re.IGNORECASE)
+    assert 'data-figure="type"' in page and 'data-figure="C"' in page
+    assert AgreementSnapshot.objects.count() == 1
+    client.get(url)
+    assert AgreementSnapshot.objects.count() == 1  # a visit shows the latest; it does not recompute
+    client.post(reverse("agreement:recompute", args=[random_study.pk]), {"level": "theme"})
+    assert AgreementSnapshot.objects.count() == 2
+    page = client.get(url).content.decode()
+    assert "<polyline" in page  # the trend line appears with the second snapshot
+    sub = client.get(url, {"level": "sub_theme"}).content.decode()
+    assert "at sub-theme level" in sub
+
+
+def test_undefined_figures_say_why(client_as, lead, annotator_a):
+    issues = [make_issue(), make_issue()]
+    study = make_study(lead, [annotator_a], issues=issues)
+    for issue in issues:
+        label_with(lead, study, issue, "C.1")
+        label_with(annotator_a, study, issue, "C.1")
+    page = client_as(lead).get(reverse("agreement:study_agreement", args=[study.pk])).content.decode()
+    assert "undefined: every rater gave the same single category" in page
+
+
+def test_the_command_prints_the_same_figures(random_study, capsys):
+    call_command("agreement", random_study.name, "--resamples", "50")
+    table = capsys.readouterr().out
+    figures = study_agreement(random_study.rounds.get(), resamples=50)
+    assert f"{figures.by_type.value:.3f}" in table and "C Bug at theme" in table
+    call_command("agreement", random_study.name, "--format", "json", "--level", "sub_theme", "--resamples", "50")
+    import json
+
+    data = json.loads(capsys.readouterr().out)
+    assert data["level"] == "sub_theme" and data["type"]["n_reports"] == figures.by_type.n_reports
+    assert data["type"]["method"].startswith("Fleiss") and "left_out_reasons" in data["type"]
+
+
+def test_the_api_takes_a_level(client_as, random_study, lead):
+    url = reverse("api:study_agreement", args=[random_study.pk])
+    assert client_as(lead).get(url, {"level": "sub_theme"}).json()["level"] == "sub_theme"
+    assert client_as(lead).get(url, {"level": "word"}).status_code == 400
