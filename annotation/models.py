@@ -187,18 +187,42 @@ class Invitation(models.Model):
         return f"Invitation to {self.study} ({self.role})"
 
 
-class Label(models.Model):
+class Choice(models.Model):
+    """What a label and a final decision both hold: a type, theme and sub-theme, or "not relevant"."""
+
+    # DESIGN step 7: "not relevant" is a verdict of its own, with no category below it.
+    is_relevant = models.BooleanField(default=True)
+    type = models.ForeignKey(Category, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    theme = models.ForeignKey(Category, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    sub_theme = models.ForeignKey(Category, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        abstract = True
+
+    @staticmethod
+    def type_iff_relevant(name: str) -> models.CheckConstraint:
+        return models.CheckConstraint(
+            condition=models.Q(is_relevant=True, type__isnull=False)
+            | models.Q(is_relevant=False, type__isnull=True, theme__isnull=True, sub_theme__isnull=True),
+            name=name,
+        )
+
+    @property
+    def code(self) -> str:
+        """The most specific code given, e.g. C.6.iv, or NR for not relevant."""
+        if not self.is_relevant:
+            return NOT_RELEVANT
+        node = self.sub_theme or self.theme or self.type
+        return node.code if node else ""
+
+
+class Label(Choice):
     """One annotator's current label for one report in one round; every change is kept in history."""
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="labels")
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="labels")
     issue = models.ForeignKey(Issue, on_delete=models.PROTECT, related_name="labels")
     annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="labels")
-    # DESIGN step 7: "not relevant" is a verdict of its own, with no category below it.
-    is_relevant = models.BooleanField(default=True)
-    type = models.ForeignKey(Category, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    theme = models.ForeignKey(Category, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    sub_theme = models.ForeignKey(Category, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     note = models.TextField(blank=True, help_text="Symptoms or suggested fix, in the annotator's words")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -211,30 +235,18 @@ class Label(models.Model):
             models.UniqueConstraint(
                 fields=["study", "issue", "annotator", "round"], name="label_one_current_per_round"
             ),
-            models.CheckConstraint(
-                condition=models.Q(is_relevant=True, type__isnull=False)
-                | models.Q(is_relevant=False, type__isnull=True, theme__isnull=True, sub_theme__isnull=True),
-                name="label_type_iff_relevant",
-            ),
+            Choice.type_iff_relevant("label_type_iff_relevant"),
         ]
         ordering = ["study", "issue", "annotator"]
 
     def __str__(self) -> str:
         return f"{self.annotator} on {self.issue}: {self.code}"
 
-    @property
-    def code(self) -> str:
-        """The most specific code given, e.g. C.6.iv, or NR for not relevant."""
-        if not self.is_relevant:
-            return NOT_RELEVANT
-        node = self.sub_theme or self.theme or self.type
-        return node.code if node else ""
-
 
 NOT_RELEVANT = "NR"
 
 
-class Decision(models.Model):
+class Decision(Choice):
     """A report's final label in a study, and how it was reached (DESIGN step 10). History keeps every
     change, so a decision revised by the lead still shows what it was before."""
 
@@ -246,10 +258,6 @@ class Decision(models.Model):
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="decisions")
     issue = models.ForeignKey(Issue, on_delete=models.PROTECT, related_name="decisions")
-    is_relevant = models.BooleanField(default=True)
-    type = models.ForeignKey(Category, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    theme = models.ForeignKey(Category, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    sub_theme = models.ForeignKey(Category, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     method = models.CharField(max_length=16, choices=Method.choices)
     support = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Raters who gave the final label")
     raters = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Raters of the report")
@@ -263,22 +271,11 @@ class Decision(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["study", "issue"], name="decision_one_per_report"),
-            models.CheckConstraint(
-                condition=models.Q(is_relevant=True, type__isnull=False)
-                | models.Q(is_relevant=False, type__isnull=True, theme__isnull=True, sub_theme__isnull=True),
-                name="decision_type_iff_relevant",
-            ),
+            Choice.type_iff_relevant("decision_type_iff_relevant"),
         ]
 
     def __str__(self) -> str:
         return f"{self.issue}: {self.code} ({self.get_method_display()})"
-
-    @property
-    def code(self) -> str:
-        if not self.is_relevant:
-            return NOT_RELEVANT
-        node = self.sub_theme or self.theme or self.type
-        return node.code if node else ""
 
     @property
     def how(self) -> str:

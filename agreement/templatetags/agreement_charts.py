@@ -41,8 +41,12 @@ def interval_chart(rows, title: str, low: float = 0.0, high: float = 1.0):
           _x(value, low, high) if value is not None else LABEL, ROW * i + 11,
           f"{value:.3f}" if value is not None else "undefined", WIDTH - 45)
          for i, (label, value, ci_low, ci_high) in enumerate(rows)))
+    return _svg(title, height, _axis(low, high, height), body)
+
+
+def _svg(title: str, height: int, axis, body):
     return format_html('<svg class="chart" role="img" aria-label="{}" viewBox="0 0 {} {}" width="{}">{}{}</svg>',
-                       title, WIDTH, height, WIDTH, _axis(low, high, height), body)
+                       title, WIDTH, height, WIDTH, axis, body)
 
 
 def _ci(ci_low, ci_high, y, low, high):
@@ -65,8 +69,7 @@ def bar_chart(rows, title: str, low: float = 0.0, high: float = 1.0):
           _n(abs(float(_x(value or 0.0, low, high)) - float(_x(0.0, low, high)))) if value is not None else "0",
           f"{value:.3f}" if value is not None else "undefined", WIDTH - 45)
          for i, (label, value) in enumerate(rows)))
-    return format_html('<svg class="chart" role="img" aria-label="{}" viewBox="0 0 {} {}" width="{}">{}{}</svg>',
-                       title, WIDTH, height, WIDTH, _axis(low, high, height), body)
+    return _svg(title, height, _axis(low, high, height), body)
 
 
 @register.simple_tag
