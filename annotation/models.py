@@ -120,6 +120,8 @@ class Assignment(models.Model):
     skipped = models.BooleanField(default=False)
     skip_reason = models.CharField(max_length=300, blank=True)
     skipped_at = models.DateTimeField(null=True, blank=True)
+    # Set when a codebook split, merge or retirement sent the label back: what it was, and why.
+    requeued_because = models.CharField(max_length=300, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["queue", "issue"], name="assignment_unique_issue")]
@@ -224,6 +226,8 @@ class Label(Choice):
     issue = models.ForeignKey(Issue, on_delete=models.PROTECT, related_name="labels")
     annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="labels")
     note = models.TextField(blank=True, help_text="Symptoms or suggested fix, in the annotator's words")
+    codebook_revision = models.PositiveIntegerField(null=True, blank=True,
+                                                    help_text="The codebook revision the label was made under")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

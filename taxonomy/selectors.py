@@ -4,7 +4,8 @@ from .models import Category, Taxonomy
 
 
 def types_of(taxonomy: Taxonomy):
-    return Category.objects.filter(taxonomy=taxonomy, level=Category.Level.TYPE).order_by("position")
+    return Category.objects.filter(taxonomy=taxonomy, level=Category.Level.TYPE, retired_at__isnull=True).order_by(
+        "position")
 
 
 def children_of(category: Category | None):
@@ -15,7 +16,7 @@ def children_of(category: Category | None):
 
 def codebook_tree(taxonomy: Taxonomy) -> list[Category]:
     """Types with `.kids` (themes) and themes with `.kids` (sub-themes), from one query."""
-    nodes = list(Category.objects.filter(taxonomy=taxonomy).order_by("position", "code"))
+    nodes = list(Category.objects.filter(taxonomy=taxonomy, retired_at__isnull=True).order_by("position", "code"))
     by_id = {n.pk: n for n in nodes}
     for node in nodes:
         node.kids = []

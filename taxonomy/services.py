@@ -127,7 +127,7 @@ def add_category(parent: Category, name: str, definition: str = "") -> Category:
         raise CodebookError("name: a category needs a name")
     if parent.level == Category.Level.SUB_THEME:
         raise CodebookError("parent: sub-themes have no children; choose a type or a theme")
-    if parent.children.filter(name__iexact=name).exists():
+    if parent.children.filter(name__iexact=name, retired_at__isnull=True).exists():
         raise CodebookError(f"name: {parent.code} already has a category named {name!r}")
     level = Category.Level.THEME if parent.level == Category.Level.TYPE else Category.Level.SUB_THEME
     last = parent.taxonomy.categories.order_by("-position").values_list("position", flat=True).first() or 0

@@ -54,6 +54,8 @@ def _validated(round: Round, data: LabelInput) -> dict:
         category = found.get(pk) if pk else None
         if pk and (category is None or category.level != level):
             raise LabelError(field, f"no {level.replace('_', '-')} with id {pk} in this study's codebook")
+        if category is not None and category.retired_at is not None:
+            raise LabelError(field, f"{category.code} {category.name} was retired from the codebook; choose again")
         if category is not None and parent is not None and category.parent_id != parent.pk:
             raise LabelError(field, f"{category.code} does not belong to {parent.code}")
         chain.append(category)
@@ -91,7 +93,7 @@ def submit_label(user, round: Round, issue: Issue | int, data: LabelInput) -> La
     study = round.study
     _check_round(user, round, role_in(user, study))
     issue_id = issue if isinstance(issue, int) else issue.pk
-    fields = _validated(round, data) | {"note": data.note.strip()}
+    fields = _validated(round, data) | {"note": data.note.strip(), "codebook_revision": study.taxonomy.revision}
     key = {"study_id": study.pk, "round": round, "issue_id": issue_id, "annotator": user}
     for attempt in range(2):
         try:

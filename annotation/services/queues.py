@@ -62,3 +62,23 @@ def skip(user, round: Round, issue_id: int, reason: str) -> int:
     return Assignment.objects.filter(queue__round=round, queue__annotator=user, issue_id=issue_id).update(
         skipped=True, skip_reason=reason.strip()[:300], skipped_at=timezone.now()
     )
+
+
+def requeue(study, category_ids: list[int], because: str) -> int:
+    """Send back to their annotators' queues the labels of the study's open round that use any of these
+    categories, to choose again. The labels stay as they are (and are shown) until re-chosen."""
+    from django.db.models import Count, Exists, OuterRef, Q, Subquery
+    from django.db.models.functions import Coalesce
+
+    from ..models import Label
+
+    round = study.rounds.filter(closed_at__isnull=True).first()
+    if round is None or not category_ids:
+        return 0
+    uses = Label.objects.filter(round=round, annotator=OuterRef("queue__annotator"), issue=OuterRef("issue")).filter(
+        Q(type_id__in=category_ids) | Q(theme_id__in=category_ids) | Q(sub_theme_id__in=category_ids))
+    sent = Assignment.objects.filter(queue__round=round, done=True).filter(Exists(uses)).update(
+        done=False, requeued_because=because[:300])
+    done = Assignment.objects.filter(queue=OuterRef("pk"), done=True).values("queue").annotate(n=Count("pk"))
+    Queue.objects.filter(round=round).update(done=Coalesce(Subquery(done.values("n")), 0))
+    return sent

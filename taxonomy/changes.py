@@ -1,0 +1,164 @@
+"""Changes to a study's codebook by its lead, each with a reason, each a new revision in the change log
+(DESIGN step 8; the study's Table 2). Splits, merges and retirements send the labels that used the old
+categories back to their annotators' queues; renames and clarifications keep labels as they are."""
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.utils import timezone
+
+from .models import Category, ChangeLogEntry, Proposal, Taxonomy
+from .services import CodebookError, add_category
+
+
+def _snapshot(category: Category) -> dict:
+    return {"code": category.code, "name": category.name, "definition": category.definition,
+            "inclusion": category.inclusion, "exclusion": category.exclusion}
+
+
+def _check(study, user, reason: str) -> Taxonomy:
+    from annotation.permissions import can_manage
+
+    if not can_manage(user, study):
+        raise PermissionDenied("Only the study's lead or an admin changes its codebook.")
+    if not reason.strip():
+        raise CodebookError("reason: every change to the codebook needs a reason")
+    if study.taxonomy.studies.exclude(pk=study.pk).exists():
+        raise CodebookError(f"codebook: {study.taxonomy} is shared with other studies; a study set up in Concord "
+                            "gets its own copy")
+    # Locking the codebook row orders concurrent changes: each gets its own revision.
+    return Taxonomy.objects.select_for_update().get(pk=study.taxonomy_id)
+
+
+def _log(taxonomy: Taxonomy, user, kind: str, before: list, after: list, reason: str, proposal=None,
+         requeued: int = 0) -> ChangeLogEntry:
+    taxonomy.revision += 1
+    taxonomy.save(update_fields=["revision"])
+    return ChangeLogEntry.objects.create(taxonomy=taxonomy, revision=taxonomy.revision, kind=kind, before=before,
+                                         after=after, reason=reason.strip(), proposal=proposal, made_by=user,
+                                         requeued=requeued)
+
+
+def _live(study, category_id: int) -> Category:
+    category = Category.objects.filter(pk=category_id, taxonomy=study.taxonomy_id, retired_at__isnull=True).first()
+    if category is None:
+        raise CodebookError(f"category: no current category with id {category_id} in this study's codebook")
+    return category
+
+
+def _requeue(study, categories: list[Category], verb: str) -> int:
+    from annotation.services.queues import requeue
+
+    codes = ", ".join(c.code for c in categories)
+    return requeue(study, [c.pk for c in categories], f"{codes} was {verb}: choose again")
+
+
+@transaction.atomic
+def add_in_pilot(study, user, parent_id: int, name: str, definition: str, reason: str = "") -> Category:
+    from annotation.models import Study
+
+    if study.phase != Study.Phase.PILOT:
+        raise CodebookError("phase: after the pilot the codebook grows only through a proposal every annotator "
+                            "votes for")
+    taxonomy = _check(study, user, reason or "added during the pilot")
+    category = add_category(_live(study, parent_id), name, definition)
+    _log(taxonomy, user, ChangeLogEntry.Kind.ADD, [], [_snapshot(category)], reason or "added during the pilot")
+    return category
+
+
+@transaction.atomic
+def apply_proposal(proposal: Proposal, user, reason: str = "") -> Category:
+    """Only the lead, and only a passed proposal."""
+    proposal = Proposal.objects.select_for_update().select_related("study", "parent").get(pk=proposal.pk)
+    taxonomy = _check(proposal.study, user, reason or "passed unanimously")
+    if proposal.status != Proposal.Status.PASSED:
+        raise CodebookError(f"proposal: it is {proposal.get_status_display().lower()}; only a proposal every "
+                            "member voted for can be added")
+    category = add_category(proposal.parent, proposal.name, proposal.definition)
+    category.examples.set(proposal.examples.all())
+    proposal.status, proposal.category = Proposal.Status.APPLIED, category
+    proposal.save(update_fields=["status", "category"])
+    _log(taxonomy, user, ChangeLogEntry.Kind.ADD, [], [_snapshot(category)], reason or "passed unanimously",
+         proposal=proposal)
+    return category
+
+
+@transaction.atomic
+def rename(study, user, category_id: int, name: str, reason: str) -> Category:
+    taxonomy = _check(study, user, reason)
+    category = _live(study, category_id)
+    if not name.strip():
+        raise CodebookError("name: the new name is empty")
+    before = _snapshot(category)
+    category.name = name.strip()
+    category.save(update_fields=["name"])
+    _log(taxonomy, user, ChangeLogEntry.Kind.RENAME, [before], [_snapshot(category)], reason)
+    return category
+
+
+@transaction.atomic
+def clarify(study, user, category_id: int, reason: str, *, definition: str, inclusion: str = "",
+            exclusion: str = "") -> Category:
+    taxonomy = _check(study, user, reason)
+    category = _live(study, category_id)
+    before = _snapshot(category)
+    category.definition, category.inclusion, category.exclusion = definition.strip(), inclusion.strip(), \
+        exclusion.strip()
+    category.save(update_fields=["definition", "inclusion", "exclusion"])
+    _log(taxonomy, user, ChangeLogEntry.Kind.CLARIFY, [before], [_snapshot(category)], reason)
+    return category
+
+
+def _retire(categories: list[Category]) -> None:
+    now = timezone.now()
+    ids = [c.pk for c in categories]
+    # Retiring a theme retires its sub-themes with it.
+    Category.objects.filter(pk__in=ids).update(retired_at=now)
+    Category.objects.filter(parent_id__in=ids, retired_at__isnull=True).update(retired_at=now)
+
+
+@transaction.atomic
+def split(study, user, category_id: int, parts: list[tuple[str, str]], reason: str) -> list[Category]:
+    """One category becomes several siblings; its labels go back to be chosen again."""
+    taxonomy = _check(study, user, reason)
+    category = _live(study, category_id)
+    if len(parts) < 2:
+        raise CodebookError("parts: a split makes at least two categories")
+    if category.children.filter(retired_at__isnull=True).exists():
+        raise CodebookError(f"category: {category.code} has sub-themes; split or retire those first")
+    _retire([category])
+    made = [add_category(category.parent, name, definition) for name, definition in parts]
+    requeued = _requeue(study, [category], "split")
+    _log(taxonomy, user, ChangeLogEntry.Kind.SPLIT, [_snapshot(category)], [_snapshot(c) for c in made], reason,
+         requeued=requeued)
+    return made
+
+
+@transaction.atomic
+def merge(study, user, category_ids: list[int], name: str, definition: str, reason: str) -> Category:
+    """Several siblings become one; their labels go back to be chosen again."""
+    taxonomy = _check(study, user, reason)
+    sources = [_live(study, pk) for pk in dict.fromkeys(category_ids)]
+    if len(sources) < 2:
+        raise CodebookError("categories: a merge takes at least two categories")
+    if len({c.parent_id for c in sources}) != 1:
+        raise CodebookError("categories: only categories under the same parent can be merged")
+    if any(c.children.filter(retired_at__isnull=True).exists() for c in sources):
+        raise CodebookError("categories: merge categories without sub-themes (merge or retire those first)")
+    _retire(sources)
+    made = add_category(sources[0].parent, name, definition)
+    requeued = _requeue(study, sources, "merged")
+    _log(taxonomy, user, ChangeLogEntry.Kind.MERGE, [_snapshot(c) for c in sources], [_snapshot(made)], reason,
+         requeued=requeued)
+    return made
+
+
+@transaction.atomic
+def retire(study, user, category_id: int, reason: str) -> Category:
+    taxonomy = _check(study, user, reason)
+    category = _live(study, category_id)
+    below = list(category.children.filter(retired_at__isnull=True))
+    _retire([category])
+    requeued = _requeue(study, [category, *below], "retired")
+    _log(taxonomy, user, ChangeLogEntry.Kind.RETIRE, [_snapshot(category)], [], reason, requeued=requeued)
+    return category

@@ -1,0 +1,114 @@
+"""Growing the codebook after the pilot: proposals every annotator votes on (DESIGN step 8).
+
+Unanimity is decided in the transaction that records a vote, with the proposal's row locked, so two votes
+arriving together are counted one after the other and exactly one of them can be the last.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.utils import timezone
+
+from .models import Category, Proposal, Vote
+
+
+class ProposalError(ValueError):
+    """A proposal or vote that breaks a rule; the message names the field."""
+
+
+@dataclass(frozen=True)
+class Tally:
+    yes: int
+    no: int
+    pending: int
+
+
+def electorate(study) -> list:
+    """The study's active members, lead included, at this moment."""
+    from django.contrib.auth import get_user_model
+
+    return list(get_user_model().objects.filter(memberships__study=study, is_active=True).order_by("username"))
+
+
+@transaction.atomic
+def open_proposal(study, user, *, parent_id: int, name: str, definition: str, example_ids: list[int]) -> Proposal:
+    from annotation.models import Study
+    from annotation.permissions import can_label
+
+    if not can_label(user, study):
+        raise PermissionDenied("Only members of the study propose categories.")
+    if study.phase != Study.Phase.INDEPENDENT:
+        raise ProposalError("phase: categories are proposed during the independent round (in the pilot the lead "
+                            "adds them directly)")
+    parent = Category.objects.filter(pk=parent_id, taxonomy=study.taxonomy_id, retired_at__isnull=True).first()
+    if parent is None or parent.level == Category.Level.SUB_THEME:
+        raise ProposalError("parent: choose a type (for a new theme) or a theme (for a new sub-theme) of this "
+                            "study's codebook")
+    name, definition = name.strip(), definition.strip()
+    if not name:
+        raise ProposalError("name: give the new category a name")
+    if not definition:
+        raise ProposalError("definition: say what belongs in the new category")
+    if parent.children.filter(name__iexact=name, retired_at__isnull=True).exists():
+        raise ProposalError(f"name: {parent.code} already has a category named {name!r}")
+    examples = list(study.issues.filter(pk__in=example_ids).values_list("pk", flat=True))
+    if not examples:
+        raise ProposalError("examples: give at least one report of this study as an example")
+    proposal = Proposal.objects.create(study=study, parent=parent, name=name, definition=definition, proposer=user)
+    proposal.examples.set(examples)
+    # The electorate is fixed now: members who join later do not vote on it.
+    Vote.objects.bulk_create([Vote(proposal=proposal, voter=voter) for voter in electorate(study)])
+    return proposal
+
+
+@transaction.atomic
+def cast_vote(proposal: Proposal, user, yes: bool, comment: str = "") -> Proposal:
+    """Record a vote; one no rejects at once; the last yes passes. Returns the proposal as it now stands."""
+    proposal = Proposal.objects.select_for_update().get(pk=proposal.pk)
+    if not proposal.is_open:
+        raise ProposalError(f"proposal: it is {proposal.get_status_display().lower()}; votes can no longer be cast")
+    ballot = Vote.objects.filter(proposal=proposal, voter=user).first()
+    if ballot is None:
+        raise PermissionDenied("Only the members who belonged to the study when the proposal opened vote on it.")
+    if ballot.choice is not None:
+        raise ProposalError("vote: you have voted on this proposal already; a vote cannot be changed")
+    ballot.choice, ballot.comment, ballot.cast_at = yes, comment.strip(), timezone.now()
+    ballot.save(update_fields=["choice", "comment", "cast_at"])
+    if not yes:
+        _close(proposal, Proposal.Status.REJECTED, f"{user.username} voted no")
+    elif not Vote.objects.filter(proposal=proposal).exclude(choice=True).exists():
+        _close(proposal, Proposal.Status.PASSED, "every member voted yes")
+    return proposal
+
+
+def _close(proposal: Proposal, status: str, note: str) -> None:
+    proposal.status, proposal.closed_at, proposal.closing_note = status, timezone.now(), note
+    proposal.save(update_fields=["status", "closed_at", "closing_note"])
+
+
+@transaction.atomic
+def lapse(proposal: Proposal, user, reason: str) -> Proposal:
+    """The lead closes an open proposal that cannot pass (a member left and will not vote)."""
+    from annotation.permissions import can_manage
+
+    if not can_manage(user, proposal.study):
+        raise PermissionDenied("Only the study's lead closes a proposal as lapsed.")
+    proposal = Proposal.objects.select_for_update().get(pk=proposal.pk)
+    if not proposal.is_open:
+        raise ProposalError("proposal: only an open proposal can lapse")
+    if not reason.strip():
+        raise ProposalError("reason: say why the proposal lapses")
+    _close(proposal, Proposal.Status.LAPSED, reason.strip())
+    return proposal
+
+
+def tally(proposal: Proposal) -> Tally:
+    choices = list(proposal.votes.values_list("choice", flat=True))
+    return Tally(yes=choices.count(True), no=choices.count(False), pending=choices.count(None))
+
+
+def awaiting(user):
+    """Open proposals on which the user still has to vote (the header badge)."""
+    return Proposal.objects.filter(status=Proposal.Status.OPEN, votes__voter=user, votes__choice__isnull=True)
