@@ -46,11 +46,12 @@ def _live(study, category_id: int) -> Category:
     return category
 
 
-def _requeue(study, categories: list[Category], verb: str) -> int:
+def _requeue(study, categories: list[Category], verb: str, below: list[Category] = ()) -> int:
     from annotation.services.queues import requeue
 
-    codes = ", ".join(c.code for c in categories)
-    return requeue(study, [c.pk for c in categories], f"{codes} was {verb}: choose again")
+    codes = " and ".join(c.code for c in categories)
+    also = " (with its sub-themes)" if below else ""
+    return requeue(study, [c.pk for c in [*categories, *below]], f"{codes} was {verb}{also}: choose again")
 
 
 @transaction.atomic
@@ -124,11 +125,11 @@ def split(study, user, category_id: int, parts: list[tuple[str, str]], reason: s
     category = _live(study, category_id)
     if len(parts) < 2:
         raise CodebookError("parts: a split makes at least two categories")
-    if category.children.filter(retired_at__isnull=True).exists():
-        raise CodebookError(f"category: {category.code} has sub-themes; split or retire those first")
+    # A split theme's sub-themes go with it: their labels come back too, to be chosen under the new themes.
+    below = list(category.children.filter(retired_at__isnull=True))
     _retire([category])
     made = [add_category(category.parent, name, definition) for name, definition in parts]
-    requeued = _requeue(study, [category], "split")
+    requeued = _requeue(study, [category], "split", below)
     _log(taxonomy, user, ChangeLogEntry.Kind.SPLIT, [_snapshot(category)], [_snapshot(c) for c in made], reason,
          requeued=requeued)
     return made
@@ -143,11 +144,10 @@ def merge(study, user, category_ids: list[int], name: str, definition: str, reas
         raise CodebookError("categories: a merge takes at least two categories")
     if len({c.parent_id for c in sources}) != 1:
         raise CodebookError("categories: only categories under the same parent can be merged")
-    if any(c.children.filter(retired_at__isnull=True).exists() for c in sources):
-        raise CodebookError("categories: merge categories without sub-themes (merge or retire those first)")
+    below = [child for c in sources for child in c.children.filter(retired_at__isnull=True)]
     _retire(sources)
     made = add_category(sources[0].parent, name, definition)
-    requeued = _requeue(study, sources, "merged")
+    requeued = _requeue(study, sources, "merged", below)
     _log(taxonomy, user, ChangeLogEntry.Kind.MERGE, [_snapshot(c) for c in sources], [_snapshot(made)], reason,
          requeued=requeued)
     return made
@@ -159,6 +159,6 @@ def retire(study, user, category_id: int, reason: str) -> Category:
     category = _live(study, category_id)
     below = list(category.children.filter(retired_at__isnull=True))
     _retire([category])
-    requeued = _requeue(study, [category, *below], "retired")
+    requeued = _requeue(study, [category], "retired", below)
     _log(taxonomy, user, ChangeLogEntry.Kind.RETIRE, [_snapshot(category)], [], reason, requeued=requeued)
     return category

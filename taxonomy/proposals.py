@@ -5,7 +5,7 @@ arriving together are counted one after the other and exactly one of them can be
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
@@ -18,8 +18,7 @@ class ProposalError(ValueError):
     """A proposal or vote that breaks a rule; the message names the field."""
 
 
-@dataclass(frozen=True)
-class Tally:
+class Tally(NamedTuple):
     yes: int
     no: int
     pending: int

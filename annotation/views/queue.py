@@ -41,6 +41,9 @@ def _initial(label, form) -> dict:
 
 def _context(request, study, round, assignment, *, label=None, form=None, error: str = "") -> dict:
     issue = assignment.issue if assignment else None
+    if label is None and assignment is not None and assignment.requeued_because:
+        # Sent back by a codebook change: the old label is shown, to be chosen again.
+        label = label_of(request.user, round, issue)
     initial = _initial(label, form)
     context = {
         "study": study, "round": round, "assignment": assignment, "issue": issue, "label": label,
