@@ -53,7 +53,8 @@ def test_split_sends_back_exactly_the_labels_of_the_split_category(labeled, lead
     assert (change.kind, change.requeued, change.before[0]["code"]) == ("split", 2, "C.2")
     labeled.taxonomy.refresh_from_db()
     assert labeled.taxonomy.revision == 2
-    assert {q.annotator.username: q.done for q in Queue.objects.all()} == {"alice": 2, "bob": 2, "lead": 3, "charlie": 0}
+    done = {q.annotator.username: q.done for q in Queue.objects.all()}
+    assert done == {"alice": 2, "bob": 2, "lead": 3, "charlie": 0}
 
 
 def test_merge_sends_back_the_labels_of_every_merged_category(labeled, lead):
@@ -106,7 +107,7 @@ def test_a_requeued_report_comes_back_with_its_old_choice_and_takes_a_new_one(la
     with pytest.raises(LabelError, match="retired"):
         label_with(annotator_a, labeled, two, "C.2")
     response = client.post(reverse("annotation:label_submit", args=[labeled.pk, two.pk]),
-                           {"type": made[0].parent.parent_id, "theme": made[0].pk, "note": "GPU OOM"})
+                           {"type": made[0].parent_id, "theme": made[0].pk, "note": "GPU OOM"})
     assert response.status_code == 302
     label = Label.objects.get(annotator=annotator_a, issue=two)
     assert label.theme == made[0] and label.codebook_revision == 2
