@@ -101,8 +101,11 @@ def submit_label(user, round: Round, issue: Issue | int, data: LabelInput) -> La
                 # The assignment row is locked first, so two tabs submitting the same report queue up here
                 # and only the first one counts the report as done.
                 mine = Assignment.objects.filter(queue__round=round, queue__annotator=user, issue_id=issue_id)
-                first_time = bool(mine.filter(done=False).update(done=True))
-                if first_time:
+                first_time = bool(mine.filter(done=False, requeued_because="").update(done=True))
+                # A report a codebook change sent back has its old label: this submission revises it.
+                came_back = not first_time and bool(
+                    mine.filter(done=False).exclude(requeued_because="").update(done=True, requeued_because=""))
+                if first_time or came_back:
                     Queue.objects.filter(round=round, annotator=user).update(done=F("done") + 1)
                 elif not mine.exists():
                     raise LabelError("issue", f"report {issue_id} is not in your queue for round {round.number} "
