@@ -54,15 +54,29 @@ def _flatten(data: dict, path: str) -> list[tuple[str | None, str, dict]]:
 
 @transaction.atomic
 def load_codebook(path: str | Path = DEFAULT_CODEBOOK) -> Taxonomy:
-    """Create or update the codebook in `path`; loading the same file twice changes nothing."""
+    """Create or update the codebook in `path` (JSON, or REFI-QDA .qdc); loading the same file twice changes
+    nothing."""
     path = str(path)
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
+        if path.lower().endswith(".qdc"):
+            from .exports import CodebookFileError, qdc_to_codebook
+
+            with open(path, "rb") as f:
+                try:
+                    data = qdc_to_codebook(f.read(), path)
+                except CodebookFileError as exc:
+                    raise CodebookError(str(exc)) from exc
+        else:
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
     except OSError as exc:
         raise CodebookError(f"{path}: cannot be read: {exc.strerror}") from exc
     except json.JSONDecodeError as exc:
         raise CodebookError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from exc
+    return codebook_from_data(data, path)
+
+
+def codebook_from_data(data: dict, path: str) -> Taxonomy:
     rows = _flatten(data, path)
     name = _require(data, "name", "top level", path)
     version = str(data.get("version") or "1").strip()
@@ -80,6 +94,8 @@ def load_codebook(path: str | Path = DEFAULT_CODEBOOK) -> Taxonomy:
                 "level": level,
                 "name": node["name"].strip(),
                 "definition": (node.get("definition") or "").strip(),
+                "inclusion": (node.get("inclusion") or "").strip(),
+                "exclusion": (node.get("exclusion") or "").strip(),
                 "position": position,
             },
         )
@@ -98,11 +114,12 @@ def copy_codebook(taxonomy: Taxonomy, version: str) -> Taxonomy:
     new_of: dict[int, Category] = {}
     # Parents come before their children in (level, position) order: types, then themes, then sub-themes.
     order = {Category.Level.TYPE: 0, Category.Level.THEME: 1, Category.Level.SUB_THEME: 2}
-    for category in sorted(taxonomy.categories.all(), key=lambda c: (order[c.level], c.position)):
+    live = taxonomy.categories.filter(retired_at__isnull=True)
+    for category in sorted(live, key=lambda c: (order[c.level], c.position)):
         new_of[category.pk] = Category.objects.create(
             taxonomy=copy, parent=new_of[category.parent_id] if category.parent_id else None,
             level=category.level, code=category.code, name=category.name, definition=category.definition,
-            position=category.position,
+            inclusion=category.inclusion, exclusion=category.exclusion, position=category.position,
         )
     return copy
 

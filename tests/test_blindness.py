@@ -24,7 +24,8 @@ def _walk(patterns, prefix="", namespace=""):
 
 
 def _urls_to_visit(study, issue):
-    values = {"study_id": study.pk, "issue_id": issue.pk}
+    values = {"study_id": study.pk, "issue_id": issue.pk, "category_id": study.taxonomy.categories.get(code="C.1").pk,
+              "fmt": "json"}
     for name, _route, pattern in _walk(get_resolver().url_patterns):
         if name.startswith("admin:") or name == "logout":
             continue
@@ -63,7 +64,8 @@ def test_every_page_and_endpoint_hides_other_annotators(client_as, open_round, a
             "annotation:history_csv", "annotation:members", "annotation:study_settings", "annotation:previous",
             "api:study_detail", "annotation:adjudication_list", "annotation:adjudicate",
             "api:report_list", "api:report_detail", "api:queue_next", "api:label_history",
-            "api:comment_list"} <= visited
+            "api:comment_list", "taxonomy:codebook", "taxonomy:changelog", "taxonomy:proposals",
+            "taxonomy:details", "taxonomy:details_csv", "taxonomy:export"} <= visited
 
 
 def test_api_lists_only_the_annotators_own_labels(client_as, open_round, annotator_a):

@@ -1,0 +1,153 @@
+"""A codebook out and in: JSON (the shape of the shipped codebook), Markdown, and REFI-QDA codebook XML
+(.qdc, validated against the standard's Codebook.xsd) that NVivo, ATLAS.ti and MAXQDA open."""
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from pathlib import Path
+
+from lxml import etree
+
+from .models import Category, Taxonomy
+
+QDC_NS = "urn:QDA-XML:codebook:1.0"
+XSD = Path(__file__).resolve().parent / "schemas" / "Codebook.xsd"
+_CODE_IN_NAME = re.compile(r"^([A-Z]+(?:\.\d+)?(?:\.[ivxlcdm]+)?)\s+(.+)$")
+LEVELS = (Category.Level.TYPE, Category.Level.THEME, Category.Level.SUB_THEME)
+CHILDREN = {Category.Level.TYPE: "themes", Category.Level.THEME: "sub_themes"}
+
+
+class CodebookFileError(ValueError):
+    """A codebook file that cannot be read; the message names the file, line or element."""
+
+
+def _tree(taxonomy: Taxonomy) -> list[Category]:
+    nodes = list(taxonomy.categories.filter(retired_at__isnull=True).order_by("position", "code"))
+    by_id = {n.pk: n for n in nodes}
+    for node in nodes:
+        node.kids = []
+    for node in nodes:
+        if node.parent_id in by_id:
+            by_id[node.parent_id].kids.append(node)
+    return [n for n in nodes if n.parent_id is None]
+
+
+def _node(category: Category) -> dict:
+    data = {"code": category.code, "name": category.name, "definition": category.definition}
+    for extra in ("inclusion", "exclusion"):
+        if getattr(category, extra):
+            data[extra] = getattr(category, extra)
+    if category.level in CHILDREN:
+        data[CHILDREN[category.level]] = [_node(k) for k in category.kids]
+    return data
+
+
+def to_json(taxonomy: Taxonomy) -> str:
+    return json.dumps({"name": taxonomy.name, "version": f"{taxonomy.version} (revision {taxonomy.revision})",
+                       "source": taxonomy.source, "note": taxonomy.note,
+                       "types": [_node(t) for t in _tree(taxonomy)]}, indent=2, ensure_ascii=False) + "\n"
+
+
+def to_markdown(taxonomy: Taxonomy) -> str:
+    lines = [f"# {taxonomy.name}", "", f"Version {taxonomy.version}, revision {taxonomy.revision}.", ""]
+
+    def block(category: Category, depth: int) -> None:
+        if depth < 3:
+            lines.extend([f"{'#' * (depth + 1)} {category.code} {category.name}", ""])
+            if category.definition:
+                lines.extend([category.definition, ""])
+        else:
+            lines.append(f"- **{category.code} {category.name}**: {category.definition}".rstrip(": "))
+        for label, text in (("Includes", category.inclusion), ("Excludes", category.exclusion)):
+            if text:
+                lines.append(f"{'  ' if depth == 3 else ''}*{label}:* {text}")
+        if depth < 3 and (category.inclusion or category.exclusion):
+            lines.append("")
+        for kid in category.kids:
+            block(kid, depth + 1)
+        if depth == 2 and category.kids:
+            lines.append("")
+
+    for type_ in _tree(taxonomy):
+        block(type_, 1)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _description(category: Category) -> str:
+    parts = [category.definition]
+    parts += [f"Includes: {category.inclusion}"] if category.inclusion else []
+    parts += [f"Excludes: {category.exclusion}"] if category.exclusion else []
+    return "\n".join(p for p in parts if p)
+
+
+def to_qdc(taxonomy: Taxonomy) -> bytes:
+    root = etree.Element(f"{{{QDC_NS}}}CodeBook", nsmap={None: QDC_NS}, origin="Concord")
+    codes = etree.SubElement(root, f"{{{QDC_NS}}}Codes")
+
+    def add(parent, category: Category) -> None:
+        # Types with themes are groupings; themes and sub-themes are what annotators code with.
+        codable = not (category.level == Category.Level.TYPE and category.kids)
+        element = etree.SubElement(parent, f"{{{QDC_NS}}}Code", guid=str(category.guid).upper(),
+                                   name=f"{category.code} {category.name}", isCodable="true" if codable else "false")
+        if _description(category):
+            etree.SubElement(element, f"{{{QDC_NS}}}Description").text = _description(category)
+        for kid in category.kids:
+            add(element, kid)
+
+    for type_ in _tree(taxonomy):
+        add(codes, type_)
+    return etree.tostring(root, xml_declaration=True, encoding="utf-8", pretty_print=True)
+
+
+def schema() -> etree.XMLSchema:
+    return etree.XMLSchema(etree.parse(str(XSD)))
+
+
+def _safe_parse(data: bytes, name: str):
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, remove_comments=True)
+    try:
+        return etree.fromstring(data, parser)
+    except etree.XMLSyntaxError as exc:
+        raise CodebookFileError(f"{name}: line {exc.lineno}: not well-formed XML: {exc.msg}") from exc
+
+
+def validate_qdc(data: bytes, name: str = "codebook.qdc") -> etree._Element:
+    root = _safe_parse(data, name)
+    if root.getroottree().docinfo.internalDTD is not None:
+        # Entities are how XML files reach outside themselves; a codebook needs none.
+        raise CodebookFileError(f"{name}: line 1: not a REFI-QDA codebook: a DOCTYPE is not allowed")
+    checker = schema()
+    try:
+        valid = checker.validate(root)
+    except etree.XMLSchemaValidateError as exc:
+        raise CodebookFileError(f"{name}: not a REFI-QDA codebook: {exc}") from exc
+    if not valid:
+        error = checker.error_log[0]
+        raise CodebookFileError(f"{name}: line {error.line}: not a REFI-QDA codebook: {error.message}")
+    return root
+
+
+def qdc_to_codebook(data: bytes, name: str) -> dict:
+    """A .qdc file as the JSON shape load_codebook reads; codes come from "A.1 Name" names where present."""
+    root = validate_qdc(data, name)
+
+    def node(element, depth: int, position: list[int], parent_code: str) -> dict:
+        if depth > 2:
+            raise CodebookFileError(f"{name}: line {element.sourceline}: codes nest deeper than type → theme → "
+                                    "sub-theme")
+        label = element.get("name").strip()
+        match = _CODE_IN_NAME.match(label)
+        code = match.group(1) if match else (f"{parent_code}.{position[-1]}" if parent_code else f"T{position[-1]}")
+        description = element.find(f"{{{QDC_NS}}}Description")
+        data = {"code": code, "name": match.group(2) if match else label,
+                "definition": (description.text or "").strip() if description is not None else ""}
+        kids = element.findall(f"{{{QDC_NS}}}Code")
+        if depth < 2:
+            data[CHILDREN[LEVELS[depth]]] = [node(k, depth + 1, [*position, i + 1], code) for i, k in enumerate(kids)]
+        return data
+
+    top = root.find(f"{{{QDC_NS}}}Codes").findall(f"{{{QDC_NS}}}Code")
+    types = [node(e, 0, [i + 1], "") for i, e in enumerate(top)]
+    return {"name": Path(name).stem, "version": f"imported {uuid.uuid4().hex[:8]}", "source": f"REFI-QDA file {name}",
+            "types": types}

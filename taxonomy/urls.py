@@ -1,0 +1,17 @@
+from django.urls import path
+
+from . import views
+
+app_name = "taxonomy"
+
+urlpatterns = [
+    path("studies/<int:study_id>/codebook/", views.codebook, name="codebook"),
+    path("studies/<int:study_id>/codebook/<int:category_id>/change/", views.change, name="change"),
+    path("studies/<int:study_id>/codebook/changes/", views.changelog, name="changelog"),
+    path("studies/<int:study_id>/proposals/", views.proposals, name="proposals"),
+    path("studies/<int:study_id>/proposals/<int:proposal_id>/", views.proposal, name="proposal"),
+    path("studies/<int:study_id>/codebook/export.<str:fmt>", views.export, name="export"),
+    path("studies/<int:study_id>/codebook/details.csv", views.details_csv, name="details_csv"),
+    path("studies/<int:study_id>/codebook/<int:category_id>/details/", views.details, name="details"),
+    path("votes/", views.my_votes, name="my_votes"),
+]

@@ -1,0 +1,267 @@
+"""The codebook of a study: its tree with definitions, proposals and votes, the lead's changes, the log."""
+from __future__ import annotations
+
+import re
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from annotation.access import get_study_for
+from annotation.models import Label
+from annotation.permissions import can_label, can_manage, can_view_all_labels
+from annotation.selectors import current_round
+from concord.http import HtmxHttpRequest
+
+from . import changes
+from .forms import ChangeForm, ProposalForm, VoteForm
+from .models import Category, Proposal
+from .proposals import ProposalError, awaiting, cast_vote, lapse, open_proposal, tally
+from .services import CodebookError
+
+_REPORT = re.compile(r"(?:/issues/|#)?([A-Za-z0-9]+)\s*$")
+
+
+def _label_counts(study) -> dict[int, int]:
+    """Labels per category in the current round, each counted at every level it names (lead only)."""
+    round = current_round(study)
+    if round is None:
+        return {}
+    counts: dict[int, int] = {}
+    labels = Label.objects.filter(round=round).order_by()
+    for field in ("type_id", "theme_id", "sub_theme_id"):
+        for pk, n in labels.exclude(**{field: None}).values_list(field).annotate(n=Count("pk")):
+            counts[pk] = counts.get(pk, 0) + n
+    return counts
+
+
+def _tree(study, query: str, with_retired: bool) -> list[Category]:
+    nodes = Category.objects.filter(taxonomy=study.taxonomy).prefetch_related("examples__source").order_by(
+        "position", "code")
+    if not with_retired:
+        nodes = nodes.filter(retired_at__isnull=True)
+    nodes = list(nodes)
+    by_id = {n.pk: n for n in nodes}
+    for node in nodes:
+        node.kids = []
+    for node in nodes:
+        if node.parent_id in by_id:
+            by_id[node.parent_id].kids.append(node)
+    if query:
+        q = query.lower()
+        hits = {n.pk for n in nodes if q in f"{n.code} {n.name} {n.definition} {n.inclusion} {n.exclusion}".lower()}
+        # Keep the path to every hit, so that a hit is shown where it sits in the tree.
+        keep = set()
+        for pk in hits:
+            node = by_id[pk]
+            while node is not None:
+                keep.add(node.pk)
+                node = by_id.get(node.parent_id)
+        for node in nodes:
+            node.kids = [k for k in node.kids if k.pk in keep]
+            node.hit = node.pk in hits
+        return [n for n in nodes if n.parent_id is None and n.pk in keep]
+    return [n for n in nodes if n.parent_id is None]
+
+
+@login_required
+@require_GET
+def codebook(request: HtmxHttpRequest, study_id: int):
+    study = get_study_for(request, study_id)
+    query = request.GET.get("q", "").strip()
+    context = {
+        "study": study, "query": query, "with_retired": bool(request.GET.get("retired")),
+        "types": _tree(study, query, bool(request.GET.get("retired"))),
+        "counts": _label_counts(study) if can_view_all_labels(request.user, study) else None,
+        "manages": can_manage(request.user, study), "change_form": ChangeForm(),
+        "open_proposals": study.proposals.filter(status=Proposal.Status.OPEN).count(),
+    }
+    return render(request, "taxonomy/codebook.html", context)
+
+
+@login_required
+@require_POST
+def change(request: HtmxHttpRequest, study_id: int, category_id: int):
+    study = get_study_for(request, study_id, can_manage)
+    form = ChangeForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
+        return redirect("taxonomy:codebook", study_id=study.pk)
+    data, reason = form.cleaned_data, form.cleaned_data["reason"]
+    try:
+        if data["kind"] == "rename":
+            changes.rename(study, request.user, category_id, data["name"], reason)
+        elif data["kind"] == "clarify":
+            changes.clarify(study, request.user, category_id, reason, definition=data["definition"],
+                            inclusion=data["inclusion"], exclusion=data["exclusion"])
+        elif data["kind"] == "split":
+            parts = [tuple(p.strip() for p in (line.split(":", 1) + [""])[:2])
+                     for line in data["parts"].splitlines() if line.strip()]
+            changes.split(study, request.user, category_id, parts, reason)
+        elif data["kind"] == "merge":
+            codes = [c.strip() for c in data["others"].split(",") if c.strip()]
+            others = list(study.taxonomy.categories.filter(code__in=codes).values_list("pk", flat=True))
+            if len(others) != len(codes):
+                raise CodebookError("others: some of those codes are not in this codebook")
+            changes.merge(study, request.user, [category_id, *others], data["name"], data["definition"], reason)
+        else:
+            changes.retire(study, request.user, category_id, reason)
+    except CodebookError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, "The codebook changed; the change log has the new revision.")
+    return redirect("taxonomy:codebook", study_id=study.pk)
+
+
+@login_required
+@require_GET
+def changelog(request: HtmxHttpRequest, study_id: int):
+    study = get_study_for(request, study_id)
+    entries = study.taxonomy.changes.select_related("made_by", "proposal").order_by("revision")
+    return render(request, "taxonomy/changelog.html", {"study": study, "entries": entries})
+
+
+def _examples(study, text: str) -> list[int]:
+    wanted = [m.group(1) for part in re.split(r"[,\n]", text) if (m := _REPORT.search(part.strip()))]
+    return list(study.issues.filter(number__in=wanted).values_list("pk", flat=True))
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def proposals(request: HtmxHttpRequest, study_id: int):
+    study = get_study_for(request, study_id)
+    form = ProposalForm(request.POST or None)
+    if request.method == "POST":
+        if not can_label(request.user, study):
+            raise PermissionDenied
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                proposal = open_proposal(study, request.user, parent_id=data["parent"], name=data["name"],
+                                         definition=data["definition"], example_ids=_examples(study, data["examples"]))
+            except ProposalError as exc:
+                field, _, message = str(exc).partition(": ")
+                form.add_error(field if field in form.fields else None, message)
+            else:
+                messages.success(request, "Proposal opened; every member is asked to vote.")
+                return redirect("taxonomy:proposal", study_id=study.pk, proposal_id=proposal.pk)
+    parents = Category.objects.filter(taxonomy=study.taxonomy, retired_at__isnull=True).exclude(
+        level=Category.Level.SUB_THEME).order_by("position")
+    rows = [(p, tally(p)) for p in study.proposals.select_related("parent", "proposer")]
+    return render(request, "taxonomy/proposals.html", {"study": study, "form": form, "parents": parents,
+                                                       "rows": rows, "can_propose": can_label(request.user, study)},
+                  status=400 if form.errors else 200)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def proposal(request: HtmxHttpRequest, study_id: int, proposal_id: int):
+    study = get_study_for(request, study_id)
+    item = get_object_or_404(Proposal.objects.select_related("parent", "proposer", "category"), pk=proposal_id,
+                             study=study)
+    form = VoteForm(request.POST or None)
+    if request.method == "POST":
+        action = request.POST.get("action", "vote")
+        try:
+            if action == "vote" and form.is_valid():
+                cast_vote(item, request.user, form.cleaned_data["choice"] == "yes", form.cleaned_data["comment"])
+                messages.success(request, "Your vote is recorded.")
+            elif action == "apply":
+                changes.apply_proposal(item, request.user, request.POST.get("reason", ""))
+                messages.success(request, "Added to the codebook.")
+            elif action == "lapse":
+                lapse(item, request.user, request.POST.get("reason", ""))
+                messages.success(request, "The proposal lapsed.")
+        except (ProposalError, CodebookError) as exc:
+            messages.error(request, str(exc))
+        return redirect("taxonomy:proposal", study_id=study.pk, proposal_id=item.pk)
+    mine = item.votes.filter(voter=request.user).first()
+    context = {
+        "study": study, "proposal": item, "tally": tally(item), "mine": mine, "form": form,
+        "manages": can_manage(request.user, study), "examples": item.examples.select_related("source"),
+        # Who voted what stays hidden while the vote runs; the tally is enough to know where it stands.
+        "ballots": item.votes.select_related("voter") if not item.is_open else None,
+    }
+    return render(request, "taxonomy/proposal.html", context)
+
+
+@login_required
+@require_GET
+def my_votes(request: HtmxHttpRequest):
+    waiting = awaiting(request.user).select_related("study", "parent", "proposer").order_by("opened_at")
+    return render(request, "taxonomy/my_votes.html", {"waiting": waiting})
+
+
+
+
+
+EXPORTS = {
+    "json": ("application/json", "json"),
+    "md": ("text/markdown; charset=utf-8", "md"),
+    "qdc": ("application/xml", "qdc"),
+}
+
+
+@login_required
+@require_GET
+def export(request: HtmxHttpRequest, study_id: int, fmt: str):
+    from django.http import Http404, HttpResponse
+    from django.utils.text import slugify
+
+    from .exports import to_json, to_markdown, to_qdc
+
+    study = get_study_for(request, study_id)
+    if fmt not in EXPORTS:
+        raise Http404("No such format.")
+    body = {"json": to_json, "md": to_markdown, "qdc": to_qdc}[fmt](study.taxonomy)
+    content_type, extension = EXPORTS[fmt]
+    response = HttpResponse(body, content_type=content_type)
+    name = f"{slugify(study.name)}-codebook-r{study.taxonomy.revision}.{extension}"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def details(request: HtmxHttpRequest, study_id: int, category_id: int):
+    """The notes annotators wrote with labels of this category, and the lead's curated short list."""
+    from .details import add_detail, notes_for, remove_detail
+
+    study = get_study_for(request, study_id)
+    category = get_object_or_404(Category, pk=category_id, taxonomy=study.taxonomy)
+    manages = can_manage(request.user, study)
+    if request.method == "POST":
+        if not manages:
+            raise PermissionDenied
+        try:
+            if request.POST.get("remove"):
+                remove_detail(study, request.user, int(request.POST["remove"]))
+            else:
+                add_detail(study, request.user, category, request.POST.get("text", ""),
+                           _examples(study, request.POST.get("examples", "")))
+        except CodebookError as exc:
+            messages.error(request, str(exc))
+        return redirect("taxonomy:details", study_id=study.pk, category_id=category.pk)
+    context = {
+        "study": study, "category": category, "manages": manages,
+        "curated": category.details.prefetch_related("examples__source"),
+        # Others' notes reveal their labels: only for those the blind rule lets see labels.
+        "notes": notes_for(study, category) if can_view_all_labels(request.user, study) else None,
+    }
+    return render(request, "taxonomy/details.html", context)
+
+
+@login_required
+@require_GET
+def details_csv(request: HtmxHttpRequest, study_id: int):
+    from django.utils.text import slugify
+
+    from concord.csv_stream import csv_response
+
+    from .details import details_rows
+
+    study = get_study_for(request, study_id)
+    return csv_response(details_rows(study.taxonomy), f"{slugify(study.name)}-explanatory-details.csv")

@@ -1,0 +1,104 @@
+"""The codebook as people use it: the tree with definitions, search, proposals and votes from the pages, the
+header badge, the change log as a table, explanatory details; blind rules on counts and notes."""
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from django.urls import reverse
+
+from taxonomy import changes
+from taxonomy.models import Proposal
+from taxonomy.services import copy_codebook
+from tests.factories import label_with
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def own(study):
+    study.taxonomy = copy_codebook(study.taxonomy, "own")
+    study.save()
+    return study
+
+
+def test_the_tree_shows_definitions_and_search_narrows_it(client_as, own, annotator_a):
+    client = client_as(annotator_a)
+    page = client.get(reverse("taxonomy:codebook", args=[own.pk])).content.decode()
+    c1 = own.taxonomy.categories.get(code="C.1")
+    assert c1.name in page and c1.definition in page and "C.10" in page
+    found = client.get(reverse("taxonomy:codebook", args=[own.pk]), {"q": "quantiz"}).content.decode()
+    assert "<mark>" in found and "A.1 " not in found.split('data-testid="codebook"')[1]
+
+
+def test_label_counts_and_notes_are_the_leads_while_blind(client_as, own, lead, annotator_a, annotator_b):
+    label_with(annotator_b, own, own.issues.first(), "C.1", note="bob saw an OOM")
+    c1 = own.taxonomy.categories.get(code="C.1")
+    assert "1 label" in client_as(lead).get(reverse("taxonomy:codebook", args=[own.pk])).content.decode()
+    assert " label" not in client_as(annotator_a).get(reverse("taxonomy:codebook", args=[own.pk])).content.decode()
+    details = reverse("taxonomy:details", args=[own.pk, c1.pk])
+    assert "bob saw an OOM" in client_as(lead).get(details).content.decode()
+    assert "bob saw an OOM" not in client_as(annotator_a).get(details).content.decode()
+
+
+def test_proposing_and_voting_through_the_pages_with_the_badge(client_as, own, lead, annotator_a, annotator_b,
+                                                               annotator_c):
+    issue = own.issues.first()
+    c1 = own.taxonomy.categories.get(code="C.1")
+    response = client_as(annotator_a).post(reverse("taxonomy:proposals", args=[own.pk]), {
+        "parent": c1.pk, "name": "Tokenizer drift", "definition": "Tokens differ.", "examples": issue.number})
+    proposal = Proposal.objects.get()
+    assert response.status_code == 302
+    assert 'data-testid="vote-badge">1 vote waiting' in client_as(annotator_b).get(reverse("taxonomy:my_votes")) \
+        .content.decode()
+    for voter in (lead, annotator_a, annotator_b):
+        client_as(voter).post(reverse("taxonomy:proposal", args=[own.pk, proposal.pk]), {"choice": "yes"})
+    open_page = client_as(annotator_a).get(reverse("taxonomy:proposal", args=[own.pk, proposal.pk])).content.decode()
+    assert "Yes 3 · no 0 · not yet 1" in open_page and "charlie" not in open_page  # who voted what stays hidden
+    client_as(annotator_c).post(reverse("taxonomy:proposal", args=[own.pk, proposal.pk]), {"choice": "yes"})
+    proposal.refresh_from_db()
+    assert proposal.status == "passed"
+    client_as(lead).post(reverse("taxonomy:proposal", args=[own.pk, proposal.pk]), {"action": "apply"})
+    assert own.taxonomy.categories.filter(name="Tokenizer drift", parent=c1).exists()
+    log = client_as(annotator_a).get(reverse("taxonomy:changelog", args=[own.pk])).content.decode()
+    assert "Tokenizer drift" in log and "(unanimous)" in log
+
+
+def test_a_proposal_without_an_example_is_refused_with_a_message(client_as, own, annotator_a):
+    c1 = own.taxonomy.categories.get(code="C.1")
+    response = client_as(annotator_a).post(reverse("taxonomy:proposals", args=[own.pk]), {
+        "parent": c1.pk, "name": "X", "definition": "Y", "examples": "999999"})
+    assert response.status_code == 400 and "at least one report" in response.content.decode()
+    assert not Proposal.objects.exists()
+
+
+def test_the_lead_changes_a_category_from_the_page(client_as, own, lead):
+    c2 = own.taxonomy.categories.get(code="C.2")
+    client_as(lead).post(reverse("taxonomy:change", args=[own.pk, c2.pk]),
+                         {"kind": "rename", "name": "Memory", "reason": "shorter"})
+    c2.refresh_from_db()
+    assert c2.name == "Memory"
+    response = client_as(lead).post(reverse("taxonomy:change", args=[own.pk, c2.pk]),
+                                    {"kind": "rename", "name": "X", "reason": ""}, follow=True)
+    assert "needs a reason" in response.content.decode()
+
+
+def test_curated_details_are_exported(client_as, own, lead, annotator_a):
+    issue = own.issues.first()
+    c1 = own.taxonomy.categories.get(code="C.1")
+    client_as(lead).post(reverse("taxonomy:details", args=[own.pk, c1.pk]),
+                         {"text": "Build fails on CUDA 12", "examples": issue.number})
+    response = client_as(annotator_a).get(reverse("taxonomy:details_csv", args=[own.pk]))
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    assert rows == [{"type": "Bug", "theme": c1.name, "sub_theme": "", "code": "C.1", "category": c1.name,
+                     "detail": "Build fails on CUDA 12", "example_reports": issue.url}]
+    assert client_as(annotator_a).post(reverse("taxonomy:details", args=[own.pk, c1.pk]),
+                                       {"text": "sneaky"}).status_code == 403
+
+
+def test_retired_categories_leave_the_labeling_page(client_as, own, lead, annotator_a):
+    c2 = own.taxonomy.categories.get(code="C.2")
+    changes.retire(own, lead, c2.pk, "folded into C.1")
+    page = client_as(annotator_a).get(reverse("annotation:queue", args=[own.pk])).content.decode()
+    assert f'value="{c2.pk}"' not in page
