@@ -73,6 +73,8 @@ def load_codebook(path: str | Path = DEFAULT_CODEBOOK) -> Taxonomy:
         raise CodebookError(f"{path}: cannot be read: {exc.strerror}") from exc
     except json.JSONDecodeError as exc:
         raise CodebookError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from exc
+    except UnicodeDecodeError as exc:
+        raise CodebookError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
     return codebook_from_data(data, path)
 
 
@@ -150,3 +152,20 @@ def add_category(parent: Category, name: str, definition: str = "") -> Category:
     last = parent.taxonomy.categories.order_by("-position").values_list("position", flat=True).first() or 0
     return Category.objects.create(taxonomy=parent.taxonomy, parent=parent, level=level, code=_next_code(parent),
                                    name=name, definition=definition.strip(), position=last + 1)
+
+
+def import_codebook(path: str | Path) -> Taxonomy:
+    """A codebook from a JSON or .qdc file, always as a new codebook: one that has the same name and version
+    as an existing codebook is refused rather than merged into it."""
+    path = str(path)
+    if not path.lower().endswith(".qdc"):
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+        except (OSError, ValueError):
+            return load_codebook(path)  # which names the file and line of the fault
+        name, version = str(data.get("name", "")).strip(), str(data.get("version") or "1").strip()
+        if Taxonomy.objects.filter(name=name, version=version).exists():
+            raise CodebookError(f"{path}: a codebook named {name!r}, version {version!r}, exists already; "
+                                "change the version to import it as a new codebook")
+    return load_codebook(path)

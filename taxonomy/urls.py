@@ -14,4 +14,5 @@ urlpatterns = [
     path("studies/<int:study_id>/codebook/details.csv", views.details_csv, name="details_csv"),
     path("studies/<int:study_id>/codebook/<int:category_id>/details/", views.details, name="details"),
     path("votes/", views.my_votes, name="my_votes"),
+    path("codebooks/import/", views.import_file, name="import"),
 ]

@@ -265,3 +265,34 @@ def details_csv(request: HtmxHttpRequest, study_id: int):
 
     study = get_study_for(request, study_id)
     return csv_response(details_rows(study.taxonomy), f"{slugify(study.name)}-explanatory-details.csv")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def import_file(request: HtmxHttpRequest):
+    """Admins bring in a codebook made elsewhere (JSON or REFI-QDA .qdc); it starts a new codebook."""
+    import tempfile
+    from pathlib import Path
+
+    from .services import import_codebook
+
+    if not request.user.is_staff:
+        raise PermissionDenied
+    error = ""
+    if request.method == "POST":
+        upload = request.FILES.get("file")
+        if upload is None or not upload.name.lower().endswith((".json", ".qdc")):
+            error = "Choose a .json or .qdc file."
+        else:
+            with tempfile.TemporaryDirectory() as folder:
+                path = Path(folder) / Path(upload.name).name
+                path.write_bytes(upload.read())
+                try:
+                    taxonomy = import_codebook(path)
+                except CodebookError as exc:
+                    error = str(exc).replace(str(folder) + "/", "")
+                else:
+                    messages.success(request, f"Imported {taxonomy} with {taxonomy.categories.count()} categories; "
+                                              "new studies can use it.")
+                    return redirect("taxonomy:import")
+    return render(request, "taxonomy/import.html", {"error": error}, status=400 if error else 200)

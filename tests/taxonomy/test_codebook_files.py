@@ -78,3 +78,30 @@ def test_markdown_reads_as_a_codebook():
     text = to_markdown(codebook())
     assert text.startswith("# LLM-centric challenges")
     assert "## C Bug" in text and "### C.1 " in text and "- **C.1.i " in text
+
+
+def test_admins_import_a_qdc_file_as_a_new_codebook_from_the_page(client_as, admin, annotator_a):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.urls import reverse
+
+    from taxonomy.models import Taxonomy
+
+    data = to_qdc(codebook())
+    upload = SimpleUploadedFile("shared.qdc", data, content_type="application/xml")
+    response = client_as(admin).post(reverse("taxonomy:import"), {"file": upload})
+    assert response.status_code == 302 and Taxonomy.objects.count() == 2
+    again = SimpleUploadedFile("bad.qdc", b"<CodeBook", content_type="application/xml")
+    response = client_as(admin).post(reverse("taxonomy:import"), {"file": again})
+    assert response.status_code == 400 and "bad.qdc: line 1" in response.content.decode()
+    assert client_as(annotator_a).get(reverse("taxonomy:import")).status_code == 403
+
+
+def test_importing_json_with_an_existing_name_and_version_is_refused(tmp_path):
+    from taxonomy.services import import_codebook
+
+    original = codebook()
+    path = tmp_path / "same.json"
+    path.write_text(to_json(original).replace(f'"version": "{original.version} (revision 1)"',
+                                              f'"version": "{original.version}"'))
+    with pytest.raises(CodebookError, match="exists already"):
+        import_codebook(path)
