@@ -14,7 +14,7 @@ from ingest.services.files import import_file
 from ingest.services.keywords import load_shipped_lists
 from ingest.services.sources import get_or_create_source
 from taxonomy.models import Category
-from taxonomy.services import load_codebook
+from taxonomy.services import copy_codebook, load_codebook
 
 from .models import Label, Membership, Study
 from .services.phases import advance
@@ -81,10 +81,14 @@ def load_demo() -> dict[str, str]:
     annotators = list(User.objects.filter(username__in=DEMO_USERS[1:]).order_by("username"))
     issues = source.issues.all()
     if not Study.objects.filter(name=LABELING_STUDY).exists():
-        create_study(name=LABELING_STUDY, taxonomy=taxonomy, issues=issues, lead=lead, annotators=annotators,
+        # Each demo study has its own copy of the codebook, so that its lead can try changes on it.
+        create_study(name=LABELING_STUDY, taxonomy=copy_codebook(taxonomy, f"{taxonomy.version} for {LABELING_STUDY}"),
+                     issues=issues, lead=lead, annotators=annotators,
                      description="300 real vLLM issue reports to label with the study's final codebook.")
     if not Study.objects.filter(name=PUBLISHED_STUDY).exists():
-        study = create_study(name=PUBLISHED_STUDY, taxonomy=taxonomy, issues=issues, lead=lead,
+        study = create_study(name=PUBLISHED_STUDY,
+                             taxonomy=copy_codebook(taxonomy, f"{taxonomy.version} for {PUBLISHED_STUDY}"),
+                             issues=issues, lead=lead,
                              description="The same reports with the labels the study's seven annotators published.")
         _load_published_labels(study)
     return passwords
