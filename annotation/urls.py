@@ -1,7 +1,7 @@
 from django.urls import path
 
 from . import api
-from .views import adjudication, history, issues, members, pilot, queue, review, studies
+from .views import adjudication, corpus, history, issues, members, pilot, queue, review, studies
 
 app_name = "annotation"
 
@@ -13,6 +13,10 @@ urlpatterns = [
     path("studies/<int:study_id>/advance/", studies.study_advance, name="study_advance"),
     path("studies/<int:study_id>/settings/", studies.study_settings, name="study_settings"),
     path("studies/<int:study_id>/export.csv", studies.study_export_csv, name="study_export_csv"),
+    path("studies/<int:study_id>/corpus.csv", corpus.corpus_csv, name="corpus_csv"),
+    path("studies/<int:study_id>/corpus.jsonl", corpus.corpus_jsonl, name="corpus_jsonl"),
+    path("studies/<int:study_id>/study.json", corpus.study_json, name="study_json"),
+    path("studies/<int:study_id>/dataset-card.md", corpus.card, name="dataset_card"),
     path("studies/<int:study_id>/history/", history.history, name="history"),
     path("studies/<int:study_id>/history.csv", history.history_csv, name="history_csv"),
     # Members and invitations

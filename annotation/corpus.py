@@ -1,0 +1,154 @@
+"""The final labeled corpus: one record per report, streamed in chunks so that memory stays flat however
+large the study (issue 8). CSV and JSON Lines carry the same fields; CSV puts the individual labels in one
+JSON column."""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterator
+
+from django.db.models import Prefetch
+from django.utils import timezone
+
+from concord.csv_stream import csv_lines
+from ingest.models import Issue, Summary
+from ingest.services.corpus import decisions as screening_decisions
+from taxonomy.models import Category
+
+from .models import NOT_RELEVANT, Decision, Label, Study
+
+CHUNK = 2000
+CSV_COLUMNS = [
+    "study", "study_status", "source", "number", "url", "title", "body", "created_at", "matched_keywords",
+    "screening", "screening_reason", "summary", "final_type_code", "final_type", "final_theme_code", "final_theme",
+    "final_sub_theme_code", "final_sub_theme", "final_how", "final_rationale", "codebook", "labels",
+]
+
+
+def study_status(study: Study) -> str:
+    if study.phase == Study.Phase.CLOSED:
+        return "closed"
+    return f"open ({study.get_phase_display().lower()}): labels may still change"
+
+
+def _screening(study: Study) -> dict[int, tuple[str, str]]:
+    from ingest.models import Source
+
+    verdicts: dict[int, tuple[str, str]] = {}
+    for source in Source.objects.filter(issues__studies=study).distinct():
+        for issue_id, decision in screening_decisions(source).items():
+            word = {True: "included", False: "excluded", None: "undecided"}[decision.included]
+            verdicts[issue_id] = (word, decision.why)
+    return verdicts
+
+
+def _names(study: Study) -> dict[int, tuple[str, str]]:
+    return {pk: (code, name) for pk, code, name in Category.objects.filter(taxonomy=study.taxonomy_id)
+            .values_list("pk", "code", "name")}
+
+
+def records(study: Study) -> Iterator[dict]:
+    """One dict per report, in report order; each chunk of reports costs a handful of queries."""
+    names = _names(study)
+    screening = _screening(study)
+    status = study_status(study)
+    codebook = f"{study.taxonomy.name} {study.taxonomy.version}, revision {study.taxonomy.revision}"
+    ids = list(study.issues.order_by("created_at", "id").values_list("id", flat=True))
+    for start in range(0, len(ids), CHUNK):
+        chunk = ids[start:start + CHUNK]
+        issues = (Issue.objects.filter(pk__in=chunk).select_related("source")
+                  .prefetch_related(Prefetch("matched_keywords", to_attr="keyword_list"))
+                  .order_by("created_at", "id"))
+        summaries: dict[int, str] = {}
+        for issue_id, text in (Summary.objects.filter(issue_id__in=chunk, status=Summary.Status.OK)
+                               .order_by("issue_id", "updated_at").values_list("issue_id", "text")):
+            summaries[issue_id] = text  # the newest wins
+        finals = {d.issue_id: d for d in Decision.objects.filter(study=study, issue_id__in=chunk)}
+        labels = defaultdict(list)
+        for row in (Label.objects.filter(study=study, issue_id__in=chunk).order_by("issue_id", "round__number",
+                                                                                   "annotator__username")
+                    .values_list("issue_id", "annotator__username", "round__number", "round__kind", "is_relevant",
+                                 "type_id", "theme_id", "sub_theme_id", "note", "updated_at", "codebook_revision")):
+            issue_id, who, number, kind, relevant, type_id, theme_id, sub_id, note, when, revision = row
+            code = names[sub_id or theme_id or type_id][0] if relevant else NOT_RELEVANT
+            labels[issue_id].append({"annotator": who, "round": number, "round_kind": kind, "choice": code,
+                                     "note": note, "time": when.isoformat(), "codebook_revision": revision})
+        for issue in issues:
+            yield _record(study, issue, status, codebook, names, screening, summaries, finals.get(issue.pk),
+                          labels[issue.pk])
+
+
+def _record(study, issue, status, codebook, names, screening, summaries, final, labels) -> dict:
+    verdict, why = screening.get(issue.pk, ("undecided", "not screened"))
+
+    def chain(pk):
+        return names.get(pk, ("", "")) if pk else ("", "")
+
+    record = {
+        "study": study.name, "study_status": status, "source": issue.source.full_name, "number": issue.number,
+        "url": issue.url, "title": issue.title, "body": issue.body,
+        "created_at": issue.created_at.isoformat() if issue.created_at else "",
+        "matched_keywords": sorted(k.term for k in issue.keyword_list), "screening": verdict,
+        "screening_reason": why, "summary": summaries.get(issue.pk, ""),
+        "final": None, "codebook": codebook, "labels": labels,
+    }
+    if final is not None:
+        type_, theme, sub = chain(final.type_id), chain(final.theme_id), chain(final.sub_theme_id)
+        record["final"] = {
+            "type_code": type_[0] if final.is_relevant else NOT_RELEVANT, "type": type_[1] if final.is_relevant
+            else "Not relevant", "theme_code": theme[0], "theme": theme[1], "sub_theme_code": sub[0],
+            "sub_theme": sub[1], "how": final.how, "rationale": final.rationale,
+        }
+    return record
+
+
+def _flat(record: dict) -> list:
+    final = record["final"] or {}
+    return [
+        record["study"], record["study_status"], record["source"], record["number"], record["url"],
+        record["title"], record["body"], record["created_at"], " ".join(record["matched_keywords"]),
+        record["screening"], record["screening_reason"], record["summary"],
+        final.get("type_code", ""), final.get("type", ""), final.get("theme_code", ""), final.get("theme", ""),
+        final.get("sub_theme_code", ""), final.get("sub_theme", ""), final.get("how", ""),
+        final.get("rationale", ""), record["codebook"], json.dumps(record["labels"], ensure_ascii=False),
+    ]
+
+
+def csv_rows(study: Study) -> Iterator[str]:
+    return csv_lines(CSV_COLUMNS, (_flat(r) for r in records(study)))
+
+
+def jsonl_rows(study: Study) -> Iterator[str]:
+    for record in records(study):
+        yield json.dumps(record, ensure_ascii=False) + "\n"
+
+
+def study_document(study: Study, *, with_contacts: bool = False) -> dict:
+    """study.json: the codebook, the members' roles, the agreement report and the export time."""
+    from agreement.reports import agreement_figures, study_agreement
+    from taxonomy.exports import to_json
+
+    from .selectors import agreement_round
+
+    members = []
+    for m in study.memberships.select_related("user").order_by("role", "user__username"):
+        member = {"username": m.user.username, "role": m.role, "joined": m.joined_at.isoformat()}
+        if with_contacts:
+            member["email"] = m.user.email
+        members.append(member)
+    round = agreement_round(study)
+    return {
+        "study": study.name, "description": study.description, "status": study_status(study),
+        "phase": study.phase, "exported_at": timezone.now().isoformat(),
+        "codebook": json.loads(to_json(study.taxonomy)),
+        "members": members,
+        "agreement": agreement_figures(study_agreement(round)) if round else None,
+        "final_labels": {m: n for m, n in _counts(study).items()},
+    }
+
+
+def _counts(study: Study) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for method in Decision.objects.filter(study=study).values_list("method", flat=True):
+        counts[method] = counts.get(method, 0) + 1
+    return counts

@@ -1,0 +1,67 @@
+"""The dataset card written with every export: where the reports came from, how they were screened, how
+reliable the labels are (with their n) and how ties were settled. Every number is computed here."""
+from __future__ import annotations
+
+from django.db.models import Max, Min
+from django.utils import timezone
+
+from ingest.models import Source
+from ingest.services.corpus import source_report
+
+from .corpus import study_status
+from .models import Decision, Study
+
+
+def _rate(rate) -> str:
+    if rate is None or not rate.n:
+        return "no sample"
+    return (f"{rate.successes}/{rate.n} = {100 * rate.successes / rate.n:.1f} % "
+            f"(95 % Wilson {100 * rate.low:.1f}–{100 * rate.high:.1f} %)")
+
+
+def _figure(f: dict) -> str:
+    if f["value"] is None:
+        return f"undefined ({f['undefined_because']})"
+    ci = f" (95 % CI {f['ci_low']:.3f}–{f['ci_high']:.3f})" if f.get("ci_low") is not None else ""
+    left = f"; {f['left_out']} left out" if f["left_out"] else ""
+    return f"{f['value']:.3f}{ci}, {f['n_reports']} reports, {f['n_raters']} raters{left}"
+
+
+def dataset_card(study: Study, document: dict) -> str:
+    lines = [f"# {study.name}: dataset card", "", f"Exported {timezone.now():%Y-%m-%d %H:%M} UTC. Status: "
+             f"{study_status(study)}.", ""]
+    if study.description:
+        lines += [study.description, ""]
+    lines += ["## Sources", "", "| source | reports in the study | created from | created to | keyword false-positive "
+              "rate (screening) |", "| --- | --- | --- | --- | --- |"]
+    for source in Source.objects.filter(issues__studies=study).distinct().order_by("full_name"):
+        span = study.issues.filter(source=source).aggregate(n=Max("pk"), first=Min("created_at"),
+                                                            last=Max("created_at"))
+        n = study.issues.filter(source=source).count()
+        report = source_report(source)
+        first = span["first"].date().isoformat() if span["first"] else "—"
+        last = span["last"].date().isoformat() if span["last"] else "—"
+        lines.append(f"| {source.full_name} | {n} | {first} | {last} | {_rate(report.false_positive)} |")
+    taxonomy = study.taxonomy
+    lines += ["", "## Codebook", "", f"{taxonomy.name}, {taxonomy.version}, revision {taxonomy.revision} "
+              f"({taxonomy.changes.count()} recorded changes).", "", "## Agreement", ""]
+    agreement = document.get("agreement")
+    if agreement:
+        lines.append(f"Round {agreement['round']}; per type, reports grouped by the {agreement['basis']}.")
+        lines += ["", f"- Type, Fleiss' kappa: {_figure(agreement['type'])}",
+                  f"- Type, Krippendorff's alpha: {_figure(agreement['type_alpha'])}"]
+        for t in agreement["per_type"]:
+            lines.append(f"- {t['name']} ({t['type']}) at {agreement['level'].replace('_', '-')} level, Fleiss' "
+                         f"kappa: {_figure(t['fleiss'])}")
+    else:
+        lines.append("No round has been labeled yet.")
+    lines += ["", "## Final labels and ties", ""]
+    counts = {label: Decision.objects.filter(study=study, method=method).count()
+              for method, label in Decision.Method.choices}
+    total = study.issues.count()
+    decided = sum(counts.values())
+    lines.append(f"{decided} of {total} reports have a final label: " + ", ".join(
+        f"{n} by {label.lower()}" for label, n in counts.items() if n) + ".")
+    lines.append("A report is controversial when its largest vote count is shared by two or more labels; such "
+                 "reports were reviewed jointly, and the lead decided, with a rationale, where no consensus came.")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.corpus import csv_rows, jsonl_rows, study_document, study_status
+from annotation.dataset_card import dataset_card
+from annotation.models import Study
+
+
+class Command(BaseCommand):
+    help = ("Write a study's labeled corpus (one record per report) as CSV or JSON Lines, with study.json and a "
+            "dataset card beside it. Streams: memory stays flat however large the study.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("study", help="the study's name")
+        parser.add_argument("--format", choices=["csv", "jsonl"], default="csv")
+        parser.add_argument("--output", required=True, help="the corpus file to write")
+        parser.add_argument("--with-contacts", action="store_true", help="include members' e-mail addresses")
+
+    def handle(self, *args, study, format, output, with_contacts, **options):
+        found = Study.objects.filter(name=study).select_related("taxonomy").first()
+        if found is None:
+            raise CommandError(f"no study named {study!r}")
+        path = Path(output)
+        if not path.parent.exists():
+            raise CommandError(f"--output: the folder {path.parent} does not exist")
+        started = time.perf_counter()
+        rows = csv_rows(found) if format == "csv" else jsonl_rows(found)
+        count = -1 if format == "csv" else 0
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            for line in rows:
+                f.write(line)
+                count += 1
+        document = study_document(found, with_contacts=with_contacts)
+        (path.with_suffix(".study.json")).write_text(json.dumps(document, indent=2, ensure_ascii=False),
+                                                     encoding="utf-8")
+        (path.with_suffix(".card.md")).write_text(dataset_card(found, document), encoding="utf-8")
+        self.stdout.write(f"{path}: {count} reports ({study_status(found)}), study.json and dataset card beside "
+                          f"it, in {time.perf_counter() - started:.1f} s")

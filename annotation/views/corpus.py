@@ -1,0 +1,55 @@
+"""The final labeled corpus for admins and the lead: streamed CSV and JSON Lines, study.json, dataset card."""
+from __future__ import annotations
+
+import json
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse, StreamingHttpResponse
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET
+
+from concord.http import HtmxHttpRequest
+
+from ..access import get_study_for
+from ..corpus import csv_rows, jsonl_rows, study_document
+from ..dataset_card import dataset_card
+from ..permissions import can_export
+
+
+def _attachment(response, study, suffix: str):
+    response["Content-Disposition"] = f'attachment; filename="{slugify(study.name)}-{suffix}"'
+    return response
+
+
+@login_required
+@require_GET
+def corpus_csv(request: HtmxHttpRequest, study_id: int):
+    study = get_study_for(request, study_id, can_export)
+    return _attachment(StreamingHttpResponse(csv_rows(study), content_type="text/csv; charset=utf-8"), study,
+                       "corpus.csv")
+
+
+@login_required
+@require_GET
+def corpus_jsonl(request: HtmxHttpRequest, study_id: int):
+    study = get_study_for(request, study_id, can_export)
+    return _attachment(StreamingHttpResponse(jsonl_rows(study), content_type="application/x-ndjson"), study,
+                       "corpus.jsonl")
+
+
+@login_required
+@require_GET
+def study_json(request: HtmxHttpRequest, study_id: int):
+    study = get_study_for(request, study_id, can_export)
+    # E-mail addresses only when an admin asks for them.
+    contacts = request.user.is_staff and request.GET.get("contacts") == "1"
+    body = json.dumps(study_document(study, with_contacts=contacts), indent=2, ensure_ascii=False)
+    return _attachment(HttpResponse(body, content_type="application/json"), study, "study.json")
+
+
+@login_required
+@require_GET
+def card(request: HtmxHttpRequest, study_id: int):
+    study = get_study_for(request, study_id, can_export)
+    text = dataset_card(study, study_document(study))
+    return _attachment(HttpResponse(text, content_type="text/markdown; charset=utf-8"), study, "dataset-card.md")
