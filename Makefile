@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install migrate demo worker lint check-deploy clean bench-ingest bench-label bench-agreement
+.PHONY: run test install migrate demo worker lint check-deploy clean bench-ingest bench-label bench-agreement bench-export
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -62,6 +62,9 @@ bench-ingest: install $(BENCH_CORPUS)
 
 bench-label: install $(BENCH_CORPUS)
 	$(BENCH_ENV) $(BIN)/python bench/bench_label.py $(BENCH_CORPUS)
+
+bench-export: install $(BENCH_CORPUS)
+	$(BENCH_ENV) $(BIN)/python bench/bench_export.py $(BENCH_CORPUS)
 
 bench-agreement: install
 	$(BENCH_ENV) $(BIN)/python bench/bench_agreement.py

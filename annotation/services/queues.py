@@ -36,10 +36,10 @@ def _insert(queue: Queue, issue_ids: list[int], start: int) -> None:
         # COPY writes 40,000 rows in well under a second; bulk_create takes several.
         table = Assignment._meta.db_table
         with connection.cursor() as cursor, cursor.cursor.copy(
-            f"COPY {table} (queue_id, issue_id, position, done, skipped, skip_reason) FROM STDIN"
+            f"COPY {table} (queue_id, issue_id, position, done, skipped, skip_reason, requeued_because) FROM STDIN"
         ) as copy:
             for offset, issue_id in enumerate(issue_ids):
-                copy.write_row((queue.pk, issue_id, start + offset, False, False, ""))
+                copy.write_row((queue.pk, issue_id, start + offset, False, False, "", ""))
         return
     rows = (Assignment(queue=queue, issue_id=i, position=start + n) for n, i in enumerate(issue_ids))
     batch: list[Assignment] = []

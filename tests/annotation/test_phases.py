@@ -179,3 +179,13 @@ def test_pilot_lead_may_add_categories_to_the_studys_own_codebook(client_as, lea
                            {"parent": parent.pk, "name": "Too late"}, follow=True)
     assert "grows only through a proposal" in response.content.decode()
     assert not study.taxonomy.categories.filter(name__in=["Sneaky", "Too late"]).exists()
+
+
+def test_large_queues_are_written_with_copy_on_postgresql(lead, annotator_a, monkeypatch):
+    from annotation.services import queues
+
+    # The COPY path starts above BATCH reports; a small BATCH takes it with a small study.
+    monkeypatch.setattr(queues, "BATCH", 2)
+    study = _study(lead, [annotator_a], n=5, with_pilot=False)
+    assert Queue.objects.get(round__study=study, annotator=annotator_a).total == 5
+    assert Assignment.objects.filter(queue__round__study=study, requeued_because="").count() == 10
