@@ -1,6 +1,7 @@
 """The only ORM reader in agreement/: builds rating tables for a study's round and calls the pure maths."""
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -70,11 +71,17 @@ def _level_codes(values: np.ndarray, names: dict[int, str]) -> tuple[list[str], 
 def _labels(round: Round) -> _Labels:
     names = dict(Category.objects.filter(taxonomy=round.study.taxonomy_id).values_list("pk", "code"))
     users = dict(get_user_model().objects.filter(labels__round=round).distinct().values_list("pk", "username"))
-    # Plain ids in one fetch; order_by() drops the model's default ordering, which would join and sort every row.
-    rows = list(Label.objects.filter(round=round).order_by().values_list(
-        "issue_id", "annotator_id", "is_relevant", "type_id", "theme_id", "sub_theme_id"))
-    column = {name: np.fromiter((r[i] or 0 for r in rows), dtype=np.int64, count=len(rows))
-              for i, name in enumerate(["issue", "annotator", "relevant", "type", "theme", "sub_theme"])}
+    # Plain ids, streamed into compact arrays (a list of 280,000 tuples would hold ~60 MB); order_by() drops the
+    # model's default ordering, which would join and sort every row.
+    names6 = ["issue", "annotator", "relevant", "type", "theme", "sub_theme"]
+    columns = {name: array("q") for name in names6}
+    rows = Label.objects.filter(round=round).order_by().values_list(
+        "issue_id", "annotator_id", "is_relevant", "type_id", "theme_id", "sub_theme_id")
+    appends = [columns[name].append for name in names6]
+    for row in rows.iterator(chunk_size=100000):
+        for append, value in zip(appends, row, strict=True):
+            append(value or 0)
+    column = {name: np.frombuffer(columns[name], dtype=np.int64) for name in names6}
     issues, row = np.unique(column["issue"], return_inverse=True)
     annotators, col = np.unique(column["annotator"], return_inverse=True)
     relevant = column["relevant"].astype(bool)

@@ -18,12 +18,14 @@ from pathlib import Path
 
 from common import DEFAULT_URL, ROOT, setup_django
 
+# VmHWM, not getrusage: ru_maxrss survives exec, so a child would report the benchmark's own peak.
 CHILD = """
-import resource, sys, django
+import sys, django
 django.setup()
 from django.core.management import call_command
 call_command("export_corpus", "Bench study", "--format", sys.argv[1], "--output", sys.argv[2])
-print("peak", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+status = open("/proc/self/status").read()
+print("peak", [line.split()[1] for line in status.splitlines() if line.startswith("VmHWM")][0])
 """
 
 
