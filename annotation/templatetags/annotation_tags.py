@@ -8,3 +8,9 @@ register = template.Library()
 @register.filter
 def get_item(mapping: dict, key):
     return mapping.get(key) if mapping else None
+
+
+@register.filter
+def percent(value) -> str:
+    """A share as a percentage with two decimals (0.2438 → "24.38 %")."""
+    return "" if value is None else f"{100 * float(value):.2f} %"
