@@ -1,0 +1,370 @@
+"""Backup and restore of a whole study (issue 8): `export_study` writes everything about it as gzip-compressed
+JSON Lines, `import_study` restores it into another Concord, all or nothing.
+
+Format "concord-study", version 1: line 1 is a header {"format", "version", "study", "exported_at"}; then one
+record per row, {"kind": "app.model", "pk": its id in the exporting database, "fields": {...},
+"fk": {field: pk}, "m2m": {field: [pk, ...]}}, parents before children; the last line is
+{"kind": "end", "records": n}, so that a truncated file is recognised. Ids are only references inside the
+file: the importer gives every row a new id. Users are matched by username, sources by platform and name,
+issues by source and number, keyword lists by name; everything else is created anew. Passwords, e-mail
+addresses and invitation links are never written.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import gzip
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+from django.apps import apps
+from django.contrib.auth import get_user_model
+from django.db import models, transaction
+from django.utils import timezone
+
+FORMAT, VERSION = "concord-study", 1
+
+
+class StudyImportError(ValueError):
+    """A backup that cannot be restored; the message names the file and line. Nothing was changed."""
+
+
+def _json(value):
+    if isinstance(value, dt.datetime | dt.date):
+        return value.isoformat()
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    return value
+
+
+def _record(instance, skip=(), m2m=()) -> dict:
+    fields, fks = {}, {}
+    for field in instance._meta.concrete_fields:
+        if field.primary_key or field.name in skip:
+            continue
+        if field.is_relation:
+            fks[field.name] = getattr(instance, field.attname)
+        else:
+            fields[field.name] = _json(field.value_from_object(instance))
+    record = {"kind": instance._meta.label_lower, "pk": instance.pk, "fields": fields, "fk": fks}
+    if m2m:
+        record["m2m"] = {name: list(getattr(instance, name).values_list("pk", flat=True)) for name in m2m}
+    return record
+
+
+def _rows(study) -> Iterator[dict]:
+    from agreement.models import AgreementSnapshot
+    from ingest.models import (
+        Issue,
+        Keyword,
+        KeywordList,
+        ScreeningItem,
+        ScreeningSample,
+        ScreeningVote,
+        Source,
+        Summary,
+    )
+    from taxonomy.models import ChangeLogEntry, Detail, Proposal, Vote
+
+    from .models import Assignment, Comment, Decision, Label, Membership, Queue, ReviewItem, Round
+
+    sources = Source.objects.filter(issues__studies=study).distinct()
+    samples = ScreeningSample.objects.filter(source__in=sources, kind=ScreeningSample.Kind.STRATUM)
+    # Every user a restored row points at.
+    user_ids = {study.created_by_id} | set(study.memberships.values_list("user_id", flat=True))
+    for sample in samples:
+        user_ids |= {sample.reviewer_a_id, sample.reviewer_b_id, sample.tiebreaker_id, sample.created_by_id,
+                     sample.decided_by_id}
+    for query, column in (
+        (Label.history.filter(study_id=study.pk), "history_user_id"),
+        (Decision.history.filter(study_id=study.pk), "history_user_id"),
+        (Decision.objects.filter(study=study), "decided_by_id"),
+        (Label.objects.filter(study=study), "annotator_id"),
+        (Comment.objects.filter(study=study), "author_id"),
+        (Proposal.objects.filter(study=study), "proposer_id"),
+        (Vote.objects.filter(proposal__study=study), "voter_id"),
+        (ChangeLogEntry.objects.filter(taxonomy=study.taxonomy_id), "made_by_id"),
+        (Detail.objects.filter(category__taxonomy=study.taxonomy_id), "added_by_id"),
+        (AgreementSnapshot.objects.filter(study=study), "computed_by_id"),
+        (ScreeningVote.objects.filter(item__sample__in=samples), "reviewer_id"),
+    ):
+        user_ids |= set(query.order_by().values_list(column, flat=True).distinct())
+    user_ids.discard(None)
+    for user in get_user_model().objects.filter(pk__in=user_ids).order_by("pk"):
+        yield {"kind": "auth.user", "pk": user.pk, "fields": {"username": user.username, "is_active": user.is_active,
+                                                              "first_name": user.first_name,
+                                                              "last_name": user.last_name}, "fk": {}}
+    lists = KeywordList.objects.filter(sources__in=sources).distinct()
+    yield from (_record(x) for x in lists)
+    yield from (_record(x) for x in Keyword.objects.filter(keyword_list__in=lists))
+    yield from (_record(x) for x in sources)
+    study_issue_ids = set(study.issues.values_list("pk", flat=True))
+    # Every issue of the study's sources: the keyword filter's figures (Table 1) are source-level. Issues outside
+    # the study travel without their text.
+    for issue in Issue.objects.filter(source__in=sources).prefetch_related("matched_keywords").iterator(2000):
+        record = _record(issue, m2m=("matched_keywords",))
+        if issue.pk not in study_issue_ids:
+            record["fields"].update(body="", comments=[], payload={})
+        yield record
+    yield from (_record(x) for x in Summary.objects.filter(issue__source__in=sources).iterator(2000))
+    yield from (_record(x) for x in samples)
+    yield from (_record(x) for x in ScreeningItem.objects.filter(sample__in=samples))
+    yield from (_record(x) for x in ScreeningVote.objects.filter(item__sample__in=samples))
+    taxonomy = study.taxonomy
+    yield _record(taxonomy)
+    levels = {"type": 0, "theme": 1, "sub_theme": 2}
+    for category in sorted(taxonomy.categories.all(), key=lambda c: (levels[c.level], c.pk)):
+        yield _record(category, m2m=("examples",))
+    yield _record(study, skip=("current_round",), m2m=("issues",)) | {"current_round": study.current_round_id}
+    for model, query in (
+        (Membership, {"study": study}), (Round, {"study": study}), (Queue, {"round__study": study}),
+        (Assignment, {"queue__round__study": study}), (ReviewItem, {"round__study": study}),
+        (Label, {"study": study}), (Decision, {"study": study}), (Comment, {"study": study}),
+    ):
+        yield from (_record(x) for x in model.objects.filter(**query).order_by("pk").iterator(5000))
+    for model in (Label, Decision):
+        history = model.history.model
+        for row in history.objects.filter(study_id=study.pk).order_by("history_id").iterator(5000):
+            yield _record(row)
+    for proposal in Proposal.objects.filter(study=study).order_by("pk"):
+        yield _record(proposal, m2m=("examples",))
+    yield from (_record(x) for x in Vote.objects.filter(proposal__study=study))
+    yield from (_record(x) for x in ChangeLogEntry.objects.filter(taxonomy=taxonomy))
+    for detail in Detail.objects.filter(category__taxonomy=taxonomy):
+        yield _record(detail, m2m=("examples",))
+    yield from (_record(x) for x in AgreementSnapshot.objects.filter(study=study))
+
+
+def export_study(study, path: str | Path) -> int:
+    count = 0
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        f.write(json.dumps({"format": FORMAT, "version": VERSION, "study": study.name,
+                            "exported_at": timezone.now().isoformat()}) + "\n")
+        for record in _rows(study):
+            f.write(json.dumps(record, ensure_ascii=False) + "\n")
+            count += 1
+        f.write(json.dumps({"kind": "end", "records": count}) + "\n")
+    return count
+
+
+class _Restore:
+    """Rows arrive parents first; `ids` maps (model label, id in the file) to the new id. Rows of one kind are
+    written in batches, with their own timestamps (auto_now is switched off for the duration)."""
+
+    BATCH = 2000
+
+    def __init__(self, name: str):
+        self.name = name
+        self.ids: dict[tuple[str, int], int] = {}
+        self.pending: list[tuple[models.Model, dict, int]] = []
+        self.current_round: int | None = None
+        self.skipped_sources: set[int] = set()
+        self.known_issues: dict[int, dict[str, int]] = {}
+        self.fresh: set[int] = set()  # issues created by this restore: nothing of theirs is here yet
+        self.study = None
+
+    def new_id(self, model_label: str, old: int | None, line: int, field: str) -> int | None:
+        if old is None:
+            return None
+        if (model_label, old) not in self.ids and self.pending and \
+                type(self.pending[0][0])._meta.label_lower == model_label:
+            self.flush()  # a parent of the same kind (a theme's type) still waiting in the batch
+        try:
+            return self.ids[(model_label, old)]
+        except KeyError as exc:
+            raise StudyImportError(f"{self.name}: line {line}: {field} refers to a {model_label} the file does not "
+                                   "hold before it") from exc
+
+    def build(self, model, record: dict, line: int):
+        values = {}
+        for name, value in record["fields"].items():
+            field = model._meta.get_field(name)
+            values[field.attname] = field.to_python(value) if value is not None else None
+        for name, old in record["fk"].items():
+            field = model._meta.get_field(name)
+            values[field.attname] = self.new_id(field.related_model._meta.label_lower, old, line, name)
+        if model._meta.label_lower.startswith("annotation.historical"):
+            # A history row's "id" is the id of the row it is a version of.
+            original = model._meta.label_lower.replace("historical", "")
+            values["id"] = self.new_id(original, values["id"], line, "id")
+        return model(**values)
+
+    def add(self, model, instance, record: dict, line: int) -> None:
+        if self.pending and type(self.pending[0][0]) is not model:
+            self.flush()
+        self.pending.append((instance, record, line))
+        if len(self.pending) >= self.BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        model = type(self.pending[0][0])
+        label = model._meta.label_lower
+        made = model.objects.bulk_create([instance for instance, _, _ in self.pending])
+        for instance, (_, record, _) in zip(made, self.pending, strict=True):
+            self.ids[(label, record["pk"])] = instance.pk
+            if label == "ingest.issue":
+                self.known_issues.setdefault(instance.source_id, {})[instance.number] = instance.pk
+                self.fresh.add(instance.pk)
+        for instance, (_, record, _line) in zip(made, self.pending, strict=True):
+            for name, olds in record.get("m2m", {}).items():
+                field = model._meta.get_field(name)
+                target = field.related_model._meta.label_lower
+                through = field.remote_field.through
+                source_col, target_col = field.m2m_field_name(), field.m2m_reverse_field_name()
+                through.objects.bulk_create([
+                    through(**{f"{source_col}_id": instance.pk, f"{target_col}_id": self.ids[(target, old)]})
+                    for old in olds if (target, old) in self.ids], ignore_conflicts=True)
+        if label == "annotation.study":
+            self.study = made[0]
+        self.pending = []
+
+    def existing(self, model, instance):
+        """A row already here to reuse instead of a new one (sources, issues, keyword lists and keywords,
+        summaries), or None."""
+        label = model._meta.label_lower
+        if label == "ingest.issue":
+            if instance.source_id not in self.known_issues:
+                self.known_issues[instance.source_id] = dict(
+                    model.objects.filter(source_id=instance.source_id).values_list("number", "pk"))
+            pk = self.known_issues[instance.source_id].get(instance.number)
+            return model(pk=pk) if pk else None
+        keys = {"ingest.source": ("platform", "full_name"), "ingest.keywordlist": ("name",),
+                "ingest.keyword": ("keyword_list_id", "term")}.get(label)
+        if label == "ingest.summary" and instance.issue_id in self.fresh:
+            return None
+        if label == "ingest.summary":
+            keys = ("issue_id", "backend", "model", "prompt_version")
+        if keys is None:
+            return None
+        return model.objects.filter(**{k: getattr(instance, k) for k in keys}).first()
+
+
+class _Timestamps:
+    """Switch auto_now and auto_now_add off while restoring, so rows keep the times they were made at."""
+
+    def __enter__(self):
+        self.fields = [f for m in apps.get_models() for f in m._meta.concrete_fields
+                       if getattr(f, "auto_now", False) or getattr(f, "auto_now_add", False)]
+        self.saved = [(f, f.auto_now, f.auto_now_add) for f in self.fields]
+        for field in self.fields:
+            field.auto_now = field.auto_now_add = False
+        return self
+
+    def __exit__(self, *exc):
+        for field, now, now_add in self.saved:
+            field.auto_now, field.auto_now_add = now, now_add
+
+
+def _read(path: Path) -> Iterator[tuple[int, dict]]:
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            for number, line in enumerate(f, start=1):
+                try:
+                    yield number, json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise StudyImportError(f"{path.name}: line {number}: not JSON ({exc.msg}); the file is "
+                                           "damaged") from exc
+    except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as exc:
+        raise StudyImportError(f"{path.name}: not a readable Concord study backup ({exc})") from exc
+
+
+def import_study(path: str | Path) -> tuple[object, int]:
+    """Restore a study; returns it and how many rows were read. Any fault rolls everything back."""
+    with _Timestamps(), transaction.atomic():
+        return _import(Path(path))
+
+
+def _import(path: Path) -> tuple[object, int]:
+    from .models import Study
+
+    if not path.exists():
+        raise StudyImportError(f"{path}: no such file")
+    rows = _read(path)
+    first = next(rows, None)
+    header = first[1] if first else {}
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise StudyImportError(f"{path.name}: line 1: not a Concord study backup (no \"{FORMAT}\" header)")
+    if header.get("version") != VERSION:
+        raise StudyImportError(f"{path.name}: line 1: format version {header.get('version')} is not one this "
+                               f"Concord reads (it reads version {VERSION})")
+    if Study.objects.filter(name=header.get("study")).exists():
+        raise StudyImportError(f"{path.name}: a study named {header.get('study')!r} exists already here")
+    restore = _Restore(path.name)
+    count, ended = 0, False
+    User = get_user_model()
+    for line, record in rows:
+        if ended:
+            raise StudyImportError(f"{path.name}: line {line}: data after the end record")
+        kind = record.get("kind") if isinstance(record, dict) else None
+        if kind == "end":
+            restore.flush()
+            if record.get("records") != count:
+                raise StudyImportError(f"{path.name}: line {line}: the file says {record.get('records')} records, "
+                                       f"{count} were read")
+            ended = True
+            continue
+        try:
+            model = apps.get_model(kind)
+        except (LookupError, ValueError, TypeError) as exc:
+            raise StudyImportError(f"{path.name}: line {line}: unknown record kind {kind!r}") from exc
+        count += 1
+        if kind == "auth.user":
+            restore.flush()
+            fields = record["fields"]
+            user = User.objects.filter(username=fields["username"]).first()
+            if user is None:
+                user = User(**fields)
+                user.set_unusable_password()  # a restored member sets a password through the admin or a link
+                user.save()
+            restore.ids[(kind, record["pk"])] = user.pk
+            continue
+        if restore.pending and type(restore.pending[0][0])._meta.label_lower != kind:
+            restore.flush()  # the rows before may be the parents this one refers to
+        try:
+            instance = restore.build(model, record, line)
+        except StudyImportError:
+            raise
+        except (KeyError, ValueError, TypeError, LookupError, AttributeError) as exc:
+            raise StudyImportError(f"{path.name}: line {line}: a {kind} record is damaged ({exc})") from exc
+        found = restore.existing(model, instance)
+        if found is not None:
+            if kind == "ingest.source":
+                restore.skipped_sources.add(found.pk)
+            restore.ids[(kind, record["pk"])] = found.pk
+            continue
+        if kind == "ingest.screeningsample" and instance.source_id in restore.skipped_sources:
+            continue  # the source was here already, with its own screening
+        if kind in {"ingest.screeningitem", "ingest.screeningvote"} and not _parent_restored(restore, kind, record):
+            continue
+        if kind == "taxonomy.taxonomy":
+            instance.version = _free_version(model, instance.name, instance.version)
+        if kind == "annotation.study":
+            restore.current_round = record.get("current_round")
+        restore.add(model, instance, record, line)
+    if not ended:
+        raise StudyImportError(f"{path.name}: the file ends before its end record; it is truncated")
+    study = restore.study
+    if study is None:
+        raise StudyImportError(f"{path.name}: the file holds no study")
+    if restore.current_round:
+        study.current_round_id = restore.ids.get(("annotation.round", restore.current_round))
+        study.save(update_fields=["current_round"])
+    return study, count
+
+
+def _parent_restored(restore: _Restore, kind: str, record: dict) -> bool:
+    restore.flush()
+    parent = ("ingest.screeningsample", record["fk"]["sample"]) if kind == "ingest.screeningitem" else \
+        ("ingest.screeningitem", record["fk"]["item"])
+    return parent in restore.ids
+
+
+def _free_version(model, name: str, version: str) -> str:
+    candidate, n = version, 1
+    while model.objects.filter(name=name, version=candidate).exists():
+        n += 1
+        candidate = f"{version} (restored {n})"
+    return candidate

@@ -1,0 +1,25 @@
+from __future__ import annotations
+
+import time
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.backup import export_study
+from annotation.models import Study
+
+
+class Command(BaseCommand):
+    help = ("Write everything about a study (reports, labels with history, rounds, proposals and votes, change log, "
+            "final labels, screening) to PATH (gzip JSON Lines, format concord-study 1); import_study restores it.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("study", help="the study's name")
+        parser.add_argument("path")
+
+    def handle(self, *args, study, path, **options):
+        found = Study.objects.filter(name=study).select_related("taxonomy").first()
+        if found is None:
+            raise CommandError(f"no study named {study!r}")
+        started = time.perf_counter()
+        count = export_study(found, path)
+        self.stdout.write(f"{path}: {count} records in {time.perf_counter() - started:.1f} s")

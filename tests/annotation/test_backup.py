@@ -1,0 +1,132 @@
+"""export_study and import_study: after the round trip every statistic and agreement figure is identical; a
+damaged or foreign file is refused with a clear message and changes nothing."""
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+
+from agreement.reports import agreement_figures, study_agreement
+from annotation.corpus import records
+from annotation.models import Label, Study
+from annotation.selectors import agreement_round
+from annotation.services.phases import advance
+from annotation.statistics import as_json
+from ingest.models import Issue, Source, Summary
+from ingest.services.screening import cast_vote, draw_stratum_sample
+from taxonomy import changes
+from taxonomy.proposals import cast_vote as vote
+from taxonomy.proposals import open_proposal
+from taxonomy.services import copy_codebook
+from tests.factories import category, label_with, make_user
+
+# flush (the empty "other Concord") cannot run inside a transaction on PostgreSQL.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _figures(study) -> dict:
+    figures = agreement_figures(study_agreement(agreement_round(study), resamples=200))
+    corpus = [{k: v for k, v in r.items() if k != "study_status"} for r in records(study)]
+    for record in corpus:
+        for label in record["labels"]:
+            label.pop("time")
+    return {"agreement": figures, "stats": as_json(study), "corpus": corpus}
+
+
+@pytest.fixture
+def finished(study, lead, annotator_a, annotator_b, annotator_c, client_as):
+    study.taxonomy = copy_codebook(study.taxonomy, "own")
+    study.save()
+    issues = list(study.issues.order_by("created_at", "id"))
+    source = issues[0].source
+    for issue, verdict in zip(issues, ["relevant", "relevant", "unclear"], strict=True):
+        Summary.objects.create(issue=issue, backend="extractive", prompt_version="1", content_hash=str(issue.pk),
+                               text=f"summary {issue.number}", verdict=verdict)
+    sample = draw_stratum_sample(source, "relevant", (annotator_a, annotator_b, annotator_c), seed=1, fraction=1)
+    for item in sample.items.all():
+        cast_vote(annotator_a, item, True)
+        cast_vote(annotator_b, item, item.issue_id != issues[0].pk)
+    people = [lead, annotator_a, annotator_b, annotator_c]
+    for issue, codes in zip(issues, (["A.1", "A.1", "C.1", "C.1"], ["C.3.i", "C.3.i", "C.3.i", "C.4"],
+                                     ["NR", "NR", "B.1", "NR"]), strict=True):
+        for person, code in zip(people, codes, strict=True):
+            label_with(person, study, issue, code, note=f"{person.username} says {code}")
+    proposal = open_proposal(study, annotator_a, parent_id=study.taxonomy.categories.get(code="C.1").pk,
+                             name="Drift", definition="Tokens differ.", example_ids=[issues[0].pk])
+    for person in people:
+        vote(proposal, person, True)
+    changes.apply_proposal(proposal, lead)
+    changes.rename(study, lead, study.taxonomy.categories.get(code="C.2").pk, "Memory", "shorter")
+    label_with(annotator_a, study, issues[1], "C.3.ii", note="revised")
+    advance(study, lead)
+    advance(study, lead)
+    client_as(lead).post(reverse("annotation:adjudicate", args=[study.pk, issues[0].pk]),
+                         {"type": category("C", study.taxonomy).pk, "theme": category("C.1", study.taxonomy).pk,
+                          "rationale": "It crashes."})
+    advance(study, lead)
+    study.refresh_from_db()
+    return study
+
+
+def test_the_round_trip_keeps_every_figure(finished, tmp_path):
+    before = _figures(finished)
+    history = Label.history.filter(study_id=finished.pk).count()
+    path = tmp_path / "study.concord.gz"
+    call_command("export_study", finished.name, str(path))
+    # "Another Concord": an empty database.
+    call_command("flush", "--no-input")
+    assert not Study.objects.exists() and not Issue.objects.exists()
+    call_command("import_study", str(path))
+    restored = Study.objects.get(name=finished.name)
+    assert restored.phase == "closed" and restored.current_round.kind == "review"
+    assert _figures(restored) == before
+    assert Label.history.filter(study_id=restored.pk).count() == history
+    assert restored.taxonomy.changes.count() == 2 and restored.proposals.get().votes.count() == 4
+    assert Source.objects.get().samples.get().items.count() == 2
+
+
+def test_a_second_import_is_refused_because_the_study_exists(finished, tmp_path):
+    path = tmp_path / "s.gz"
+    call_command("export_study", finished.name, str(path))
+    with pytest.raises(CommandError, match="exists already here"):
+        call_command("import_study", str(path))
+
+
+def _damaged(path, tmp_path, how):
+    lines = gzip.open(path, "rt").read().splitlines()
+    bad = tmp_path / f"{how}.gz"
+    if how == "truncated":
+        lines = lines[:len(lines) // 2]
+    elif how == "garbled":
+        lines[5] = lines[5][:20]
+    elif how == "foreign":
+        lines[0] = json.dumps({"format": "something-else"})
+    elif how == "newer":
+        lines[0] = json.dumps({"format": "concord-study", "version": 99})
+    with gzip.open(bad, "wt") as f:
+        f.write("\n".join(lines) + "\n")
+    return bad
+
+
+@pytest.mark.parametrize("how, message", [
+    ("truncated", "truncated"), ("garbled", "line 6: not JSON"), ("foreign", "not a Concord study backup"),
+    ("newer", "format version 99"),
+])
+def test_a_damaged_or_foreign_file_changes_nothing(finished, tmp_path, how, message):
+    path = tmp_path / "s.gz"
+    call_command("export_study", finished.name, str(path))
+    call_command("flush", "--no-input")
+    make_user("someone")
+    with pytest.raises(CommandError, match=message):
+        call_command("import_study", str(_damaged(path, tmp_path, how)))
+    assert not Study.objects.exists() and not Issue.objects.exists() and not Label.objects.exists()
+
+
+def test_not_gzip_at_all(tmp_path):
+    path = tmp_path / "plain.txt"
+    path.write_text("hello")
+    with pytest.raises(CommandError, match="not a readable Concord study backup"):
+        call_command("import_study", str(path))
