@@ -26,7 +26,9 @@ def _reviewed(source: Source) -> dict[int, tuple[bool, str]]:
         issue_of = dict(sample.items.values_list("pk", "issue_id"))
         for item_id, verdict in verdicts.items():
             if verdict is not None:
-                reviewed[issue_of[item_id]] = (verdict, f"reviewed in sample {sample.pk}")
+                # Named by what it is, not by its id, so the reason reads the same after a backup is restored.
+                reviewed[issue_of[item_id]] = (verdict, f"reviewed in the {sample.get_stratum_display().lower()!r} "
+                                                        f"sample of {sample.created_at:%Y-%m-%d} (seed {sample.seed})")
     return reviewed
 
 
