@@ -31,12 +31,12 @@ def _check(study, user, reason: str) -> Taxonomy:
 
 
 def _log(taxonomy: Taxonomy, user, kind: str, before: list, after: list, reason: str, proposal=None,
-         requeued: int = 0) -> ChangeLogEntry:
+         requeued: int = 0, quote=None) -> ChangeLogEntry:
     taxonomy.revision += 1
     taxonomy.save(update_fields=["revision"])
     return ChangeLogEntry.objects.create(taxonomy=taxonomy, revision=taxonomy.revision, kind=kind, before=before,
                                          after=after, reason=reason.strip(), proposal=proposal, made_by=user,
-                                         requeued=requeued)
+                                         requeued=requeued, quote=quote or (proposal.quote if proposal else None))
 
 
 def _live(study, category_id: int) -> Category:
@@ -85,7 +85,7 @@ def apply_proposal(proposal: Proposal, user, reason: str = "") -> Category:
 
 
 @transaction.atomic
-def rename(study, user, category_id: int, name: str, reason: str) -> Category:
+def rename(study, user, category_id: int, name: str, reason: str, quote=None) -> Category:
     taxonomy = _check(study, user, reason)
     category = _live(study, category_id)
     if not name.strip():
@@ -93,20 +93,20 @@ def rename(study, user, category_id: int, name: str, reason: str) -> Category:
     before = _snapshot(category)
     category.name = name.strip()
     category.save(update_fields=["name"])
-    _log(taxonomy, user, ChangeLogEntry.Kind.RENAME, [before], [_snapshot(category)], reason)
+    _log(taxonomy, user, ChangeLogEntry.Kind.RENAME, [before], [_snapshot(category)], reason, quote=quote)
     return category
 
 
 @transaction.atomic
 def clarify(study, user, category_id: int, reason: str, *, definition: str, inclusion: str = "",
-            exclusion: str = "") -> Category:
+            exclusion: str = "", quote=None) -> Category:
     taxonomy = _check(study, user, reason)
     category = _live(study, category_id)
     before = _snapshot(category)
     category.definition, category.inclusion, category.exclusion = definition.strip(), inclusion.strip(), \
         exclusion.strip()
     category.save(update_fields=["definition", "inclusion", "exclusion"])
-    _log(taxonomy, user, ChangeLogEntry.Kind.CLARIFY, [before], [_snapshot(category)], reason)
+    _log(taxonomy, user, ChangeLogEntry.Kind.CLARIFY, [before], [_snapshot(category)], reason, quote=quote)
     return category
 
 
@@ -119,7 +119,7 @@ def _retire(categories: list[Category]) -> None:
 
 
 @transaction.atomic
-def split(study, user, category_id: int, parts: list[tuple[str, str]], reason: str) -> list[Category]:
+def split(study, user, category_id: int, parts: list[tuple[str, str]], reason: str, quote=None) -> list[Category]:
     """One category becomes several siblings; its labels go back to be chosen again."""
     taxonomy = _check(study, user, reason)
     category = _live(study, category_id)
@@ -131,12 +131,12 @@ def split(study, user, category_id: int, parts: list[tuple[str, str]], reason: s
     made = [add_category(category.parent, name, definition) for name, definition in parts]
     requeued = _requeue(study, [category], "split", below)
     _log(taxonomy, user, ChangeLogEntry.Kind.SPLIT, [_snapshot(category)], [_snapshot(c) for c in made], reason,
-         requeued=requeued)
+         requeued=requeued, quote=quote)
     return made
 
 
 @transaction.atomic
-def merge(study, user, category_ids: list[int], name: str, definition: str, reason: str) -> Category:
+def merge(study, user, category_ids: list[int], name: str, definition: str, reason: str, quote=None) -> Category:
     """Several siblings become one; their labels go back to be chosen again."""
     taxonomy = _check(study, user, reason)
     sources = [_live(study, pk) for pk in dict.fromkeys(category_ids)]
@@ -149,16 +149,17 @@ def merge(study, user, category_ids: list[int], name: str, definition: str, reas
     made = add_category(sources[0].parent, name, definition)
     requeued = _requeue(study, sources, "merged", below)
     _log(taxonomy, user, ChangeLogEntry.Kind.MERGE, [_snapshot(c) for c in sources], [_snapshot(made)], reason,
-         requeued=requeued)
+         requeued=requeued, quote=quote)
     return made
 
 
 @transaction.atomic
-def retire(study, user, category_id: int, reason: str) -> Category:
+def retire(study, user, category_id: int, reason: str, quote=None) -> Category:
     taxonomy = _check(study, user, reason)
     category = _live(study, category_id)
     below = list(category.children.filter(retired_at__isnull=True))
     _retire([category])
     requeued = _requeue(study, [category], "retired", below)
-    _log(taxonomy, user, ChangeLogEntry.Kind.RETIRE, [_snapshot(category)], [], reason, requeued=requeued)
+    _log(taxonomy, user, ChangeLogEntry.Kind.RETIRE, [_snapshot(category)], [], reason, requeued=requeued,
+         quote=quote)
     return category

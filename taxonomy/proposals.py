@@ -32,7 +32,8 @@ def electorate(study) -> list:
 
 
 @transaction.atomic
-def open_proposal(study, user, *, parent_id: int, name: str, definition: str, example_ids: list[int]) -> Proposal:
+def open_proposal(study, user, *, parent_id: int, name: str, definition: str, example_ids: list[int],
+                  quote=None) -> Proposal:
     from annotation.models import Study
     from annotation.permissions import can_label
 
@@ -55,7 +56,8 @@ def open_proposal(study, user, *, parent_id: int, name: str, definition: str, ex
     examples = list(study.issues.filter(pk__in=example_ids).values_list("pk", flat=True))
     if not examples:
         raise ProposalError("examples: give at least one report of this study as an example")
-    proposal = Proposal.objects.create(study=study, parent=parent, name=name, definition=definition, proposer=user)
+    proposal = Proposal.objects.create(study=study, parent=parent, name=name, definition=definition, proposer=user,
+                                       quote=quote)
     proposal.examples.set(examples)
     # The electorate is fixed now: members who join later do not vote on it.
     Vote.objects.bulk_create([Vote(proposal=proposal, voter=voter) for voter in electorate(study)])

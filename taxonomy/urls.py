@@ -13,6 +13,10 @@ urlpatterns = [
     path("studies/<int:study_id>/codebook/export.<str:fmt>", views.export, name="export"),
     path("studies/<int:study_id>/codebook/details.csv", views.details_csv, name="details_csv"),
     path("studies/<int:study_id>/codebook/<int:category_id>/details/", views.details, name="details"),
+    path("studies/<int:study_id>/interviews/", views.interviews, name="interviews"),
+    path("studies/<int:study_id>/interviews/results/", views.interview_results, name="interview_results"),
+    path("studies/<int:study_id>/interviews/results.csv", views.interview_results_csv, name="interview_results_csv"),
+    path("studies/<int:study_id>/interviews/<int:participant_id>/", views.participant, name="participant"),
     path("votes/", views.my_votes, name="my_votes"),
     path("codebooks/import/", views.import_file, name="import"),
 ]

@@ -77,6 +77,7 @@ def codebook(request: HtmxHttpRequest, study_id: int):
         "types": _tree(study, query, bool(request.GET.get("retired"))),
         "counts": _label_counts(study) if can_view_all_labels(request.user, study) else None,
         "manages": can_manage(request.user, study), "change_form": ChangeForm(),
+        "quote": _quote(study, request.GET.get("quote", "")),
         "open_proposals": study.proposals.filter(status=Proposal.Status.OPEN).count(),
     }
     return render(request, "taxonomy/codebook.html", context)
@@ -91,24 +92,26 @@ def change(request: HtmxHttpRequest, study_id: int, category_id: int):
         messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
         return redirect("taxonomy:codebook", study_id=study.pk)
     data, reason = form.cleaned_data, form.cleaned_data["reason"]
+    quote = _quote(study, request.POST.get("quote", ""))
     try:
         if data["kind"] == "rename":
-            changes.rename(study, request.user, category_id, data["name"], reason)
+            changes.rename(study, request.user, category_id, data["name"], reason, quote=quote)
         elif data["kind"] == "clarify":
             changes.clarify(study, request.user, category_id, reason, definition=data["definition"],
-                            inclusion=data["inclusion"], exclusion=data["exclusion"])
+                            inclusion=data["inclusion"], exclusion=data["exclusion"], quote=quote)
         elif data["kind"] == "split":
             parts = [tuple(p.strip() for p in (line.split(":", 1) + [""])[:2])
                      for line in data["parts"].splitlines() if line.strip()]
-            changes.split(study, request.user, category_id, parts, reason)
+            changes.split(study, request.user, category_id, parts, reason, quote=quote)
         elif data["kind"] == "merge":
             codes = [c.strip() for c in data["others"].split(",") if c.strip()]
             others = list(study.taxonomy.categories.filter(code__in=codes).values_list("pk", flat=True))
             if len(others) != len(codes):
                 raise CodebookError("others: some of those codes are not in this codebook")
-            changes.merge(study, request.user, [category_id, *others], data["name"], data["definition"], reason)
+            changes.merge(study, request.user, [category_id, *others], data["name"], data["definition"], reason,
+                          quote=quote)
         else:
-            changes.retire(study, request.user, category_id, reason)
+            changes.retire(study, request.user, category_id, reason, quote=quote)
     except CodebookError as exc:
         messages.error(request, str(exc))
     else:
@@ -120,8 +123,23 @@ def change(request: HtmxHttpRequest, study_id: int, category_id: int):
 @require_GET
 def changelog(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id)
-    entries = study.taxonomy.changes.select_related("made_by", "proposal").order_by("revision")
-    return render(request, "taxonomy/changelog.html", {"study": study, "entries": entries})
+    entries = study.taxonomy.changes.select_related("made_by", "proposal", "quote__session__participant").order_by(
+        "revision")
+    interviews = request.GET.get("evidence") == "interviews"
+    if interviews:
+        # The study's Table 2: modifications from interview results.
+        entries = entries.filter(quote__isnull=False) | entries.filter(proposal__quote__isnull=False)
+    return render(request, "taxonomy/changelog.html", {"study": study, "entries": entries,
+                                                       "interviews": interviews})
+
+
+def _quote(study, value: str):
+    """The interview quote a proposal or change comes from, if the form carried one of this study's."""
+    from .models import Quote
+
+    if not str(value).isdigit():
+        return None
+    return Quote.objects.filter(pk=int(value), session__participant__study=study).first()
 
 
 def _examples(study, text: str) -> list[int]:
@@ -141,7 +159,8 @@ def proposals(request: HtmxHttpRequest, study_id: int):
             data = form.cleaned_data
             try:
                 proposal = open_proposal(study, request.user, parent_id=data["parent"], name=data["name"],
-                                         definition=data["definition"], example_ids=_examples(study, data["examples"]))
+                                         definition=data["definition"], example_ids=_examples(study, data["examples"]),
+                                         quote=_quote(study, request.POST.get("quote", "")))
             except ProposalError as exc:
                 field, _, message = str(exc).partition(": ")
                 form.add_error(field if field in form.fields else None, message)
@@ -151,8 +170,10 @@ def proposals(request: HtmxHttpRequest, study_id: int):
     parents = Category.objects.filter(taxonomy=study.taxonomy, retired_at__isnull=True).exclude(
         level=Category.Level.SUB_THEME).order_by("position")
     rows = [(p, tally(p)) for p in study.proposals.select_related("parent", "proposer")]
+    quote = _quote(study, request.GET.get("quote", "") or request.POST.get("quote", ""))
     return render(request, "taxonomy/proposals.html", {"study": study, "form": form, "parents": parents,
-                                                       "rows": rows, "can_propose": can_label(request.user, study)},
+                                                       "rows": rows, "can_propose": can_label(request.user, study),
+                                                       "quote": quote},
                   status=400 if form.errors else 200)
 
 
@@ -296,3 +317,95 @@ def import_file(request: HtmxHttpRequest):
                                               "new studies can use it.")
                     return redirect("taxonomy:import")
     return render(request, "taxonomy/import.html", {"error": error}, status=400 if error else 200)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def interviews(request: HtmxHttpRequest, study_id: int):
+    """Participants, their quotes, and the imports of the study's interview files."""
+    import tempfile
+    from pathlib import Path
+
+    from .interviews import InterviewError, import_interviewees, import_quotes
+    from .models import Participant
+
+    study = get_study_for(request, study_id, can_manage)
+    report, error = None, ""
+    if request.method == "POST":
+        upload = request.FILES.get("file")
+        kind = request.POST.get("kind")
+        if upload is None or not upload.name.lower().endswith((".csv", ".xlsx")):
+            error = "Choose a .csv or .xlsx file."
+        else:
+            with tempfile.TemporaryDirectory() as folder:
+                path = Path(folder) / Path(upload.name).name
+                path.write_bytes(upload.read())
+                try:
+                    report = (import_quotes if kind == "quotes" else import_interviewees)(study, path)
+                except InterviewError as exc:
+                    error = str(exc)
+    participants = Participant.objects.filter(study=study).annotate(n_quotes=Count("sessions__quotes"))
+    return render(request, "taxonomy/interviews.html", {"study": study, "participants": participants,
+                                                        "report": report, "error": error},
+                  status=400 if error else 200)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def participant(request: HtmxHttpRequest, study_id: int, participant_id: int):
+    """One interview: the guide's rankings and the participant's coded quotes."""
+    from .interviews import InterviewError, add_quote, default_guide, ranking_items, save_ranking, split_codes
+    from .models import InterviewSession, Participant
+
+    study = get_study_for(request, study_id, can_manage)
+    person = get_object_or_404(Participant, pk=participant_id, study=study)
+    guide = default_guide(study)
+    session = person.sessions.first() or InterviewSession.objects.create(participant=person, guide=guide,
+                                                                         interviewer=request.user)
+    questions = list(guide.questions.filter(kind="ranking").select_related("node"))
+    if request.method == "POST":
+        try:
+            if request.POST.get("action") == "quote":
+                add_quote(session, request.POST.get("text", ""), split_codes(request.POST.get("codes", "")),
+                          request.POST.get("insight", ""), request.POST.get("prompt", ""))
+            else:
+                for question in questions:
+                    order = [c for c in request.POST.getlist(f"rank-{question.pk}") if c]
+                    if order:
+                        save_ranking(session, question, order)
+            messages.success(request, "Saved.")
+            return redirect("taxonomy:participant", study_id=study.pk, participant_id=person.pk)
+        except InterviewError as exc:
+            messages.error(request, str(exc))
+    answers = {a.question_id: a.order for a in session.answers.all()}
+    rankings = [(q, ranking_items(q), answers.get(q.pk, []), range(q.top or len(ranking_items(q))))
+                for q in questions]
+    return render(request, "taxonomy/participant.html", {
+        "study": study, "person": person, "session": session, "rankings": rankings,
+        "quotes": session.quotes.prefetch_related("nodes"),
+    })
+
+
+@login_required
+@require_GET
+def interview_results(request: HtmxHttpRequest, study_id: int):
+    from .interview_results import results
+
+    study = get_study_for(request, study_id, can_manage)
+    data = results(study)
+    charts = [(r, [(f"{item}", g.borda.get(item, 0) / max(max(g.borda.values(), default=1), 1))
+                   for item in r.items]) for r in data for g in r.groups if g.group == "all"]
+    return render(request, "taxonomy/interview_results.html", {"study": study, "results": data, "charts": charts})
+
+
+@login_required
+@require_GET
+def interview_results_csv(request: HtmxHttpRequest, study_id: int):
+    from django.utils.text import slugify
+
+    from concord.csv_stream import csv_lines, csv_response
+
+    from .interview_results import RESULT_COLUMNS, results_rows
+
+    study = get_study_for(request, study_id, can_manage)
+    return csv_response(csv_lines(RESULT_COLUMNS, results_rows(study)), f"{slugify(study.name)}-interviews.csv")

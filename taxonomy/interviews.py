@@ -1,0 +1,183 @@
+"""Stage II: interview participants, sessions, rankings and coded quotes, their import (the study's
+CodeBook.csv and interviewee table) and the aggregated results."""
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.db import transaction
+
+from .models import Category, GuideQuestion, InterviewGuide, InterviewSession, Participant, Quote
+
+CODE = re.compile(r"^[A-Z](?:\.\d+(?:\.[ivxlcdm]+)?)?$")
+
+
+class InterviewError(ValueError):
+    """Input that cannot be recorded; the message names the row, field or code."""
+
+
+@dataclass
+class ImportReport:
+    participants: int = 0
+    quotes: int = 0
+    unknown: list[tuple[int, str]] = field(default_factory=list)  # (row, code) of codes not in the codebook
+
+
+def _codes(study) -> dict[str, Category]:
+    return {c.code: c for c in Category.objects.filter(taxonomy=study.taxonomy_id, retired_at__isnull=True)}
+
+
+def split_codes(text: str) -> list[str]:
+    return [c.strip() for c in re.split(r"[,;]", text) if c.strip()]
+
+
+def _session(participant: Participant) -> InterviewSession:
+    return participant.sessions.first() or InterviewSession.objects.create(participant=participant)
+
+
+def add_quote(session: InterviewSession, text: str, codes: list[str], insight: str = "", prompt: str = "") -> Quote:
+    """A quote coded to codebook nodes; a code the codebook lacks is refused, with the code named."""
+    known = _codes(session.participant.study)
+    unknown = [c for c in codes if c not in known]
+    if unknown:
+        raise InterviewError(f"codes: {', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not in the "
+                             "study's codebook")
+    if not text.strip():
+        raise InterviewError("text: the quote is empty")
+    quote = Quote.objects.create(session=session, text=text.strip(), insight=insight.strip(), prompt=prompt.strip())
+    quote.nodes.set([known[c] for c in codes])
+    return quote
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    if path.suffix.lower() == ".xlsx":
+        import openpyxl
+
+        try:
+            sheet = openpyxl.load_workbook(path, read_only=True, data_only=True).worksheets[0]
+        except Exception as exc:  # noqa: BLE001 - openpyxl raises many kinds for a bad file
+            raise InterviewError(f"{path.name}: not a readable XLSX workbook ({exc})") from exc
+        values = [["" if v is None else str(v).strip() for v in row] for row in sheet.iter_rows(values_only=True)]
+        header, body = values[0], values[1:]
+        return [dict(zip(header, row, strict=False)) for row in body if any(row)]
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InterviewError(f"{path.name}: cannot be read as UTF-8 text ({exc})") from exc
+    return [{k.strip(): (v or "").strip() for k, v in row.items() if k} for row in csv.DictReader(io.StringIO(text))]
+
+
+def _group(text: str) -> str:
+    lowered = text.lower()
+    if "developer" in lowered:
+        return "developer"
+    if "user" in lowered:
+        return "user"
+    return lowered.strip() or "participant"
+
+
+@transaction.atomic
+def import_quotes(study, path: str | Path) -> ImportReport:
+    """CodeBook.csv layout: Participant, Type, Experience Level, Framework Context, Prompt Category, Thematic
+    Quote, Linked Taxonomy Node(s), Research Insight. Unknown codes are listed; the quote keeps the others."""
+    path = Path(path)
+    report = ImportReport()
+    known = _codes(study)
+    rows = _rows(path)
+    needed = {"Participant", "Thematic Quote", "Linked Taxonomy Node(s)"}
+    if rows and not needed <= set(rows[0]):
+        raise InterviewError(f"{path.name}: line 1: the columns {', '.join(sorted(needed - set(rows[0])))} are "
+                             "missing")
+    for number, row in enumerate(rows, start=2):
+        code = row["Participant"]
+        if not code:
+            raise InterviewError(f"{path.name}: line {number}: no participant")
+        participant, created = Participant.objects.get_or_create(
+            study=study, code=code, defaults={"group": _group(row.get("Type", "")),
+                                              "experience": row.get("Experience Level", ""),
+                                              "frameworks": row.get("Framework Context", "")})
+        report.participants += created
+        codes = split_codes(row["Linked Taxonomy Node(s)"])
+        report.unknown += [(number, c) for c in codes if c not in known]
+        quote = Quote.objects.create(session=_session(participant), text=row["Thematic Quote"],
+                                     insight=row.get("Research Insight", ""), prompt=row.get("Prompt Category", ""))
+        quote.nodes.set([known[c] for c in codes if c in known])
+        report.quotes += 1
+    return report
+
+
+def _years(text: str) -> float | None:
+    match = re.match(r"\s*([\d.]+)\s*(year|month)", text.lower())
+    if not match:
+        return None
+    value = float(match.group(1))
+    return round(value / 12, 2) if match.group(2) == "month" else value
+
+
+@transaction.atomic
+def import_interviewees(study, path: str | Path) -> ImportReport:
+    """The interviewee table (CSV or XLSX: Roles, Experience Years for LLMs, Responsibilities). Rows carry no
+    participant code: the n-th user row is U<n> and the n-th developer row D<n>, the numbering the study's
+    coded quotes use. Gender is not kept."""
+    path = Path(path)
+    report = ImportReport()
+    rows = _rows(path)
+    if rows and "Roles" not in rows[0]:
+        raise InterviewError(f"{path.name}: line 1: no 'Roles' column")
+    seen: dict[str, int] = {}
+    for row in rows:
+        group = _group(row["Roles"])
+        seen[group] = seen.get(group, 0) + 1
+        code = f"{'U' if group == 'user' else 'D' if group == 'developer' else group[:1].upper()}{seen[group]}"
+        role = row["Roles"].split("-", 1)[-1].strip()
+        participant, created = Participant.objects.update_or_create(
+            study=study, code=code, defaults={"group": group, "role": role,
+                                              "years": _years(row.get("Experience Years for LLMs", "")),
+                                              "tasks": row.get("Responsibilities", "")})
+        report.participants += created
+    return report
+
+
+def ranking_items(question: GuideQuestion) -> list[str]:
+    """The codes a ranking question ranks: the live themes of its type."""
+    if question.node is None:
+        return []
+    return list(question.node.children.filter(retired_at__isnull=True).order_by("position").values_list("code",
+                                                                                                         flat=True))
+
+
+def save_ranking(session: InterviewSession, question: GuideQuestion, order: list[str]):
+    from .models import Answer
+
+    items = ranking_items(question)
+    wrong = [c for c in order if c not in items]
+    if wrong:
+        raise InterviewError(f"ranking: {', '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} not a theme of "
+                             f"{question.node.code if question.node else 'this question'}")
+    if len(set(order)) != len(order):
+        raise InterviewError("ranking: a theme is ranked twice")
+    answer, _ = Answer.objects.update_or_create(session=session, question=question, defaults={"order": order})
+    return answer
+
+
+def default_guide(study) -> InterviewGuide:
+    """The study's four-part guide: background, then a top-3 ranking of the themes of each type."""
+    guide = study.guides.order_by("-version").first()
+    if guide is not None:
+        return guide
+    guide = InterviewGuide.objects.create(study=study, title="Interview guide")
+    background = ["What is your current role?", "How many years have you worked with LLMs or DL frameworks?",
+                  "Which DL frameworks do you use or develop?", "What LLM-related tasks do you perform or support?"]
+    for n, text in enumerate(background):
+        GuideQuestion.objects.create(guide=guide, part="Part I. Background", position=n, text=text,
+                                     kind=GuideQuestion.Kind.BACKGROUND)
+    parts = {"A": "Part II. Questions and usability", "C": "Part III. Bug reports", "B": "Part IV. Requirements"}
+    for n, type_ in enumerate(Category.objects.filter(taxonomy=study.taxonomy_id, level=Category.Level.TYPE,
+                                                     retired_at__isnull=True).order_by("position")):
+        GuideQuestion.objects.create(guide=guide, part=parts.get(type_.code, type_.name), position=10 + n,
+                                     text=f"Rank the top 3 {type_.name.lower()} themes by frequency or impact.",
+                                     kind=GuideQuestion.Kind.RANKING, node=type_, top=3)
+    return guide
