@@ -65,7 +65,18 @@ def _rows(study) -> Iterator[dict]:
         Source,
         Summary,
     )
-    from taxonomy.models import ChangeLogEntry, Detail, Proposal, Vote
+    from taxonomy.models import (
+        Answer,
+        ChangeLogEntry,
+        Detail,
+        GuideQuestion,
+        InterviewGuide,
+        InterviewSession,
+        Participant,
+        Proposal,
+        Quote,
+        Vote,
+    )
 
     from .models import Assignment, Comment, Decision, Label, Membership, Queue, ReviewItem, Round
 
@@ -88,6 +99,7 @@ def _rows(study) -> Iterator[dict]:
         (Detail.objects.filter(category__taxonomy=study.taxonomy_id), "added_by_id"),
         (AgreementSnapshot.objects.filter(study=study), "computed_by_id"),
         (ScreeningVote.objects.filter(item__sample__in=samples), "reviewer_id"),
+        (InterviewSession.objects.filter(participant__study=study), "interviewer_id"),
     ):
         user_ids |= set(query.order_by().values_list(column, flat=True).distinct())
     user_ids.discard(None)
@@ -127,6 +139,16 @@ def _rows(study) -> Iterator[dict]:
         history = model.history.model
         for row in history.objects.filter(study_id=study.pk).order_by("history_id").iterator(5000):
             yield _record(row)
+    # Interviews come before proposals and changes, which may cite a quote as their evidence.
+    guides = InterviewGuide.objects.filter(study=study)
+    yield from (_record(x) for x in guides.order_by("pk"))
+    yield from (_record(x) for x in GuideQuestion.objects.filter(guide__in=guides).order_by("pk"))
+    yield from (_record(x) for x in Participant.objects.filter(study=study).order_by("pk"))
+    sessions = InterviewSession.objects.filter(participant__study=study)
+    yield from (_record(x) for x in sessions.order_by("pk"))
+    yield from (_record(x) for x in Answer.objects.filter(session__in=sessions).order_by("pk"))
+    for quote in Quote.objects.filter(session__in=sessions).order_by("pk"):
+        yield _record(quote, m2m=("nodes",))
     for proposal in Proposal.objects.filter(study=study).order_by("pk"):
         yield _record(proposal, m2m=("examples",))
     yield from (_record(x) for x in Vote.objects.filter(proposal__study=study))

@@ -127,6 +127,7 @@ def study_document(study: Study, *, with_contacts: bool = False) -> dict:
     """study.json: the codebook, the members' roles, the agreement report and the export time."""
     from agreement.reports import agreement_figures, study_agreement
     from taxonomy.exports import to_json
+    from taxonomy.interviews import interviews_document
 
     from .selectors import agreement_round
 
@@ -144,6 +145,7 @@ def study_document(study: Study, *, with_contacts: bool = False) -> dict:
         "members": members,
         "agreement": agreement_figures(study_agreement(round)) if round else None,
         "final_labels": {m: n for m, n in _counts(study).items()},
+        "interviews": interviews_document(study),
     }
 
 

@@ -181,3 +181,70 @@ def default_guide(study) -> InterviewGuide:
                                      text=f"Rank the top 3 {type_.name.lower()} themes by frequency or impact.",
                                      kind=GuideQuestion.Kind.RANKING, node=type_, top=3)
     return guide
+
+
+def save_answer(session: InterviewSession, question: GuideQuestion, text: str):
+    from .models import Answer
+
+    answer, _ = Answer.objects.update_or_create(session=session, question=question, defaults={"text": text.strip()})
+    return answer
+
+
+@transaction.atomic
+def revise_guide(study, *, add: dict | None = None, remove: int | None = None) -> InterviewGuide:
+    """A guide changes by becoming a new version, so that sessions keep the questions they were asked."""
+    current = default_guide(study)
+    guide = InterviewGuide.objects.create(study=study, version=current.version + 1, title=current.title)
+    for question in current.questions.all():
+        if question.pk != remove:
+            GuideQuestion.objects.create(guide=guide, part=question.part, position=question.position,
+                                         text=question.text, kind=question.kind, group=question.group,
+                                         node=question.node, top=question.top)
+    if add:
+        node = None
+        if add.get("node"):
+            node = Category.objects.filter(taxonomy=study.taxonomy_id, code=add["node"].strip(),
+                                           retired_at__isnull=True).first()
+            if node is None:
+                raise InterviewError(f"node: {add['node']} is not in the study's codebook")
+        kind = add.get("kind") or GuideQuestion.Kind.OPEN
+        if kind == GuideQuestion.Kind.RANKING and (node is None or node.level == Category.Level.SUB_THEME):
+            raise InterviewError("node: a ranking ranks the themes of a type, or the sub-themes of a theme; name it")
+        if not (add.get("text") or "").strip():
+            raise InterviewError("text: the question is empty")
+        last = guide.questions.order_by("-position").values_list("position", flat=True).first() or 0
+        GuideQuestion.objects.create(guide=guide, part=(add.get("part") or "").strip() or "Other questions",
+                                     position=last + 1, text=add["text"].strip(), kind=kind,
+                                     group=(add.get("group") or "").strip(), node=node,
+                                     top=int(add.get("top") or 3))
+    return guide
+
+
+def interviews_document(study) -> dict:
+    """Participants, sessions with their answers, coded quotes and results, for the corpus export."""
+    from .interview_results import results
+
+    participants = []
+    for person in Participant.objects.filter(study=study).prefetch_related("sessions__answers__question",
+                                                                            "sessions__quotes__nodes"):
+        sessions = [{
+            "guide_version": s.guide.version if s.guide_id else None,
+            "held_on": s.held_on.isoformat() if s.held_on else None,
+            "answers": [{"question": a.question.text, "kind": a.question.kind, "text": a.text, "order": a.order}
+                        for a in s.answers.all()],
+            "quotes": [{"prompt": q.prompt, "text": q.text, "insight": q.insight,
+                        "nodes": [n.code for n in q.nodes.all()]} for q in s.quotes.all()],
+        } for s in person.sessions.all()]
+        participants.append({"code": person.code, "group": person.group, "role": person.role, "years": person.years,
+                             "experience": person.experience, "frameworks": person.frameworks, "tasks": person.tasks,
+                             "sessions": sessions})
+    out = []
+    for r in results(study):
+        out.append({"question": r.question.text, "type": r.question.node.code if r.question.node else None,
+                    "groups": [{"group": g.group, "participants": g.participants, "mean_rank": g.mean_rank,
+                                "borda": g.borda, "kendalls_w": g.concordance.w, "chi2": g.concordance.chi2,
+                                "df": g.concordance.df, "p": g.concordance.p} for g in r.groups],
+                    "spearman": None if r.divergence is None else {"rho": r.divergence.rho, "p": r.divergence.p,
+                                                                   "themes": r.divergence.items,
+                                                                   "largest": r.divergence.largest}})
+    return {"participants": participants, "results": out}

@@ -354,7 +354,15 @@ def interviews(request: HtmxHttpRequest, study_id: int):
 @require_http_methods(["GET", "POST"])
 def participant(request: HtmxHttpRequest, study_id: int, participant_id: int):
     """One interview: the guide's rankings and the participant's coded quotes."""
-    from .interviews import InterviewError, add_quote, default_guide, ranking_items, save_ranking, split_codes
+    from .interviews import (
+        InterviewError,
+        add_quote,
+        default_guide,
+        ranking_items,
+        save_answer,
+        save_ranking,
+        split_codes,
+    )
     from .models import InterviewSession, Participant
 
     study = get_study_for(request, study_id, can_manage)
@@ -362,7 +370,9 @@ def participant(request: HtmxHttpRequest, study_id: int, participant_id: int):
     guide = default_guide(study)
     session = person.sessions.first() or InterviewSession.objects.create(participant=person, guide=guide,
                                                                          interviewer=request.user)
-    questions = list(guide.questions.filter(kind="ranking").select_related("node"))
+    asked = [q for q in (session.guide or guide).questions.select_related("node")
+             if not q.group or q.group == person.group]
+    questions = [q for q in asked if q.kind == "ranking"]
     if request.method == "POST":
         try:
             if request.POST.get("action") == "quote":
@@ -373,15 +383,19 @@ def participant(request: HtmxHttpRequest, study_id: int, participant_id: int):
                     order = [c for c in request.POST.getlist(f"rank-{question.pk}") if c]
                     if order:
                         save_ranking(session, question, order)
+                for question in (q for q in asked if q.kind != "ranking"):
+                    if f"answer-{question.pk}" in request.POST:
+                        save_answer(session, question, request.POST[f"answer-{question.pk}"])
             messages.success(request, "Saved.")
             return redirect("taxonomy:participant", study_id=study.pk, participant_id=person.pk)
         except InterviewError as exc:
             messages.error(request, str(exc))
-    answers = {a.question_id: a.order for a in session.answers.all()}
-    rankings = [(q, ranking_items(q), answers.get(q.pk, []), range(q.top or len(ranking_items(q))))
-                for q in questions]
+    answers = {a.question_id: a for a in session.answers.all()}
+    rankings = [(q, ranking_items(q), answers[q.pk].order if q.pk in answers else [],
+                 range(q.top or len(ranking_items(q)))) for q in questions]
+    texts = [(q, answers[q.pk].text if q.pk in answers else "") for q in asked if q.kind != "ranking"]
     return render(request, "taxonomy/participant.html", {
-        "study": study, "person": person, "session": session, "rankings": rankings,
+        "study": study, "person": person, "session": session, "rankings": rankings, "texts": texts,
         "quotes": session.quotes.prefetch_related("nodes"),
     })
 
@@ -409,3 +423,49 @@ def interview_results_csv(request: HtmxHttpRequest, study_id: int):
 
     study = get_study_for(request, study_id, can_manage)
     return csv_response(csv_lines(RESULT_COLUMNS, results_rows(study)), f"{slugify(study.name)}-interviews.csv")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def guide(request: HtmxHttpRequest, study_id: int):
+    """The interview guide: parts and questions; every change makes a new version."""
+    from .interviews import InterviewError, default_guide, revise_guide
+    from .models import GuideQuestion
+
+    study = get_study_for(request, study_id, can_manage)
+    if request.method == "POST":
+        try:
+            if request.POST.get("remove"):
+                revise_guide(study, remove=int(request.POST["remove"]))
+            else:
+                revise_guide(study, add={k: request.POST.get(k, "") for k in ("part", "text", "kind", "node", "top",
+                                                                             "group")})
+            messages.success(request, "The guide has a new version; earlier sessions keep theirs.")
+        except (InterviewError, ValueError) as exc:
+            messages.error(request, str(exc))
+        return redirect("taxonomy:guide", study_id=study.pk)
+    current = default_guide(study)
+    return render(request, "taxonomy/guide.html", {"study": study, "guide": current,
+                                                   "questions": current.questions.select_related("node"),
+                                                   "kinds": GuideQuestion.Kind.choices,
+                                                   "versions": study.guides.count()})
+
+
+@login_required
+@require_POST
+def participant_add(request: HtmxHttpRequest, study_id: int):
+    from .models import Participant
+
+    study = get_study_for(request, study_id, can_manage)
+    code, group = request.POST.get("code", "").strip(), request.POST.get("group", "").strip().lower()
+    if not code or not group:
+        messages.error(request, "A participant needs a code (such as U12) and a group.")
+    elif Participant.objects.filter(study=study, code=code).exists():
+        messages.error(request, f"{code} exists already.")
+    else:
+        years = request.POST.get("years", "").strip()
+        Participant.objects.create(study=study, code=code, group=group, role=request.POST.get("role", "").strip(),
+                                   years=float(years) if years.replace(".", "", 1).isdigit() else None,
+                                   frameworks=request.POST.get("frameworks", "").strip(),
+                                   tasks=request.POST.get("tasks", "").strip())
+    return redirect("taxonomy:interviews", study_id=study.pk)

@@ -59,7 +59,15 @@ def finished(study, lead, annotator_a, annotator_b, annotator_c, client_as):
     for person in people:
         vote(proposal, person, True)
     changes.apply_proposal(proposal, lead)
-    changes.rename(study, lead, study.taxonomy.categories.get(code="C.2").pk, "Memory", "shorter")
+    from taxonomy.interviews import add_quote, default_guide, save_ranking
+    from taxonomy.models import InterviewSession, Participant
+
+    guide = default_guide(study)
+    session = InterviewSession.objects.create(participant=Participant.objects.create(study=study, code="U1",
+                                                                                     group="user"), guide=guide)
+    save_ranking(session, guide.questions.get(node__code="C"), ["C.2", "C.1"])
+    quote = add_quote(session, "Memory ran out at 70B.", ["C.2"], "memory matters")
+    changes.rename(study, lead, study.taxonomy.categories.get(code="C.2").pk, "Memory", "shorter", quote=quote)
     label_with(annotator_a, study, issues[1], "C.3.ii", note="revised")
     advance(study, lead)
     advance(study, lead)
@@ -86,6 +94,8 @@ def test_the_round_trip_keeps_every_figure(finished, tmp_path):
     assert Label.history.filter(study_id=restored.pk).count() == history
     assert restored.taxonomy.changes.count() == 2 and restored.proposals.get().votes.count() == 4
     assert Source.objects.get().samples.get().items.count() == 2
+    change = restored.taxonomy.changes.get(kind="rename")
+    assert change.quote.text == "Memory ran out at 70B." and change.quote.session.answers.get().order == ["C.2", "C.1"]
 
 
 def test_a_second_import_is_refused_because_the_study_exists(finished, tmp_path):

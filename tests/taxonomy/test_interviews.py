@@ -115,3 +115,31 @@ def test_a_quote_becomes_the_evidence_of_a_codebook_change(client_as, own, lead)
     text = table2.content.decode()
     assert "Modifications from interview results" in text and "interview U3" in text
     assert "Memory" not in text  # the rename had no interview behind it
+
+
+def test_the_guide_is_versioned_and_sessions_keep_theirs(client_as, own, lead):
+    client = client_as(lead)
+    first = default_guide(own)
+    person = Participant.objects.create(study=own, code="U1", group="user")
+    page = reverse("taxonomy:participant", args=[own.pk, person.pk])
+    client.get(page)  # the session starts on the current guide
+    client.post(reverse("taxonomy:guide", args=[own.pk]), {"part": "Part V", "text": "Rank the bug sub-themes.",
+                                                           "kind": "ranking", "node": "C.2", "top": "2"})
+    assert own.guides.count() == 2 and person.sessions.get().guide == first
+    refused = client.post(reverse("taxonomy:guide", args=[own.pk]), {"text": "x", "kind": "ranking", "node": "Z"},
+                          follow=True)
+    assert "node: Z is not in the study" in refused.content.decode() and own.guides.count() == 2
+    background = first.questions.filter(kind="background").first()
+    client.post(page, {f"answer-{background.pk}": "Research engineer"})
+    assert person.sessions.get().answers.get(question=background).text == "Research engineer"
+
+
+def test_interviews_travel_with_the_corpus(client_as, own, lead):
+    import json
+
+    import_quotes(own, DATA / "interview_codebook.csv")
+    document = json.loads(client_as(lead).get(reverse("annotation:study_json", args=[own.pk])).content)
+    interviews = document["interviews"]
+    assert len(interviews["participants"]) == 19
+    u5 = next(p for p in interviews["participants"] if p["code"] == "U5")
+    assert u5["sessions"][0]["quotes"][0]["nodes"] == ["C.6"]
