@@ -93,8 +93,8 @@
 
   function setUp() {
     const f = form();
-    if (!f || f.dataset.ready) return;
-    f.dataset.ready = "1";
+    if (!f || f.dataset.wired) return;
+    f.dataset.wired = "1";
     sync(f);
     restoreDraft(f);
     f.addEventListener("change", (event) => {
@@ -108,7 +108,12 @@
   }
 
   document.addEventListener("DOMContentLoaded", setUp);
-  document.addEventListener("htmx:load", setUp);
+  // "ready" once htmx has processed the form too: before that, Enter would post the page the old way.
+  document.addEventListener("htmx:load", () => {
+    setUp();
+    const f = form();
+    if (f) f.dataset.ready = "1";
+  });
 
   // Saved: the draft goes; the next report's title takes the focus, so a screen reader reads it out.
   let pendingKey = null;
