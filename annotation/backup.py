@@ -78,7 +78,18 @@ def _rows(study) -> Iterator[dict]:
         Vote,
     )
 
-    from .models import Assignment, Comment, Decision, Label, Membership, Queue, ReviewItem, Round
+    from .models import (
+        Assignment,
+        Comment,
+        ComparisonRecord,
+        Decision,
+        Label,
+        Membership,
+        Queue,
+        ReviewItem,
+        Round,
+        Subset,
+    )
 
     sources = Source.objects.filter(issues__studies=study).distinct()
     samples = ScreeningSample.objects.filter(source__in=sources, kind=ScreeningSample.Kind.STRATUM)
@@ -156,6 +167,9 @@ def _rows(study) -> Iterator[dict]:
     for detail in Detail.objects.filter(category__taxonomy=taxonomy):
         yield _record(detail, m2m=("examples",))
     yield from (_record(x) for x in AgreementSnapshot.objects.filter(study=study))
+    for subset in Subset.objects.filter(study=study):
+        yield _record(subset, m2m=("issues",))
+    yield from (_record(x) for x in ComparisonRecord.objects.filter(study=study))
 
 
 def export_study(study, path: str | Path) -> int:

@@ -64,4 +64,21 @@ def dataset_card(study: Study, document: dict) -> str:
         f"{n} by {label.lower()}" for label, n in counts.items() if n) + ".")
     lines.append("A report is controversial when its largest vote count is shared by two or more labels; such "
                  "reports were reviewed jointly, and the lead decided, with a rationale, where no consensus came.")
+    for record in study.comparisons.all():
+        f = record.figures
+        lines += ["", f"## Are subsets labeled differently? By {f['by'].replace('_', ' ')}, at "
+                      f"{f['level'].replace('_', '-')} level", ""]
+        if f["undefined_because"]:
+            lines.append(f"Undefined: {f['undefined_because']}.")
+            continue
+        sizes = ", ".join(f"{name} {sum(row)}" for name, row in zip(f["subsets"], f["counts"], strict=True))
+        lines.append(f"Subsets (reports): {sizes}. Chi-square test of independence: X² = {f['chi2']:.2f} on "
+                     f"{f['df']} degrees of freedom, p = {f['p']:.4g}; Cramér's V = {f['cramers_v']:.3f}.")
+        if f["small_expected"]:
+            lines.append(f"{f['small_expected']} cells expect fewer than 5 reports; {f['exact_method']}: "
+                         f"p = {f['exact_p']:.4g}.")
+        strongest = sorted(((abs(r), name, cat, r) for name, row in zip(f["subsets"], f["residuals"], strict=True)
+                            for cat, r in zip(f["categories"], row, strict=True)), reverse=True)[:3]
+        lines.append("Largest adjusted residuals: " + ", ".join(f"{cat} in {name} ({r:+.2f})"
+                                                               for _, name, cat, r in strongest) + ".")
     return "\n".join(lines) + "\n"

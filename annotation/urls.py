@@ -1,7 +1,7 @@
 from django.urls import path
 
 from . import api
-from .views import adjudication, corpus, history, issues, members, pilot, queue, review, statistics, studies
+from .views import adjudication, comparison, corpus, history, issues, members, pilot, queue, review, statistics, studies
 
 app_name = "annotation"
 
@@ -18,6 +18,10 @@ urlpatterns = [
     path("studies/<int:study_id>/study.json", corpus.study_json, name="study_json"),
     path("studies/<int:study_id>/dataset-card.md", corpus.card, name="dataset_card"),
     path("studies/<int:study_id>/statistics/", statistics.statistics, name="statistics"),
+    path("studies/<int:study_id>/compare/", comparison.comparison, name="comparison"),
+    path("studies/<int:study_id>/compare.csv", comparison.comparison_csv, name="comparison_csv"),
+    path("studies/<int:study_id>/compare/baseline/", comparison.baseline, name="baseline"),
+    path("studies/<int:study_id>/compare/card/", comparison.add_to_card, name="comparison_card"),
     path("studies/<int:study_id>/statistics/table1.csv", statistics.table1_csv, name="table1_csv"),
     path("studies/<int:study_id>/statistics/figure3.csv", statistics.figure3_csv, name="figure3_csv"),
     path("studies/<int:study_id>/history/", history.history, name="history"),

@@ -37,6 +37,8 @@ MATRIX = [
     ("taxonomy:interview_results", False, 200, 200, 403, 404, 302),
     ("taxonomy:interview_results_csv", False, 200, 200, 403, 404, 302),
     ("taxonomy:guide", False, 200, 200, 403, 404, 302),
+    ("annotation:comparison", False, 200, 200, 403, 404, 302),
+    ("annotation:comparison_csv", False, 200, 200, 403, 404, 302),
     ("agreement:study_agreement", False, 200, 200, 403, 404, 302),
     ("api:study_detail", False, 200, 200, 200, 404, ANON),
     ("api:report_list", False, 200, 200, 200, 404, ANON),

@@ -68,7 +68,8 @@ def test_every_page_and_endpoint_hides_other_annotators(client_as, open_round, a
             "taxonomy:details", "taxonomy:details_csv", "taxonomy:export", "annotation:corpus_csv",
             "annotation:corpus_jsonl", "annotation:study_json", "annotation:dataset_card", "annotation:statistics",
             "annotation:table1_csv", "annotation:figure3_csv", "taxonomy:interviews", "taxonomy:interview_results",
-            "taxonomy:interview_results_csv", "taxonomy:guide"} <= visited
+            "taxonomy:interview_results_csv", "taxonomy:guide", "annotation:comparison",
+            "annotation:comparison_csv"} <= visited
 
 
 def test_api_lists_only_the_annotators_own_labels(client_as, open_round, annotator_a):

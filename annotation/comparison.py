@@ -1,0 +1,150 @@
+"""Are a study's subsets labeled differently? Subsets by how reports were selected (source, year, keyword
+group, screening verdict, saved subsets such as the no-keyword baseline), each report's label at a level
+(its final label, or the label its current votes settle on), and the contingency analysis (issue 10)."""
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from agreement.contingency import Comparison, compare
+from agreement.ties import final_label
+from ingest.models import Keyword
+from ingest.screening import seeded_sample
+from taxonomy.models import Category
+
+from .models import NOT_RELEVANT, Decision, Study, Subset
+
+RULES = {
+    "source": "source repository",
+    "year": "year the report was opened",
+    "keyword_group": "keyword group (the origin of the matched keywords)",
+    "verdict": "screening verdict",
+    "subset": "saved subsets (the no-keyword baseline, lists)",
+}
+LEVELS = ("type", "theme", "sub_theme")
+# A report matched by keywords of several groups counts in the most specific one.
+GROUP_ORDER = [Keyword.Origin.MODEL_NAME, Keyword.Origin.FRAMEWORK_API, Keyword.Origin.PARALLELISM,
+               Keyword.Origin.HARDWARE_PRECISION, Keyword.Origin.OTHER]
+
+
+class ComparisonError(ValueError):
+    pass
+
+
+def labels_at(study: Study, level: str) -> dict[int, str]:
+    """Each report's label at `level`: its final label, else what its current votes settle on; reports still
+    tied or unlabeled are left out."""
+    from .services.adjudication import current_votes
+
+    codes = dict(Category.objects.filter(taxonomy=study.taxonomy_id).values_list("pk", "code"))
+    index = LEVELS.index(level)
+    out: dict[int, str] = {}
+    for issue_id, relevant, *chain in Decision.objects.filter(study=study).values_list(
+            "issue_id", "is_relevant", "type_id", "theme_id", "sub_theme_id"):
+        pick = chain[index] if relevant else None
+        if not relevant:
+            out[issue_id] = NOT_RELEVANT
+        elif pick:
+            out[issue_id] = codes[pick]
+    for issue_id, votes in current_votes(study).items():
+        if issue_id in out:
+            continue
+        settled = final_label(list(votes.values()))
+        if settled is None:
+            continue
+        chain, _ = settled
+        if chain[0] == NOT_RELEVANT:
+            out[issue_id] = NOT_RELEVANT
+        elif chain[index]:
+            out[issue_id] = codes[chain[index]]
+    return out
+
+
+def subsets_by(study: Study, by: str) -> dict[str, set[int]]:
+    if by not in RULES:
+        raise ComparisonError(f"by: one of {', '.join(RULES)}")
+    issues = study.issues.all()
+    groups: dict[str, set[int]] = defaultdict(set)
+    if by == "source":
+        for pk, name in issues.values_list("pk", "source__full_name"):
+            groups[name].add(pk)
+    elif by == "year":
+        for pk, year in issues.values_list("pk", "created_at__year"):
+            groups[str(year or "unknown")].add(pk)
+    elif by == "keyword_group":
+        origins: dict[int, set[str]] = defaultdict(set)
+        for pk, origin in issues.values_list("pk", "matched_keywords__origin"):
+            if origin:
+                origins[pk].add(origin)
+        labels = dict(Keyword.Origin.choices)
+        for pk in issues.values_list("pk", flat=True):
+            found = next((o for o in GROUP_ORDER if o in origins.get(pk, ())), None)
+            groups[labels[found] if found else "no keyword"].add(pk)
+    elif by == "verdict":
+        from .corpus import _screening
+
+        verdicts = _screening(study)
+        for pk in issues.values_list("pk", flat=True):
+            groups[verdicts.get(pk, ("undecided", ""))[0]].add(pk)
+    else:
+        taken: set[int] = set()
+        for subset in study.subsets.prefetch_related("issues"):
+            members = set(subset.issues.values_list("pk", flat=True))
+            groups[subset.name] = members
+            taken |= members
+        rest = set(issues.values_list("pk", flat=True)) - taken
+        if rest:
+            groups["rest of the study"] = rest
+    return dict(groups)
+
+
+def compare_study(study: Study, by: str, level: str = "theme", *, seed: int = 0) -> Comparison:
+    if level not in LEVELS:
+        raise ComparisonError(f"level: one of {', '.join(LEVELS)}")
+    labels = labels_at(study, level)
+    groups = subsets_by(study, by)
+    names = sorted(groups)
+    categories = sorted({labels[i] for members in groups.values() for i in members if i in labels})
+    counts = np.array([[sum(1 for i in groups[name] if labels.get(i) == c) for c in categories] for name in names],
+                      dtype=np.int64).reshape(len(names), len(categories))
+    return compare(counts, names, categories, seed=seed)
+
+
+def as_dict(result: Comparison, by: str, level: str) -> dict:
+    def grid(values):
+        return None if values is None else [[round(float(v), 6) for v in row] for row in values]
+
+    return {"by": by, "level": level, "subsets": result.subsets, "categories": result.categories,
+            "counts": result.counts.tolist(), "chi2": result.chi2, "df": result.df, "p": result.p,
+            "cramers_v": result.cramers_v, "residuals": grid(result.residuals), "shares": grid(result.shares),
+            "share_low": grid(result.share_low), "share_high": grid(result.share_high),
+            "small_expected": result.small_expected, "exact_p": result.exact_p, "exact_method": result.exact_method,
+            "undefined_because": result.undefined_because}
+
+
+def draw_baseline(study: Study, size: int, seed: int, name: str = "baseline") -> Subset:
+    """A seeded random sample of the study's sources' issues that matched no keyword, added to the study as its
+    own subset and to the open round's queues, to be labeled with the same codebook and rounds."""
+    from ingest.models import Issue
+
+    from .services.phases import open_round
+    from .services.queues import fill_queues, plan_round
+
+    if size < 1:
+        raise ComparisonError("size: draw at least one report")
+    if study.subsets.filter(name=name).exists():
+        raise ComparisonError(f"name: the study has a subset named {name!r} already")
+    sources = study.issues.values("source_id").distinct()
+    population = Issue.objects.filter(source_id__in=sources, kept=False).exclude(studies=study)
+    drawn = seeded_sample(population.values_list("pk", flat=True), seed, size=size)
+    if not drawn:
+        raise ComparisonError("population: the study's sources have no issue that matched no keyword")
+    subset = Subset.objects.create(study=study, name=name, kind=Subset.Kind.BASELINE, seed=seed)
+    subset.issues.set(drawn)
+    study.issues.add(*drawn)
+    round = open_round(study)
+    if round is not None and round.kind == round.Kind.INDEPENDENT:
+        labelers = list(study.memberships.filter(user__is_active=True).values_list("user_id", flat=True))
+        fill_queues(round, plan_round(round, labelers, issue_ids=sorted(drawn), overlap=study.overlap))
+    return subset

@@ -1,0 +1,96 @@
+"""Are subsets labeled differently? The comparison page, its CSV, the baseline draw, and the dataset card."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET, require_POST
+
+from concord.csv_stream import csv_lines, csv_response
+from concord.http import HtmxHttpRequest
+
+from ..access import get_study_for
+from ..comparison import LEVELS, RULES, ComparisonError, as_dict, compare_study, draw_baseline
+from ..models import ComparisonRecord
+from ..permissions import can_manage, can_view_agreement
+
+
+def _choice(request) -> tuple[str, str]:
+    by = request.GET.get("by") or request.POST.get("by") or "source"
+    level = request.GET.get("level") or request.POST.get("level") or "theme"
+    return (by if by in RULES else "source"), (level if level in LEVELS else "theme")
+
+
+@login_required
+@require_GET
+def comparison(request: HtmxHttpRequest, study_id: int):
+    study = get_study_for(request, study_id, can_view_agreement)
+    by, level = _choice(request)
+    result = compare_study(study, by, level)
+    rows = []
+    for s, subset in enumerate(result.subsets):
+        cells = []
+        for c, _category in enumerate(result.categories):
+            cells.append({
+                "count": int(result.counts[s, c]),
+                "share": None if result.shares is None else result.shares[s, c],
+                "low": None if result.share_low is None else result.share_low[s, c],
+                "high": None if result.share_high is None else result.share_high[s, c],
+                "residual": None if result.residuals is None else result.residuals[s, c],
+            })
+        rows.append((subset, int(result.counts[s].sum()), cells))
+    charts = [(subset, [(c, cells[i]["share"] or 0) for i, c in enumerate(result.categories)])
+              for subset, _n, cells in rows]
+    return render(request, "annotation/comparison.html", {
+        "study": study, "by": by, "level": level, "rules": RULES.items(), "levels": LEVELS, "result": result,
+        "rows": rows, "charts": charts, "manages": can_manage(request.user, study),
+        "subsets": study.subsets.all(),
+    })
+
+
+@login_required
+@require_GET
+def comparison_csv(request: HtmxHttpRequest, study_id: int):
+    study = get_study_for(request, study_id, can_view_agreement)
+    by, level = _choice(request)
+    data = as_dict(compare_study(study, by, level), by, level)
+
+    def body():
+        for s, subset in enumerate(data["subsets"]):
+            for c, category in enumerate(data["categories"]):
+                yield [subset, category, data["counts"][s][c],
+                       *(data[k][s][c] if data[k] else "" for k in ("shares", "share_low", "share_high", "residuals")),
+                       data["chi2"], data["df"], data["p"], data["cramers_v"], data["exact_p"] or ""]
+
+    columns = ["subset", level, "reports", "share", "share_low", "share_high", "adjusted_residual", "chi2", "df", "p",
+               "cramers_v", "exact_p"]
+    return csv_response(csv_lines(columns, body()), f"{slugify(study.name)}-by-{by}-{level}.csv")
+
+
+@login_required
+@require_POST
+def baseline(request: HtmxHttpRequest, study_id: int):
+    study = get_study_for(request, study_id, can_manage)
+    try:
+        size = int(request.POST.get("size", "0"))
+        seed = int(request.POST.get("seed", "0"))
+        subset = draw_baseline(study, size, seed, request.POST.get("name", "").strip() or "baseline")
+    except (ValueError, ComparisonError) as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Drew {subset.issues.count()} reports that matched no keyword into the study as "
+                                  f"subset {subset.name!r}; they are in the annotators' queues.")
+    return redirect(reverse("annotation:comparison", args=[study.pk]) + "?by=subset")
+
+
+@login_required
+@require_POST
+def add_to_card(request: HtmxHttpRequest, study_id: int):
+    study = get_study_for(request, study_id, can_manage)
+    by, level = _choice(request)
+    ComparisonRecord.objects.create(study=study, by=by, level=level, figures=as_dict(compare_study(study, by, level),
+                                                                                      by, level))
+    messages.success(request, "The comparison will appear in the dataset card.")
+    return redirect(reverse("annotation:comparison", args=[study.pk]) + f"?by={by}&level={level}")

@@ -1,0 +1,46 @@
+"""Subset comparison against textbook tables, and its error rates on simulated data."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from agreement.contingency import compare
+
+
+def test_agrestis_party_identification_by_gender():
+    # Agresti, An Introduction to Categorical Data Analysis (2007), Tables 2.5 and 2.10: X² = 30.1 on 2 df,
+    # adjusted residuals 4.50, 0.70, −5.32 for women.
+    table = np.array([[762, 327, 468], [484, 239, 477]])
+    result = compare(table, ["female", "male"], ["Democrat", "Independent", "Republican"])
+    assert result.chi2 == pytest.approx(30.07, abs=0.01) and result.df == 2 and result.p < 1e-6
+    assert result.residuals[0] == pytest.approx([4.50, 0.70, -5.32], abs=0.01)
+    assert result.cramers_v == pytest.approx(np.sqrt(30.07 / table.sum()), abs=1e-3)
+    assert result.shares[0].sum() == pytest.approx(1.0) and result.small_expected == 0
+    assert (result.share_low[0] <= result.shares[0]).all() and (result.shares[0] <= result.share_high[0]).all()
+
+
+def test_small_tables_get_fishers_exact_test_or_a_monte_carlo_p_value():
+    two = compare(np.array([[3, 1], [1, 3]]), ["a", "b"], ["x", "y"])
+    assert two.small_expected == 4 and two.exact_method == "Fisher's exact test"
+    assert two.exact_p == pytest.approx(stats.fisher_exact([[3, 1], [1, 3]]).pvalue)
+    three = compare(np.array([[4, 1, 0], [0, 2, 5]]), ["a", "b"], ["x", "y", "z"], monte_carlo=2000)
+    assert three.exact_method.startswith("Monte Carlo") and 0 < three.exact_p < 0.1
+
+
+def test_subsets_from_one_distribution_are_rarely_called_different_and_a_planted_difference_is_found():
+    shares = [0.4, 0.3, 0.2, 0.1]
+    rejections = 0
+    for seed in range(200):
+        rng = np.random.default_rng(seed)
+        table = np.stack([rng.multinomial(300, shares), rng.multinomial(300, shares)])
+        rejections += compare(table, ["a", "b"], list("wxyz"), resamples=10).p < 0.05
+    assert 3 <= rejections <= 18  # 5 % of 200 is 10; a binomial 99 % range
+    rng = np.random.default_rng(1)
+    planted = np.stack([rng.multinomial(300, shares), rng.multinomial(300, [0.25, 0.3, 0.2, 0.25])])
+    found = compare(planted, ["a", "b"], list("wxyz"))
+    assert found.p < 0.001 and abs(found.residuals[1, 3]) > 3
+
+
+def test_degenerate_tables_say_why():
+    assert "two or more" in compare(np.array([[5, 0]]), ["a"], ["x", "y"]).undefined_because
