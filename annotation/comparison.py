@@ -88,10 +88,12 @@ def subsets_by(study: Study, by: str) -> dict[str, set[int]]:
         for pk in issues.values_list("pk", flat=True):
             groups[verdicts.get(pk, ("undecided", ""))[0]].add(pk)
     else:
+        # The test needs each report in one subset: a report in several counts in the one made first.
         taken: set[int] = set()
-        for subset in study.subsets.prefetch_related("issues"):
-            members = set(subset.issues.values_list("pk", flat=True))
-            groups[subset.name] = members
+        for subset in study.subsets.order_by("created_at", "pk"):
+            members = set(subset.issues.values_list("pk", flat=True)) - taken
+            if members:
+                groups[subset.name] = members
             taken |= members
         rest = set(issues.values_list("pk", flat=True)) - taken
         if rest:
@@ -148,3 +150,51 @@ def draw_baseline(study: Study, size: int, seed: int, name: str = "baseline") ->
         labelers = list(study.memberships.filter(user__is_active=True).values_list("user_id", flat=True))
         fill_queues(round, plan_round(round, labelers, issue_ids=sorted(drawn), overlap=study.overlap))
     return subset
+
+
+def define_subset(study: Study, name: str, *, sources: list[str] = (), years: list[int] = (), type_code: str = "",
+                  keyword: str = "", keyword_group: str = "", verdict: str = "", saved_list: str = "") -> Subset:
+    """A named subset from rules combined with AND (source, year, final type, matched keyword or keyword group,
+    screening verdict), or from a saved list of reports; it is stored, so later comparisons see the same
+    reports."""
+    from .services.selection import parse_saved_list
+
+    name = name.strip()
+    if not name:
+        raise ComparisonError("name: give the subset a name")
+    if study.subsets.filter(name=name).exists():
+        raise ComparisonError(f"name: the study has a subset named {name!r} already")
+    issues = study.issues.all()
+    if saved_list.strip():
+        issues = issues.filter(pk__in=parse_saved_list(saved_list))
+    if sources:
+        issues = issues.filter(source__full_name__in=sources)
+    if years:
+        issues = issues.filter(created_at__year__in=years)
+    if keyword:
+        issues = issues.filter(matched_keywords__term__iexact=keyword.strip())
+    if keyword_group:
+        issues = issues.filter(matched_keywords__origin=keyword_group)
+    ids = set(issues.values_list("pk", flat=True))
+    if type_code:
+        types = labels_at(study, "type")
+        ids = {i for i in ids if types.get(i) == type_code}
+    if verdict:
+        from .corpus import _screening
+
+        verdicts = _screening(study)
+        ids = {i for i in ids if verdicts.get(i, ("undecided", ""))[0] == verdict}
+    if not ids:
+        raise ComparisonError("rules: no report of the study matches them")
+    subset = Subset.objects.create(study=study, name=name, kind=Subset.Kind.LIST)
+    subset.issues.set(ids)
+    return subset
+
+
+def overlapping(study: Study) -> int:
+    """Reports that belong to more than one saved subset (each is compared in the subset made first)."""
+    from django.db.models import Count
+
+    through = Subset.issues.through
+    return through.objects.filter(subset__study=study).values("issue_id").annotate(n=Count("subset_id")).filter(
+        n__gt=1).count()

@@ -22,6 +22,7 @@ urlpatterns = [
     path("studies/<int:study_id>/compare.csv", comparison.comparison_csv, name="comparison_csv"),
     path("studies/<int:study_id>/compare/baseline/", comparison.baseline, name="baseline"),
     path("studies/<int:study_id>/compare/card/", comparison.add_to_card, name="comparison_card"),
+    path("studies/<int:study_id>/compare/subsets/", comparison.subset_define, name="subset_define"),
     path("studies/<int:study_id>/statistics/table1.csv", statistics.table1_csv, name="table1_csv"),
     path("studies/<int:study_id>/statistics/figure3.csv", statistics.figure3_csv, name="figure3_csv"),
     path("studies/<int:study_id>/history/", history.history, name="history"),

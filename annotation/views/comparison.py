@@ -10,9 +10,10 @@ from django.views.decorators.http import require_GET, require_POST
 
 from concord.csv_stream import csv_lines, csv_response
 from concord.http import HtmxHttpRequest
+from ingest.models import Keyword
 
 from ..access import get_study_for
-from ..comparison import LEVELS, RULES, ComparisonError, as_dict, compare_study, draw_baseline
+from ..comparison import LEVELS, RULES, ComparisonError, as_dict, compare_study, draw_baseline, overlapping
 from ..models import ComparisonRecord
 from ..permissions import can_manage, can_view_agreement
 
@@ -46,7 +47,9 @@ def comparison(request: HtmxHttpRequest, study_id: int):
     return render(request, "annotation/comparison.html", {
         "study": study, "by": by, "level": level, "rules": RULES.items(), "levels": LEVELS, "result": result,
         "rows": rows, "charts": charts, "manages": can_manage(request.user, study),
-        "subsets": study.subsets.all(),
+        "subsets": study.subsets.all(), "keyword_groups": Keyword.Origin.choices,
+        "overlap": overlapping(study) if by == "subset" else 0,
+        "sources": sorted(set(study.issues.values_list("source__full_name", flat=True))),
     })
 
 
@@ -94,3 +97,24 @@ def add_to_card(request: HtmxHttpRequest, study_id: int):
                                                                                       by, level))
     messages.success(request, "The comparison will appear in the dataset card.")
     return redirect(reverse("annotation:comparison", args=[study.pk]) + f"?by={by}&level={level}")
+
+
+@login_required
+@require_POST
+def subset_define(request: HtmxHttpRequest, study_id: int):
+    from ..comparison import define_subset
+    from ..services.selection import SelectionError
+
+    study = get_study_for(request, study_id, can_manage)
+    post = request.POST
+    try:
+        years = [int(y) for y in post.get("years", "").replace(",", " ").split()]
+        subset = define_subset(study, post.get("name", ""), sources=post.getlist("sources"), years=years,
+                               type_code=post.get("type", "").strip(), keyword=post.get("keyword", ""),
+                               keyword_group=post.get("keyword_group", ""), verdict=post.get("verdict", ""),
+                               saved_list=post.get("saved_list", ""))
+    except (ValueError, ComparisonError, SelectionError) as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Subset {subset.name!r}: {subset.issues.count()} reports.")
+    return redirect(reverse("annotation:comparison", args=[study.pk]) + "?by=subset")

@@ -101,3 +101,20 @@ def test_small_subsets_warn_and_use_an_exact_test(client_as, lead, annotator_a):
     Subset.objects.create(study=study, name="first three").issues.set(issues[:3])
     page = client_as(lead).get(reverse("annotation:comparison", args=[study.pk]), {"by": "subset"}).content
     assert 'data-testid="small-expected"' in page.decode() and "Fisher" in page.decode()
+
+
+def test_the_lead_defines_subsets_by_combined_rules_or_a_list(client_as, two_sources, lead):
+    from annotation.comparison import ComparisonError, define_subset
+
+    llama_in_vllm = define_subset(two_sources, "llama in vLLM", sources=["vllm-project/vllm"], keyword="llama")
+    assert llama_in_vllm.issues.count() == 10
+    bugs = define_subset(two_sources, "bugs", type_code="C", keyword_group="hardware_precision")
+    assert bugs.issues.count() == 20
+    first = two_sources.issues.order_by("pk").first()
+    listed = define_subset(two_sources, "one", saved_list=f"{first.source.full_name}#{first.number}")
+    assert list(listed.issues.all()) == [first]
+    with pytest.raises(ComparisonError, match="no report"):
+        define_subset(two_sources, "none", years=[1999])
+    response = client_as(lead).post(reverse("annotation:subset_define", args=[two_sources.pk]),
+                                    {"name": "2-line", "saved_list": "nope"}, follow=True)
+    assert "line 1" in response.content.decode()
