@@ -125,9 +125,10 @@ def as_dict(result: Comparison, by: str, level: str) -> dict:
             "undefined_because": result.undefined_because}
 
 
-def draw_baseline(study: Study, size: int, seed: int, name: str = "baseline") -> Subset:
-    """A seeded random sample of the study's sources' issues that matched no keyword, added to the study as its
-    own subset and to the open round's queues, to be labeled with the same codebook and rounds."""
+def draw_baseline(study: Study, size: int, seed: int, name: str = "baseline", keyword_group: str = "") -> Subset:
+    """A seeded random sample of the study's sources' issues that matched no keyword (or, with `keyword_group`,
+    that matched a keyword of that group), not yet in the study, added to it as its own subset and to the open
+    round's queues, to be labeled with the same codebook and rounds."""
     from ingest.models import Issue
 
     from .services.phases import open_round
@@ -138,10 +139,12 @@ def draw_baseline(study: Study, size: int, seed: int, name: str = "baseline") ->
     if study.subsets.filter(name=name).exists():
         raise ComparisonError(f"name: the study has a subset named {name!r} already")
     sources = study.issues.values("source_id").distinct()
-    population = Issue.objects.filter(source_id__in=sources, kept=False).exclude(studies=study)
+    population = Issue.objects.filter(source_id__in=sources).exclude(studies=study)
+    population = (population.filter(matched_keywords__origin=keyword_group).distinct() if keyword_group
+                  else population.filter(kept=False))
     drawn = seeded_sample(population.values_list("pk", flat=True), seed, size=size)
     if not drawn:
-        raise ComparisonError("population: the study's sources have no issue that matched no keyword")
+        raise ComparisonError("population: the study's sources have no such issue outside the study")
     subset = Subset.objects.create(study=study, name=name, kind=Subset.Kind.BASELINE, seed=seed)
     subset.issues.set(drawn)
     study.issues.add(*drawn)

@@ -79,12 +79,13 @@ def baseline(request: HtmxHttpRequest, study_id: int):
     try:
         size = int(request.POST.get("size", "0"))
         seed = int(request.POST.get("seed", "0"))
-        subset = draw_baseline(study, size, seed, request.POST.get("name", "").strip() or "baseline")
+        subset = draw_baseline(study, size, seed, request.POST.get("name", "").strip() or "baseline",
+                               keyword_group=request.POST.get("keyword_group", ""))
     except (ValueError, ComparisonError) as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(request, f"Drew {subset.issues.count()} reports that matched no keyword into the study as "
-                                  f"subset {subset.name!r}; they are in the annotators' queues.")
+        messages.success(request, f"Drew {subset.issues.count()} reports into the study as subset {subset.name!r}; "
+                                  "they are in the annotators' queues.")
     return redirect(reverse("annotation:comparison", args=[study.pk]) + "?by=subset")
 
 

@@ -118,3 +118,13 @@ def test_the_lead_defines_subsets_by_combined_rules_or_a_list(client_as, two_sou
     response = client_as(lead).post(reverse("annotation:subset_define", args=[two_sources.pk]),
                                     {"name": "2-line", "saved_list": "nope"}, follow=True)
     assert "line 1" in response.content.decode()
+
+
+def test_a_baseline_can_come_from_a_keyword_group_instead(two_sources):
+    from ingest.models import Issue
+
+    outside = make_issue(two_sources.issues.first().source)
+    outside.matched_keywords.add(Keyword.objects.get(term="bf16"))
+    subset = draw_baseline(two_sources, 5, seed=1, name="generic only", keyword_group="hardware_precision")
+    assert list(subset.issues.all()) == [outside]
+    assert Issue.objects.get(pk=outside.pk) in two_sources.issues.all()
