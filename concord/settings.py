@@ -5,6 +5,7 @@ differences come only from the environment (see .env.example).
 """
 from __future__ import annotations
 
+import datetime
 import os
 from pathlib import Path
 
@@ -56,6 +57,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "simple_history",
+    "axes",
     "concord",
     "ingest",
     "taxonomy",
@@ -73,6 +75,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into its lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 if not DEBUG:
@@ -121,6 +125,16 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "annotation:study_list"
 LOGOUT_REDIRECT_URL = "login"
+
+# Guessing passwords: after AXES_FAILURE_LIMIT failed logins for one username from one address, that pair is
+# locked out for a while (django-axes; the count lives in the database, so every process shares it).
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = datetime.timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_VERBOSE = False
 
 # Internationalisation
 LANGUAGE_CODE = "en-us"
