@@ -10,6 +10,7 @@ from pathlib import Path
 from lxml import etree
 
 from .models import Category, Taxonomy
+from .selectors import codebook_tree
 
 QDC_NS = "urn:QDA-XML:codebook:1.0"
 XSD = Path(__file__).resolve().parent / "schemas" / "Codebook.xsd"
@@ -20,17 +21,6 @@ CHILDREN = {Category.Level.TYPE: "themes", Category.Level.THEME: "sub_themes"}
 
 class CodebookFileError(ValueError):
     """A codebook file that cannot be read; the message names the file, line or element."""
-
-
-def _tree(taxonomy: Taxonomy) -> list[Category]:
-    nodes = list(taxonomy.categories.filter(retired_at__isnull=True).order_by("position", "code"))
-    by_id = {n.pk: n for n in nodes}
-    for node in nodes:
-        node.kids = []
-    for node in nodes:
-        if node.parent_id in by_id:
-            by_id[node.parent_id].kids.append(node)
-    return [n for n in nodes if n.parent_id is None]
 
 
 def _node(category: Category) -> dict:
@@ -46,7 +36,7 @@ def _node(category: Category) -> dict:
 def to_json(taxonomy: Taxonomy) -> str:
     return json.dumps({"name": taxonomy.name, "version": f"{taxonomy.version} (revision {taxonomy.revision})",
                        "source": taxonomy.source, "note": taxonomy.note,
-                       "types": [_node(t) for t in _tree(taxonomy)]}, indent=2, ensure_ascii=False) + "\n"
+                       "types": [_node(t) for t in codebook_tree(taxonomy)]}, indent=2, ensure_ascii=False) + "\n"
 
 
 def to_markdown(taxonomy: Taxonomy) -> str:
@@ -69,7 +59,7 @@ def to_markdown(taxonomy: Taxonomy) -> str:
         if depth == 2 and category.kids:
             lines.append("")
 
-    for type_ in _tree(taxonomy):
+    for type_ in codebook_tree(taxonomy):
         block(type_, 1)
     return "\n".join(lines).rstrip() + "\n"
 
@@ -95,7 +85,7 @@ def to_qdc(taxonomy: Taxonomy) -> bytes:
         for kid in category.kids:
             add(element, kid)
 
-    for type_ in _tree(taxonomy):
+    for type_ in codebook_tree(taxonomy):
         add(codes, type_)
     return etree.tostring(root, xml_declaration=True, encoding="utf-8", pretty_print=True)
 

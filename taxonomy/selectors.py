@@ -14,13 +14,18 @@ def children_of(category: Category | None):
     return category.children.order_by("position")
 
 
-def codebook_tree(taxonomy: Taxonomy) -> list[Category]:
-    """Types with `.kids` (themes) and themes with `.kids` (sub-themes), from one query."""
-    nodes = list(Category.objects.filter(taxonomy=taxonomy, retired_at__isnull=True).order_by("position", "code"))
+def codebook_tree(taxonomy: Taxonomy, *, with_retired: bool = False, nodes=None) -> list[Category]:
+    """Types with `.kids` (themes) and themes with `.kids` (sub-themes), from one query. `nodes` may be a
+    queryset of the taxonomy's categories with extra work attached (prefetches)."""
+    nodes = nodes if nodes is not None else Category.objects.filter(taxonomy=taxonomy)
+    if not with_retired:
+        nodes = nodes.filter(retired_at__isnull=True)
+    nodes = list(nodes.order_by("position", "code"))
     by_id = {n.pk: n for n in nodes}
     for node in nodes:
         node.kids = []
     for node in nodes:
-        if node.parent_id:
+        # A live child of a retired parent has no parent in view when retired ones are left out.
+        if node.parent_id in by_id:
             by_id[node.parent_id].kids.append(node)
-    return [n for n in nodes if n.level == Category.Level.TYPE]
+    return [n for n in nodes if n.parent_id is None]

@@ -20,6 +20,7 @@ from . import changes
 from .forms import ChangeForm, ProposalForm, VoteForm
 from .models import Category, Proposal
 from .proposals import ProposalError, awaiting, cast_vote, lapse, open_proposal, tally
+from .selectors import codebook_tree
 from .services import CodebookError
 
 _REPORT = re.compile(r"(?:/issues/|#)?([A-Za-z0-9]+)\s*$")
@@ -39,32 +40,20 @@ def _label_counts(study) -> dict[int, int]:
 
 
 def _tree(study, query: str, with_retired: bool) -> list[Category]:
-    nodes = Category.objects.filter(taxonomy=study.taxonomy).prefetch_related("examples__source").order_by(
-        "position", "code")
-    if not with_retired:
-        nodes = nodes.filter(retired_at__isnull=True)
-    nodes = list(nodes)
-    by_id = {n.pk: n for n in nodes}
-    for node in nodes:
-        node.kids = []
-    for node in nodes:
-        if node.parent_id in by_id:
-            by_id[node.parent_id].kids.append(node)
-    if query:
-        q = query.lower()
-        hits = {n.pk for n in nodes if q in f"{n.code} {n.name} {n.definition} {n.inclusion} {n.exclusion}".lower()}
-        # Keep the path to every hit, so that a hit is shown where it sits in the tree.
-        keep = set()
-        for pk in hits:
-            node = by_id[pk]
-            while node is not None:
-                keep.add(node.pk)
-                node = by_id.get(node.parent_id)
-        for node in nodes:
-            node.kids = [k for k in node.kids if k.pk in keep]
-            node.hit = node.pk in hits
-        return [n for n in nodes if n.parent_id is None and n.pk in keep]
-    return [n for n in nodes if n.parent_id is None]
+    types = codebook_tree(study.taxonomy, with_retired=with_retired,
+                          nodes=Category.objects.filter(taxonomy=study.taxonomy).prefetch_related("examples__source"))
+    if not query:
+        return types
+    q = query.lower()
+
+    def keep(node) -> bool:
+        """Whether the node or anything below it matches; prunes the children that do not."""
+        node.hit = q in f"{node.code} {node.name} {node.definition} {node.inclusion} {node.exclusion}".lower()
+        node.kids = [k for k in node.kids if keep(k)]
+        # A hit is shown where it sits in the tree: its ancestors stay.
+        return node.hit or bool(node.kids)
+
+    return [t for t in types if keep(t)]
 
 
 @login_required
