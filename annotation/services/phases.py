@@ -1,18 +1,17 @@
 """Moving a study through its phases: pilot → independent → review → adjudication → closed (paper §4.2)."""
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
-from agreement.ties import controversial_levels
 from ingest.screening import seeded_sample
 
-from ..models import NOT_RELEVANT, Label, Membership, Queue, ReviewItem, Round, Study
+from ..models import Membership, Queue, ReviewItem, Round, Study
 from ..permissions import can_manage
+from .adjudication import finalize, needing_decision, still_tied
 from .queues import fill_queues, plan_round, study_order
 
 Phase = Study.Phase
@@ -92,24 +91,10 @@ def _start_independent(study: Study) -> Round:
     return round
 
 
-def controversial_reports(round: Round) -> dict[int, list[str]]:
-    """Reports of the round whose votes tie at type, theme or sub-theme, with the levels that tie."""
-    by_issue: dict[int, list[tuple]] = defaultdict(list)
-    rows = Label.objects.filter(round=round).order_by().values_list(
-        "issue_id", "is_relevant", "type__code", "theme__code", "sub_theme__code")
-    for issue_id, relevant, type_code, theme_code, sub_code in rows:
-        by_issue[issue_id].append((type_code, theme_code, sub_code) if relevant else (NOT_RELEVANT, None, None))
-    result = {}
-    for issue_id, labels in by_issue.items():
-        levels = controversial_levels(labels)
-        if levels:
-            result[issue_id] = levels
-    return result
-
-
-def _start_review(study: Study, independent: Round) -> Round:
+def _start_review(study: Study) -> Round:
     round = _new_round(study, Round.Kind.REVIEW)
-    tied = controversial_reports(independent)
+    # No one has re-labeled yet, so the current votes are the independent round's.
+    tied = still_tied(study)
     order = [i for i in study_order(round) if i in tied]
     ReviewItem.objects.bulk_create([ReviewItem(round=round, issue_id=i, levels=tied[i]) for i in order])
     # Everyone may re-label a controversial report; the queue is where their re-labels are counted.
@@ -127,8 +112,6 @@ def advance(study: Study, user, *, confirm_missing: bool = False) -> Study:
     if study.phase not in NEXT_PHASE:
         raise PhaseError(f"{study} is closed; there is no next phase.")
     if study.phase == Phase.ADJUDICATION:
-        from .adjudication import needing_decision
-
         waiting = needing_decision(study)
         if waiting:
             raise PhaseError(f"{len(waiting)} reports still need the lead's decision (tied, or never labeled); "
@@ -148,14 +131,11 @@ def advance(study: Study, user, *, confirm_missing: bool = False) -> Study:
     if study.phase == Phase.INDEPENDENT:
         _start_independent(study)
     elif study.phase == Phase.CLOSED:
-        from .adjudication import finalize
-
         finalize(study)
     elif study.phase == Phase.REVIEW:
-        independent = study.rounds.filter(kind=Round.Kind.INDEPENDENT).order_by("-number").first()
-        if independent is None:
+        if not study.rounds.filter(kind=Round.Kind.INDEPENDENT).exists():
             raise PhaseError("There is no independent round to review.")
-        _start_review(study, independent)
+        _start_review(study)
     return study
 
 
