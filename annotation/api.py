@@ -222,7 +222,6 @@ class LabelListAPI(generics.ListCreateAPIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         round = _open_round(study)
-        round.study = study
         label_input = LabelInput(is_relevant=data["is_relevant"], type_id=data.get("type"),
                                  theme_id=data.get("theme"), sub_theme_id=data.get("sub_theme"), note=data["note"])
         try:

@@ -2,7 +2,7 @@
 reliable the labels are (with their n) and how ties were settled. Every number is computed here."""
 from __future__ import annotations
 
-from django.db.models import Max, Min
+from django.db.models import Count, Max, Min
 from django.utils import timezone
 
 from ingest.models import Source
@@ -35,9 +35,9 @@ def dataset_card(study: Study, document: dict) -> str:
     lines += ["## Sources", "", "| source | reports in the study | created from | created to | keyword false-positive "
               "rate (screening) |", "| --- | --- | --- | --- | --- |"]
     for source in Source.objects.filter(issues__studies=study).distinct().order_by("full_name"):
-        span = study.issues.filter(source=source).aggregate(n=Max("pk"), first=Min("created_at"),
+        span = study.issues.filter(source=source).aggregate(n=Count("pk"), first=Min("created_at"),
                                                             last=Max("created_at"))
-        n = study.issues.filter(source=source).count()
+        n = span["n"]
         report = source_report(source)
         first = span["first"].date().isoformat() if span["first"] else "—"
         last = span["last"].date().isoformat() if span["last"] else "—"

@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from .models import Category, Proposal, Vote
@@ -106,8 +107,15 @@ def lapse(proposal: Proposal, user, reason: str) -> Proposal:
 
 
 def tally(proposal: Proposal) -> Tally:
-    choices = list(proposal.votes.values_list("choice", flat=True))
-    return Tally(yes=choices.count(True), no=choices.count(False), pending=choices.count(None))
+    counted = with_tally(Proposal.objects.filter(pk=proposal.pk)).get()
+    return Tally(counted.yes, counted.no, counted.pending)
+
+
+def with_tally(proposals):
+    """Proposals with their yes / no / not-yet counts, in the same query (lists show many)."""
+    return proposals.annotate(yes=Count("votes", filter=Q(votes__choice=True)),
+                              no=Count("votes", filter=Q(votes__choice=False)),
+                              pending=Count("votes", filter=Q(votes__choice__isnull=True)))
 
 
 def awaiting(user):

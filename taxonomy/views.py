@@ -19,7 +19,7 @@ from concord.http import HtmxHttpRequest
 from . import changes
 from .forms import ChangeForm, ProposalForm, VoteForm
 from .models import Category, Proposal
-from .proposals import ProposalError, awaiting, cast_vote, lapse, open_proposal, tally
+from .proposals import ProposalError, Tally, awaiting, cast_vote, lapse, open_proposal, tally, with_tally
 from .selectors import codebook_tree
 from .services import CodebookError
 
@@ -158,7 +158,8 @@ def proposals(request: HtmxHttpRequest, study_id: int):
                 return redirect("taxonomy:proposal", study_id=study.pk, proposal_id=proposal.pk)
     parents = Category.objects.filter(taxonomy=study.taxonomy, retired_at__isnull=True).exclude(
         level=Category.Level.SUB_THEME).order_by("position")
-    rows = [(p, tally(p)) for p in study.proposals.select_related("parent", "proposer")]
+    rows = [(p, Tally(p.yes, p.no, p.pending))
+            for p in with_tally(study.proposals.select_related("parent", "proposer"))]
     quote = _quote(study, request.GET.get("quote", "") or request.POST.get("quote", ""))
     return render(request, "taxonomy/proposals.html", {"study": study, "form": form, "parents": parents,
                                                        "rows": rows, "can_propose": can_label(request.user, study),
