@@ -82,9 +82,9 @@ def subsets_by(study: Study, by: str) -> dict[str, set[int]]:
             found = next((o for o in GROUP_ORDER if o in origins.get(pk, ())), None)
             groups[labels[found] if found else "no keyword"].add(pk)
     elif by == "verdict":
-        from .corpus import _screening
+        from .corpus import screening_verdicts
 
-        verdicts = _screening(study)
+        verdicts = screening_verdicts(study)
         for pk in issues.values_list("pk", flat=True):
             groups[verdicts.get(pk, ("undecided", ""))[0]].add(pk)
     else:
@@ -183,9 +183,9 @@ def define_subset(study: Study, name: str, *, sources: list[str] = (), years: li
         types = labels_at(study, "type")
         ids = {i for i in ids if types.get(i) == type_code}
     if verdict:
-        from .corpus import _screening
+        from .corpus import screening_verdicts
 
-        verdicts = _screening(study)
+        verdicts = screening_verdicts(study)
         ids = {i for i in ids if verdicts.get(i, ("undecided", ""))[0] == verdict}
     if not ids:
         raise ComparisonError("rules: no report of the study matches them")

@@ -31,7 +31,7 @@ def study_status(study: Study) -> str:
     return f"open ({study.get_phase_display().lower()}): labels may still change"
 
 
-def _screening(study: Study) -> dict[int, tuple[str, str]]:
+def screening_verdicts(study: Study) -> dict[int, tuple[str, str]]:
     from ingest.models import Source
 
     verdicts: dict[int, tuple[str, str]] = {}
@@ -50,7 +50,7 @@ def _names(study: Study) -> dict[int, tuple[str, str]]:
 def records(study: Study) -> Iterator[dict]:
     """One dict per report, in report order; each chunk of reports costs a handful of queries."""
     names = _names(study)
-    screening = _screening(study)
+    screening = screening_verdicts(study)
     status = study_status(study)
     codebook = f"{study.taxonomy.name} {study.taxonomy.version}, revision {study.taxonomy.revision}"
     ids = list(study.issues.order_by("created_at", "id").values_list("id", flat=True))

@@ -34,8 +34,10 @@ def split_codes(text: str) -> list[str]:
     return [c.strip() for c in re.split(r"[,;]", text) if c.strip()]
 
 
-def _session(participant: Participant) -> InterviewSession:
-    return participant.sessions.first() or InterviewSession.objects.create(participant=participant)
+def session_for(participant: Participant, guide: InterviewGuide | None = None, interviewer=None) -> InterviewSession:
+    """The participant's interview, started on the current guide if there is none yet."""
+    return participant.sessions.first() or InterviewSession.objects.create(participant=participant, guide=guide,
+                                                                           interviewer=interviewer)
 
 
 def add_quote(session: InterviewSession, text: str, codes: list[str], insight: str = "", prompt: str = "") -> Quote:
@@ -91,6 +93,7 @@ def import_quotes(study, path: str | Path) -> ImportReport:
     if rows and not needed <= set(rows[0]):
         raise InterviewError(f"{path.name}: line 1: the columns {', '.join(sorted(needed - set(rows[0])))} are "
                              "missing")
+    guide = default_guide(study)
     for number, row in enumerate(rows, start=2):
         code = row["Participant"]
         if not code:
@@ -102,7 +105,7 @@ def import_quotes(study, path: str | Path) -> ImportReport:
         report.participants += created
         codes = split_codes(row["Linked Taxonomy Node(s)"])
         report.unknown += [(number, c) for c in codes if c not in known]
-        quote = Quote.objects.create(session=_session(participant), text=row["Thematic Quote"],
+        quote = Quote.objects.create(session=session_for(participant, guide), text=row["Thematic Quote"],
                                      insight=row.get("Research Insight", ""), prompt=row.get("Prompt Category", ""))
         quote.nodes.set([known[c] for c in codes if c in known])
         report.quotes += 1

@@ -351,15 +351,15 @@ def participant(request: HtmxHttpRequest, study_id: int, participant_id: int):
         ranking_items,
         save_answer,
         save_ranking,
+        session_for,
         split_codes,
     )
-    from .models import InterviewSession, Participant
+    from .models import Participant
 
     study = get_study_for(request, study_id, can_manage)
     person = get_object_or_404(Participant, pk=participant_id, study=study)
     guide = default_guide(study)
-    session = person.sessions.first() or InterviewSession.objects.create(participant=person, guide=guide,
-                                                                         interviewer=request.user)
+    session = session_for(person, guide, request.user)
     asked = [q for q in (session.guide or guide).questions.select_related("node")
              if not q.group or q.group == person.group]
     questions = [q for q in asked if q.kind == "ranking"]
