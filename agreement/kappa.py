@@ -37,13 +37,10 @@ def _undefined(n_subjects: int, n_raters: int, n_categories: int) -> str:
 
 def fleiss(ratings: Mapping[Hashable, Sequence[str]], n_raters: int | None = None) -> FleissResult:
     """Fleiss' kappa (1971) over subjects rated by n_raters each; the rest are reported as left out."""
-    matrix = count_matrix(ratings, n_raters)
-    result = FleissResult(kappa=None, n_subjects=len(matrix.subjects), n_raters=matrix.n_raters,
-                          categories=matrix.categories, left_out=matrix.left_out)
-    result.undefined_because = _undefined(result.n_subjects, result.n_raters, len(matrix.categories))
-    if not result.undefined_because:
-        result.kappa = float(fleiss_kappa(matrix.counts, method="fleiss"))
-    return result
+    figure = fleiss_figure(ratings, level="", n_raters=n_raters, resamples=0)
+    return FleissResult(kappa=figure.value, n_subjects=figure.n_reports, n_raters=figure.n_raters,
+                        categories=figure.categories, left_out=figure.left_out,
+                        undefined_because=figure.undefined_because)
 
 
 def agreement_parts(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

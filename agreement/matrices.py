@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,14 +23,6 @@ class CountMatrix:
     @property
     def n_raters(self) -> int:
         return int(self.counts[0].sum()) if len(self.subjects) else 0
-
-
-def group_ratings(rows: Iterable[tuple[Hashable, Hashable, str]]) -> dict[Hashable, list[str]]:
-    """(subject, rater, label) rows → subject → labels, one per rater."""
-    ratings: dict[Hashable, list[str]] = {}
-    for subject, _rater, label in rows:
-        ratings.setdefault(subject, []).append(label)
-    return ratings
 
 
 @dataclass

@@ -6,7 +6,7 @@ from django.db.models import Count, Q, QuerySet, Subquery
 
 from ingest.models import Issue
 
-from .models import NOT_RELEVANT, Assignment, Label, Membership, Queue, Round, Study
+from .models import NOT_RELEVANT, Assignment, Label, Queue, Round, Study
 from .permissions import can_view_all_labels
 
 
@@ -121,17 +121,6 @@ def issues_in(study: Study, round: Round | None, user, *, query: str = "", mine:
 def own_labels_by_issue(user, round: Round, issues) -> dict[int, Label]:
     labels = Label.objects.filter(round=round, annotator=user, issue__in=list(issues))
     return {label.issue_id: label for label in labels.select_related("type", "theme", "sub_theme")}
-
-
-def annotators_of(study: Study):
-    return study.memberships.select_related("user").order_by("user__username")
-
-
-def labeled_counts(study: Study, round: Round) -> QuerySet:
-    """Per member, how many reports they labeled in the round (for the lead only)."""
-    return Membership.objects.filter(study=study).annotate(
-        labeled=Count("user__labels", filter=Q(user__labels__round=round))
-    ).select_related("user")
 
 
 def skips_by_issue(user, round: Round, issues) -> dict[int, str]:
