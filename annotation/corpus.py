@@ -129,7 +129,7 @@ def study_document(study: Study, *, with_contacts: bool = False) -> dict:
     from taxonomy.exports import to_json
     from taxonomy.interviews import interviews_document
 
-    from .selectors import agreement_round
+    from .selectors import agreement_round, final_label_counts
 
     members = []
     for m in study.memberships.select_related("user").order_by("role", "user__username"):
@@ -144,13 +144,6 @@ def study_document(study: Study, *, with_contacts: bool = False) -> dict:
         "codebook": json.loads(to_json(study.taxonomy)),
         "members": members,
         "agreement": agreement_figures(study_agreement(round)) if round else None,
-        "final_labels": {m: n for m, n in _counts(study).items()},
+        "final_labels": final_label_counts(study),
         "interviews": interviews_document(study),
     }
-
-
-def _counts(study: Study) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for method in Decision.objects.filter(study=study).values_list("method", flat=True):
-        counts[method] = counts.get(method, 0) + 1
-    return counts

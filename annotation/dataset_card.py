@@ -10,6 +10,7 @@ from ingest.services.corpus import source_report
 
 from .corpus import study_status
 from .models import Decision, Study
+from .selectors import final_label_counts
 
 
 def _rate(rate) -> str:
@@ -56,8 +57,8 @@ def dataset_card(study: Study, document: dict) -> str:
     else:
         lines.append("No round has been labeled yet.")
     lines += ["", "## Final labels and ties", ""]
-    counts = {label: Decision.objects.filter(study=study, method=method).count()
-              for method, label in Decision.Method.choices}
+    made = final_label_counts(study)
+    counts = {label: made.get(method, 0) for method, label in Decision.Method.choices}
     total = study.issues.count()
     decided = sum(counts.values())
     lines.append(f"{decided} of {total} reports have a final label: " + ", ".join(

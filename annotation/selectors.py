@@ -138,3 +138,10 @@ def agreement_round(study: Study) -> Round | None:
         round.study = study
         return round
     return current_round(study)
+
+
+def final_label_counts(study: Study) -> dict[str, int]:
+    """How many final labels each way of reaching them gave (majority, consensus, lead, imported)."""
+    from .models import Decision
+
+    return dict(Decision.objects.filter(study=study).order_by().values_list("method").annotate(n=Count("pk")))

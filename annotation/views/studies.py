@@ -7,7 +7,6 @@ from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.db.models import Count
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -21,7 +20,7 @@ from ..exports import label_csv_rows
 from ..forms import StudySettingsForm, StudySetupForm
 from ..models import Decision, Study
 from ..permissions import can_export, can_manage, can_view_agreement, role_in
-from ..selectors import current_round, progress_for, studies_for
+from ..selectors import current_round, final_label_counts, progress_for, studies_for
 from ..services.phases import NEXT_PHASE, PhaseError, advance, missing_labels, open_round
 from ..services.selection import Selection, SelectionError, select_reports
 from ..services.studies import StudyError, create_study, update_settings
@@ -58,12 +57,16 @@ def study_detail(request: HtmxHttpRequest, study_id: int):
         "missing": missing_labels(round) if round and manages else [],
         "rounds": study.rounds.order_by("number"),
         "can_see_agreement": can_view_agreement(request.user, study),
-        "finals": (Decision.objects.filter(study=study).values("method").annotate(n=Count("pk")).order_by("method")
-                   if can_view_agreement(request.user, study) else []),
+        "finals": _finals(study) if can_view_agreement(request.user, study) else [],
     }
     if manages and context["next_phase"]:
         context["next_phase_label"] = study.Phase(context["next_phase"]).label
     return render(request, "annotation/study_detail.html", context)
+
+
+def _finals(study) -> list[tuple[str, int]]:
+    made = final_label_counts(study)
+    return [(label.lower(), made[method]) for method, label in Decision.Method.choices if made.get(method)]
 
 
 @login_required
