@@ -12,7 +12,9 @@ from .permissions import can_view_all_labels
 
 def studies_for(user) -> QuerySet[Study]:
     studies = Study.objects.all() if user.is_staff else Study.objects.filter(memberships__user=user)
-    return studies.annotate(issue_count=Count("issues", distinct=True)).order_by("name")
+    # The list shows each study's codebook and round: fetched with it, not one query per study.
+    return (studies.select_related("taxonomy", "current_round")
+            .annotate(issue_count=Count("issues", distinct=True)).order_by("name"))
 
 
 def current_round(study: Study) -> Round | None:
