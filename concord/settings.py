@@ -118,9 +118,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Auth
+# Django's four standard validators: a volunteer's password may not be their username, short, common or digits.
 AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "annotation:study_list"
@@ -135,6 +138,15 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False
+# Where the client's address comes from. Directly on the internet: REMOTE_ADDR (the default). Behind a TLS proxy
+# every request arrives from the proxy's address, so one attacker would lock out everyone: name the header the
+# proxy sets (CLIENT_IP_HEADER=HTTP_X_FORWARDED_FOR) and how many proxies stand in front (TRUSTED_PROXY_COUNT).
+# Only the addresses those proxies appended are believed; what a client writes into the header itself is not.
+CLIENT_IP_HEADER = os.environ.get("CLIENT_IP_HEADER", "")
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
+if CLIENT_IP_HEADER and TRUSTED_PROXY_COUNT < 1:
+    raise ImproperlyConfigured("CLIENT_IP_HEADER needs TRUSTED_PROXY_COUNT (how many proxies append to it).")
+AXES_CLIENT_IP_CALLABLE = "concord.client_ip.client_ip"
 
 # Internationalisation
 LANGUAGE_CODE = "en-us"
@@ -226,12 +238,24 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 100,
+    # A script gone wrong, or a stranger, cannot hammer the API: DRF's throttles, counted in the cache (Redis
+    # when REDIS_URL is set, so every process counts together).
+    "DEFAULT_THROTTLE_CLASSES": [
+        "concord.throttling.AnonThrottle",
+        "concord.throttling.UserThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": os.environ.get("API_THROTTLE_ANON", "30/minute"),
+        "user": os.environ.get("API_THROTTLE_USER", "600/minute"),
+    },
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Concord API",
     "DESCRIPTION": "Studies, issue reports, labels and agreement. The same permission and blindness rules as the UI.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The schema describes every endpoint and field: for people with an account only.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
 }
 
 LOGGING = {

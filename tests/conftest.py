@@ -26,6 +26,16 @@ def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _fresh_throttle_counts(monkeypatch):
+    # API throttles count in the cache; each test starts with none spent (without flushing a Redis that the
+    # Celery worker shares).
+    from django.core.cache.backends.locmem import LocMemCache
+    from rest_framework.throttling import SimpleRateThrottle
+
+    monkeypatch.setattr(SimpleRateThrottle, "cache", LocMemCache("throttle", {}))
+
+
 @pytest.fixture
 def admin(db):
     return factories.make_user("admin", is_staff=True, is_superuser=True)

@@ -109,8 +109,9 @@ def _queue_context(request, sample: ScreeningSample, item: ScreeningItem | None,
         context["pre"] = latest_summary(item.issue)
         context["summary"] = summary_for_display(item.issue, context["pre"])
         context["mine"] = ScreeningVote.objects.filter(item=item, reviewer=user).first()
-        if user.pk == sample.tiebreaker_id:
-            # The tie-breaker decides a disagreement, so sees both sides of it.
+        if user.pk == sample.tiebreaker_id and screening.can_vote(user, item):
+            # The tie-breaker decides a disagreement, so sees both sides of it; on an item the two screeners
+            # agreed on (or have not both judged) their votes and notes stay theirs.
             context["others"] = item.votes.exclude(reviewer=user).select_related("reviewer")
     return context
 

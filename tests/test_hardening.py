@@ -1,0 +1,115 @@
+"""Smaller safety rules (issue 14, item 8): the tie-breaker sees disagreements only, the API schema is for
+people with an account, passwords pass Django's four validators, the API is throttled, the lock-out counts the
+client's address (behind a proxy, the one the proxy wrote), and a server without a secret refuses to start."""
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+from django.test import Client, RequestFactory
+from django.urls import reverse
+from rest_framework.throttling import SimpleRateThrottle
+
+from concord.client_ip import client_ip
+from ingest.models import Keyword, KeywordList, Source
+from ingest.services.screening import cast_vote, draw_keyword_sample
+from tests.factories import make_issue, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_tiebreaker_cannot_read_votes_on_items_the_screeners_agreed_on(client_as):
+    a, b, c = make_user("scr-a"), make_user("scr-b"), make_user("scr-c")
+    keyword_list = KeywordList.objects.create(name="k")
+    keyword = keyword_list.keywords.create(term="llm", status=Keyword.Status.CANDIDATE)
+    source = Source.objects.create(full_name="o/r", keyword_list=keyword_list)
+    make_issue(source, title="llm one")
+    make_issue(source, title="llm two")
+    sample = draw_keyword_sample(keyword, (a, b, c), seed=1, size=2)
+    agreed, split = sample.items.order_by("position")
+    cast_vote(a, agreed, True, "AGREED-NOTE-A")
+    cast_vote(b, agreed, True, "AGREED-NOTE-B")
+    cast_vote(a, split, True, "SPLIT-NOTE-A")
+    cast_vote(b, split, False, "SPLIT-NOTE-B")
+    client = client_as(c)
+    # The judge endpoint without a verdict answers with the item's page: no votes of an agreed item on it.
+    page = client.post(reverse("ingest:item_judge", args=[sample.pk, agreed.pk]), {}).content.decode()
+    assert "AGREED-NOTE" not in page and "scr-a" not in page
+    page = client.post(reverse("ingest:item_judge", args=[sample.pk, split.pk]), {}).content.decode()
+    assert "SPLIT-NOTE-A" in page and "SPLIT-NOTE-B" in page
+
+
+def test_the_api_schema_needs_a_login(client_as, admin):
+    assert Client().get(reverse("api:schema")).status_code in (401, 403)
+    assert client_as(make_user("somebody")).get(reverse("api:schema")).status_code == 200
+
+
+@pytest.mark.parametrize("password", ["volunteer1", "12345678901", "password123", "short"])
+def test_weak_passwords_are_refused(password):
+    user = make_user("volunteer1")
+    with pytest.raises(ValidationError):
+        validate_password(password, user)
+
+
+def test_a_good_password_passes():
+    validate_password("amber-falcon-tessellate", make_user("volunteer2"))
+
+
+def test_the_api_is_throttled_per_user_and_for_strangers(monkeypatch, client_as):
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"user": "3/minute", "anon": "2/minute"})
+    client = client_as(make_user("script"))
+    answers = [client.get(reverse("api:study_list")).status_code for _ in range(4)]
+    assert answers == [200, 200, 200, 429]
+    # Another user has an allowance of their own.
+    assert client_as(make_user("other")).get(reverse("api:study_list")).status_code == 200
+
+
+
+def test_the_anonymous_throttle_counts_by_address(monkeypatch):
+    # Every endpoint needs a login today (refused before throttles are counted); the anonymous throttle
+    # guards any that may not, counted per client address.
+    from concord.throttling import AnonThrottle
+
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"anon": "2/minute"})
+    from django.contrib.auth.models import AnonymousUser
+    from rest_framework.request import Request
+
+    def allowed(address):
+        request = Request(RequestFactory().get("/", REMOTE_ADDR=address))
+        request.user = AnonymousUser()
+        return AnonThrottle().allow_request(request, None)
+
+    assert [allowed("203.0.113.5") for _ in range(3)] == [True, True, False]
+    assert allowed("203.0.113.6")
+
+
+def _request(remote: str, forwarded: str | None = None):
+    extra = {"HTTP_X_FORWARDED_FOR": forwarded} if forwarded is not None else {}
+    return RequestFactory().get("/", REMOTE_ADDR=remote, **extra)
+
+
+def test_without_a_proxy_the_forwarding_header_is_not_believed(settings):
+    settings.CLIENT_IP_HEADER, settings.TRUSTED_PROXY_COUNT = "", 0
+    assert client_ip(_request("203.0.113.5", "198.51.100.1")) == "203.0.113.5"
+
+
+def test_behind_one_proxy_the_address_it_appended_counts(settings):
+    settings.CLIENT_IP_HEADER, settings.TRUSTED_PROXY_COUNT = "HTTP_X_FORWARDED_FOR", 1
+    assert client_ip(_request("10.0.0.2", "203.0.113.5")) == "203.0.113.5"
+    # A client that forges entries of its own cannot choose its address: the proxy's entry is the last one.
+    assert client_ip(_request("10.0.0.2", "1.1.1.1, 2.2.2.2, 203.0.113.5")) == "203.0.113.5"
+    # No header, or rubbish where the proxy's entry should be: the connection's address.
+    assert client_ip(_request("10.0.0.2")) == "10.0.0.2"
+    assert client_ip(_request("10.0.0.2", "not-an-address")) == "10.0.0.2"
+
+
+def test_behind_a_proxy_one_attacker_does_not_lock_out_everyone(settings):
+    settings.CLIENT_IP_HEADER, settings.TRUSTED_PROXY_COUNT = "HTTP_X_FORWARDED_FOR", 1
+    make_user("target")
+    attacker = Client(REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="203.0.113.66")
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        attacker.post(reverse("login"), {"username": "target", "password": "wrong"})
+    assert attacker.post(reverse("login"), {"username": "target", "password": "pw-target"}).status_code == 429
+    # The real owner, through the same proxy from their own address, still gets in.
+    owner = Client(REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="198.51.100.7")
+    assert owner.post(reverse("login"), {"username": "target", "password": "pw-target"}).status_code == 302
