@@ -114,8 +114,9 @@ def _flat(record: dict) -> list:
     ]
 
 
-def csv_rows(study: Study) -> Iterator[str]:
-    return csv_lines(CSV_COLUMNS, (_flat(r) for r in records(study)))
+def csv_rows(study: Study, raw: bool = False) -> Iterator[str]:
+    """The corpus as CSV; formula-like cells are neutralised for spreadsheets unless `raw`."""
+    return csv_lines(CSV_COLUMNS, (_flat(r) for r in records(study)), raw=raw)
 
 
 def jsonl_rows(study: Study) -> Iterator[str]:

@@ -82,4 +82,9 @@ def dataset_card(study: Study, document: dict) -> str:
                             for cat, r in zip(f["categories"], row, strict=True)), reverse=True)[:3]
         lines.append("Largest adjusted residuals: " + ", ".join(f"{cat} in {name} ({r:+.2f})"
                                                                for _, name, cat, r in strongest) + ".")
+    lines += ["", "## Files", "",
+              "The JSON Lines corpus holds every text exactly as stored. In the CSV files a cell that begins with "
+              "=, +, -, @, a tab or a carriage return starts with an apostrophe (') so that a spreadsheet shows it "
+              "as text instead of running it as a formula; remove that one character to get the stored text, or "
+              "write the CSV with `manage.py export_corpus --format csv --raw`."]
     return "\n".join(lines) + "\n"

@@ -19,9 +19,12 @@ class Command(BaseCommand):
         parser.add_argument("study", help="the study's name")
         parser.add_argument("--format", choices=["csv", "jsonl"], default="csv")
         parser.add_argument("--output", required=True, help="the corpus file to write")
+        parser.add_argument("--raw", action="store_true",
+                            help="CSV cells exactly as stored, for scripts: no apostrophe before cells that a "
+                                 "spreadsheet would run as formulas (=, +, -, @, tab, carriage return)")
         parser.add_argument("--with-contacts", action="store_true", help="include members' e-mail addresses")
 
-    def handle(self, *args, study, format, output, with_contacts, **options):
+    def handle(self, *args, study, format, output, with_contacts, raw, **options):
         found = Study.objects.filter(name=study).select_related("taxonomy").first()
         if found is None:
             raise CommandError(f"no study named {study!r}")
@@ -29,7 +32,7 @@ class Command(BaseCommand):
         if not path.parent.exists():
             raise CommandError(f"--output: the folder {path.parent} does not exist")
         started = time.perf_counter()
-        rows = csv_rows(found) if format == "csv" else jsonl_rows(found)
+        rows = csv_rows(found, raw=raw) if format == "csv" else jsonl_rows(found)
         count = -1 if format == "csv" else 0
         with open(path, "w", encoding="utf-8", newline="") as f:
             for line in rows:
