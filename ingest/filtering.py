@@ -31,6 +31,7 @@ class Verdict(NamedTuple):
     number: str = ""
     # The row already in COPY text format, when a worker process rendered it (see copy_rows).
     copy_line: str | None = None
+    warnings: tuple[str, ...] = ()
 
 
 class RecordFilter:
@@ -51,6 +52,6 @@ class RecordFilter:
         if not self._in_window(record.created_at):
             return Verdict(None, OUTSIDE_WINDOW)
         if self.matcher is None:
-            return Verdict(record, "", kept=True, number=record.number)
+            return Verdict(record, "", kept=True, number=record.number, warnings=record.warnings)
         terms = frozenset(self.matcher.matches(match_text(record.title + "\n" + record.body)))
-        return Verdict(record, "", kept=bool(terms), terms=terms, number=record.number)
+        return Verdict(record, "", kept=bool(terms), terms=terms, number=record.number, warnings=record.warnings)

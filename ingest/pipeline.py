@@ -32,7 +32,10 @@ class Counts:
 
 
 class IssueWriter:
-    """Collects records and writes them in batches; `counts` says what happened so far."""
+    """Collects records and writes them in batches; `counts` says what happened so far, `warnings` what was
+    dropped from stored records (the first few, and how many in all)."""
+
+    SHOWN_WARNINGS = 10
 
     def __init__(self, source: Source, batch_size: int = 1000):
         self.source = source
@@ -47,6 +50,8 @@ class IssueWriter:
             created_from=source.created_from, created_to=source.created_to,
         )
         self._filter: RecordFilter | None = None
+        self.warnings: list[str] = []
+        self.warning_count = 0
 
     def judge(self, record: IssueRecord | None) -> Verdict:
         if self._filter is None:
@@ -67,10 +72,22 @@ class IssueWriter:
             self.counts.filtered_out += 1
         if verdict.outcome == OUTSIDE_WINDOW:
             return
+        if verdict.warnings:
+            self.warning_count += len(verdict.warnings)
+            self.warnings.extend(verdict.warnings[: self.SHOWN_WARNINGS - len(self.warnings)])
         # The same number twice in one batch: the later record is the newer state.
         self._batch[verdict.number] = verdict
         if len(self._batch) >= self.batch_size:
             self.flush()
+
+    def summary(self, verb: str) -> str:
+        """The counts, then the warnings, for the run's message."""
+        text = self.counts.summary(verb)
+        if self.warning_count:
+            more = self.warning_count - len(self.warnings)
+            text += f". {self.warning_count} warning{'s' if self.warning_count > 1 else ''}: " + "; ".join(
+                self.warnings) + (f"; and {more} more" if more > 0 else "")
+        return text
 
     def flush(self) -> None:
         if not self._batch:

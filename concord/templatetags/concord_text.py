@@ -3,6 +3,7 @@ from __future__ import annotations
 from django import template
 
 from concord.markdown import render_markdown
+from concord.weburl import web_url
 
 register = template.Library()
 
@@ -11,3 +12,9 @@ register = template.Library()
 def markdown_filter(text: str | None):
     """Render untrusted issue text: Markdown, then the sanitiser. The only road to HTML for it."""
     return render_markdown(text)
+
+
+@register.filter(name="web_url")
+def web_url_filter(url: str | None) -> str:
+    """Every URL that came from data reaches an href through this filter: http(s) links, or nothing."""
+    return web_url(url)

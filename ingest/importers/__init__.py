@@ -27,6 +27,8 @@ class IssueRecord:
     comment_count: int
     comments: list[dict]
     payload: dict
+    # What was dropped from the record but did not stop the import (a URL that is not a web link), by line.
+    warnings: tuple[str, ...] = ()
 
 
 # A pull request found in a file or page: counted, never stored.

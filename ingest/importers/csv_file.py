@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterator
 
 from . import ImportFileError, IssueRecord
-from .text import NUL, REPLACEMENT, display_name, open_text, time_field
+from .text import NUL, REPLACEMENT, display_name, open_text, time_field, url_field
 
 # Column names people use for the same field, folded to the canonical one.
 ALIASES = {
@@ -61,11 +61,12 @@ def _record(data: dict, row: dict, where: str) -> IssueRecord:
     if comments and not comments.isdigit():
         raise ImportFileError(f"{where}: field 'comments' must be a count, got {comments!r}")
     labels = data.get("labels", "").strip()
+    url, warnings = url_field(data.get("url", ""), "url", where)
     return IssueRecord(
         number=data["number"].strip().lstrip("#"),
         title=data["title"][:1000],
         body=data.get("body", ""),
-        url=data.get("url", ""),
+        url=url,
         author=data.get("author", ""),
         state=data.get("state", "").lower(),
         platform_labels=_LABEL_SPLIT.split(labels) if labels else [],
@@ -75,4 +76,5 @@ def _record(data: dict, row: dict, where: str) -> IssueRecord:
         comment_count=int(comments) if comments else 0,
         comments=[],
         payload={k: _clean(v) for k, v in row.items() if k},
+        warnings=warnings,
     )

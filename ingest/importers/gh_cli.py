@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from . import ImportFileError, IssueRecord
 from .github_fields import comments_of
 from .json_stream import iter_objects
-from .text import label_names, login_of, number_field, scrub, text_field, time_field
+from .text import label_names, login_of, number_field, scrub, text_field, time_field, url_field
 
 GH_FIELDS = {"createdAt", "closedAt", "updatedAt", "author", "url"}
 
@@ -15,11 +15,12 @@ def record_from_gh(obj, where: str) -> IssueRecord:
     if not isinstance(obj, dict):
         raise ImportFileError(f"{where}: must be a JSON object, got {type(obj).__name__}")
     count, comments = comments_of(obj.get("comments"), where, author_key="author", time_key="createdAt")
+    url, warnings = url_field(text_field(obj, "url", where), "url", where)
     return IssueRecord(
         number=number_field(obj, "number", where),
         title=text_field(obj, "title", where, required=True)[:1000],
         body=text_field(obj, "body", where),
-        url=text_field(obj, "url", where),
+        url=url,
         author=login_of(obj.get("author"), "author", where),
         state=text_field(obj, "state", where).lower(),
         platform_labels=label_names(obj.get("labels"), where),
@@ -29,6 +30,7 @@ def record_from_gh(obj, where: str) -> IssueRecord:
         comment_count=count,
         comments=comments,
         payload=obj,
+        warnings=warnings,
     )
 
 

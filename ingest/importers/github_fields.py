@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import ImportFileError, IssueRecord
-from .text import label_names, login_of, number_field, text_field, time_field
+from .text import label_names, login_of, number_field, text_field, time_field, url_field
 
 
 def comments_of(value, where: str, author_key: str = "user", time_key: str = "created_at") -> tuple[int, list[dict]]:
@@ -35,11 +35,13 @@ def record_from_github(obj, where: str) -> IssueRecord:
     if not isinstance(obj, dict):
         raise ImportFileError(f"{where}: must be a JSON object, got {type(obj).__name__}")
     count, comments = comments_of(obj.get("comments"), where)
+    url_key = "html_url" if obj.get("html_url") else "url"
+    url, warnings = url_field(text_field(obj, url_key, where), url_key, where)
     return IssueRecord(
         number=number_field(obj, "number", where),
         title=text_field(obj, "title", where, required=True)[:1000],
         body=text_field(obj, "body", where),
-        url=text_field(obj, "html_url", where) or text_field(obj, "url", where),
+        url=url,
         author=login_of(obj.get("user", obj.get("author")), "user", where),
         state=text_field(obj, "state", where).lower(),
         platform_labels=label_names(obj.get("labels"), where),
@@ -50,4 +52,5 @@ def record_from_github(obj, where: str) -> IssueRecord:
         comment_count=count,
         comments=comments,
         payload=obj,
+        warnings=warnings,
     )

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from django.utils.dateparse import parse_datetime
 
+from concord.weburl import web_url
+
 from . import ImportFileError
 
 # PostgreSQL refuses NUL in text and jsonb; real issue bodies contain it. It becomes U+FFFD, visibly.
@@ -47,6 +49,18 @@ def text_field(obj: dict, field: str, where: str, required: bool = False) -> str
     if required and not value.strip():
         raise ImportFileError(f"{where}: field '{field}' is empty")
     return value
+
+
+def url_field(value: str, field: str, where: str) -> tuple[str, tuple[str, ...]]:
+    """An issue's link, if it is an http(s) one; any other is dropped (the report keeps its number) with a
+    warning naming where: a `javascript:` URL in an href would run in Concord's pages."""
+    if not value:
+        return "", ()
+    url = web_url(value)
+    if url:
+        return url, ()
+    shown = value if len(value) <= 60 else value[:57] + "..."
+    return "", (f"{where}: field '{field}' is not an http(s) link and was dropped: {shown!r}",)
 
 
 def time_field(obj: dict, field: str, where: str):

@@ -64,7 +64,7 @@ def run_api_ingest(run: IngestRun, on_progress=None) -> IngestRun:
         run.errors += 1
         runs.finish(run, IngestRun.Status.FAILED, f"Stopped by an unexpected error: {exc!r}")
         raise
-    summary = writer.counts.summary("fetched")
+    summary = writer.summary("fetched")
     if page_errors:
         summary += f"; {len(page_errors)} comment lists could not be fetched, the first: {page_errors[0]}"
     runs.finish(run, IngestRun.Status.SUCCEEDED, summary)

@@ -64,7 +64,7 @@ def _import(run: IngestRun, on_progress: ProgressCallback | None) -> IngestRun:
         if workers:
             workers.close()
     _progress(run, writer.counts, on_progress)
-    runs.finish(run, IngestRun.Status.SUCCEEDED, writer.counts.summary("read"))
+    runs.finish(run, IngestRun.Status.SUCCEEDED, writer.summary("read"))
     return run
 
 

@@ -1,0 +1,83 @@
+"""Issue URLs from data (issue 14, item 2): only http(s) links are stored at import, others are dropped with a
+warning naming the line while the report keeps its number, and every URL reaches an href through one filter."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.template import Context, Template
+
+from concord.weburl import web_url
+from ingest.models import Issue
+from ingest.services.files import import_file
+from tests.factories import make_source
+
+HOSTILE = [
+    "javascript:alert(document.domain)",
+    "JavaScript:alert(1)",
+    "  javascript:alert(1)",
+    "\x01\x02javascript:alert(1)",
+    "java\tscript:alert(1)",
+    "jav\nascript:alert(1)",
+    "data:text/html,<script>alert(1)</script>",
+    "vbscript:msgbox(1)",
+    "//evil.example/x",
+    "https:no-host",
+    "http://[::1",
+]
+
+
+@pytest.mark.parametrize("url", HOSTILE)
+def test_hostile_urls_are_not_web_links(url):
+    assert web_url(url) == ""
+
+
+@pytest.mark.parametrize("url", ["https://github.com/o/r/issues/1", "HTTP://gitee.com/o/r/issues/I1",
+                                 "  https://github.com/o/r/issues/2  "])
+def test_web_links_pass(url):
+    assert web_url(url) == url.strip()
+
+
+@pytest.mark.parametrize("url", HOSTILE)
+def test_the_template_filter_refuses_other_schemes(url):
+    html = Template('{% load concord_text %}<a href="{{ url|web_url }}">x</a>').render(Context({"url": url}))
+    assert html == '<a href="">x</a>'
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("fmt", ["jsonl", "gh", "csv"])
+def test_an_import_drops_a_javascript_url_with_a_warning_naming_the_line(tmp_path, fmt):
+    good, bad = "https://github.com/o/r/issues/1", " JavaScript:alert(document.cookie)"
+    if fmt == "csv":
+        path = tmp_path / "issues.csv"
+        path.write_text("number,title,body,url\n1,first,b,%s\n2,second,b,%s\n" % (good, bad), encoding="utf-8")
+    else:
+        key, extra = ("html_url", {}) if fmt == "jsonl" else ("url", {"createdAt": "2024-01-01T00:00:00Z"})
+        rows = [{"number": 1, "title": "first", "body": "b", key: good, **extra},
+                {"number": 2, "title": "second", "body": "b", key: bad, **extra}]
+        path = tmp_path / ("issues.jsonl" if fmt == "jsonl" else "gh.json")
+        path.write_text("\n".join(json.dumps(r) for r in rows) if fmt == "jsonl" else json.dumps(rows),
+                        encoding="utf-8")
+    run = import_file(str(path), make_source("o/r"), file_format=fmt)
+    assert run.status == "succeeded" and run.created == 2
+    assert dict(Issue.objects.values_list("number", "url")) == {"1": good, "2": ""}
+    assert "1 warning" in run.message and "line" in run.message and "not an http(s) link" in run.message
+
+
+@pytest.mark.django_db
+def test_pages_render_no_link_for_a_stored_javascript_url(client_as, study, annotator_a, lead):
+    from django.urls import reverse
+
+    from taxonomy.models import Category
+
+    study.issues.update(url="javascript:alert(document.domain)")
+    issue = study.issues.first()
+    category = Category.objects.filter(taxonomy=study.taxonomy, level="theme").first()
+    category.examples.add(issue)
+    pages = [(annotator_a, reverse("annotation:queue", args=[study.pk])),
+             (annotator_a, reverse("annotation:issue_label", args=[study.pk, issue.pk])),
+             (lead, reverse("taxonomy:codebook", args=[study.pk])),
+             (lead, reverse("taxonomy:details", args=[study.pk, category.pk]))]
+    for user, url in pages:
+        html = client_as(user).get(url).content.decode()
+        assert "javascript:" not in html, url
