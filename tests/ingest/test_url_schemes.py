@@ -50,7 +50,7 @@ def test_an_import_drops_a_javascript_url_with_a_warning_naming_the_line(tmp_pat
     good, bad = "https://github.com/o/r/issues/1", " JavaScript:alert(document.cookie)"
     if fmt == "csv":
         path = tmp_path / "issues.csv"
-        path.write_text("number,title,body,url\n1,first,b,%s\n2,second,b,%s\n" % (good, bad), encoding="utf-8")
+        path.write_text(f"number,title,body,url\n1,first,b,{good}\n2,second,b,{bad}\n", encoding="utf-8")
     else:
         key, extra = ("html_url", {}) if fmt == "jsonl" else ("url", {"createdAt": "2024-01-01T00:00:00Z"})
         rows = [{"number": 1, "title": "first", "body": "b", key: good, **extra},
