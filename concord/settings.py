@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -67,6 +68,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Early, so that every response carries the policy, error pages and the lock-out page included.
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -147,6 +150,24 @@ TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 if CLIENT_IP_HEADER and TRUSTED_PROXY_COUNT < 1:
     raise ImproperlyConfigured("CLIENT_IP_HEADER needs TRUSTED_PROXY_COUNT (how many proxies append to it).")
 AXES_CLIENT_IP_CALLABLE = "concord.client_ip.client_ip"
+
+# Content-Security-Policy on every response (django-csp): scripts and styles from Concord's own origin only, so
+# no inline script, inline handler or eval runs even if something slipped past the sanitiser. Images in issue
+# bodies may come from any https host (screenshots of errors are common in bug reports).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:", "https:"],
+        "connect-src": [SELF],
+        "font-src": [SELF],
+        "form-action": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
 
 # Internationalisation
 LANGUAGE_CODE = "en-us"

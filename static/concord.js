@@ -229,4 +229,10 @@
       if (dialog) dialog.showModal();
     }
   });
+
+  // A select marked data-submit-on-change sends its form when changed (no inline handlers: the CSP forbids them).
+  document.addEventListener("change", function (event) {
+    const select = event.target.closest("select[data-submit-on-change]");
+    if (select && select.form) select.form.submit();
+  });
 })();

@@ -113,3 +113,28 @@ def test_behind_a_proxy_one_attacker_does_not_lock_out_everyone(settings):
     # The real owner, through the same proxy from their own address, still gets in.
     owner = Client(REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="198.51.100.7")
     assert owner.post(reverse("login"), {"username": "target", "password": "pw-target"}).status_code == 302
+
+
+@pytest.mark.parametrize("path", ["/accounts/login/", "/no-such-page/", "/api/studies/", "/admin/login/"])
+def test_every_response_carries_a_strict_content_security_policy(path):
+    policy = Client().get(path).headers["Content-Security-Policy"]
+    directives = dict(d.strip().split(" ", 1) for d in policy.split(";"))
+    assert directives["script-src"] == "'self'" and directives["style-src"] == "'self'"
+    assert directives["object-src"] == "'none'" and directives["base-uri"] == "'self'"
+    assert directives["frame-ancestors"] == "'none'"
+    assert "unsafe" not in policy
+
+
+def test_no_template_has_an_inline_script_or_handler():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    offending = []
+    for template in root.glob("*/templates/**/*.html"):
+        if ".venv" in template.parts:
+            continue
+        text = template.read_text(encoding="utf-8")
+        if re.search(r"<script(?![^>]*\bsrc=)[^>]*>|\son[a-z]+\s*=|\sstyle\s*=|javascript:", text):
+            offending.append(str(template.relative_to(root)))
+    assert not offending

@@ -36,8 +36,26 @@ def browser():
 
 @pytest.fixture
 def page(browser):
+    """A fresh page that fails its test on any Content-Security-Policy violation the browser reports, on any
+    script error, and on any page Concord serves without the policy header."""
     context = browser.new_context()
     page = context.new_page()
     page.set_default_timeout(15_000)
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
+            if "Content Security Policy" in m.text or "Content-Security-Policy" in m.text else None)
+    page.on("pageerror", lambda e: problems.append(f"script error: {e}"))
+    page.on("dialog", lambda d: (problems.append(f"a dialog opened: {d.message}"), d.dismiss()))
+
+    def check_policy(response):
+        if response.request.resource_type == "document" and response.url.startswith("http://localhost"):
+            policy = response.headers.get("content-security-policy", "")
+            if "script-src 'self'" not in policy or "unsafe-inline" in policy:
+                problems.append(f"{response.url} came without a strict Content-Security-Policy: {policy!r}")
+
+    page.on("response", check_policy)
+    # Tests may look at what was collected before the page closes.
+    page.csp_problems = problems
     yield page
     context.close()
+    assert not problems, "\n".join(problems)

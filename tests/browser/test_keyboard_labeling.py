@@ -38,7 +38,7 @@ def test_annotator_labels_a_report_with_the_keyboard_only(live_server, page):
     page.keyboard.press("Escape")
     page.keyboard.press("Enter")
 
-    page.wait_for_function("document.querySelector('h1.issue-title')?.innerText.includes('Second report')")
+    page.locator("h1.issue-title", has_text="Second report").wait_for()
     assert "1 of 2 labeled" in page.inner_text("[data-testid=progress]")
     # The new report's title has the focus, so a screen reader reads it out.
     assert page.evaluate("document.activeElement.id") == "issue-title"

@@ -31,7 +31,7 @@ def test_screener_judges_with_the_keyboard(live_server, page):
     page.keyboard.type("mentions an LLM server")
     page.keyboard.press("Escape")
     page.keyboard.press("1")  # relevant
-    page.wait_for_function("document.querySelector('[data-testid=progress]').innerText.includes('1 of 2')")
+    page.locator("[data-testid=progress]", has_text="1 of 2").wait_for()
     page.keyboard.press("2")  # not relevant
     page.wait_for_selector("text=Nothing left for you")
     votes = dict(ScreeningVote.objects.values_list("note", "is_relevant"))

@@ -38,7 +38,7 @@ def test_a_reload_restores_the_choices_and_the_note(signed_in, page):
     assert page.locator("fieldset[data-level=theme]:visible input:checked").count() == 1
     page.keyboard.press("Escape")
     page.locator("body").press("Enter")
-    page.wait_for_function("document.querySelector('h1.issue-title')?.innerText.includes('Report number 2')")
+    page.locator("h1.issue-title", has_text="Report number 2").wait_for()
     label = Label.objects.get(annotator=annotator)
     assert label.code.startswith("C.2") and label.note == "half-written symptoms"
     # Saved drafts are gone: coming back to the first report shows the saved label, not a stale draft.
@@ -58,7 +58,7 @@ def test_a_lost_connection_keeps_everything_and_says_so(signed_in, page):
     assert page.input_value("textarea[name=note]") == "spam" and not Label.objects.exists()
     page.unroute("**/label/")
     page.keyboard.press("Enter")
-    page.wait_for_function("document.querySelector('h1.issue-title')?.innerText.includes('Report number 2')")
+    page.locator("h1.issue-title", has_text="Report number 2").wait_for()
     assert Label.objects.get(annotator=annotator).note == "spam"
 
 
@@ -68,13 +68,13 @@ def test_skip_with_a_reason_and_go_back_with_previous(signed_in, page):
     assert page.evaluate("document.activeElement.id") == "skip-reason"
     page.keyboard.type("The report is unclear")
     page.keyboard.press("Enter")
-    page.wait_for_function("document.querySelector('h1.issue-title')?.innerText.includes('Report number 2')")
+    page.locator("h1.issue-title", has_text="Report number 2").wait_for()
     assert Assignment.objects.get(issue=issues[0], queue__annotator=annotator).skip_reason == "The report is unclear"
     page.keyboard.press("4")
     page.keyboard.press("Enter")
-    page.wait_for_function("document.querySelector('h1.issue-title')?.innerText.includes('Report number 3')")
+    page.locator("h1.issue-title", has_text="Report number 3").wait_for()
     page.keyboard.press("p")
-    page.wait_for_function("document.querySelector('h1.issue-title')?.innerText.includes('Report number 2')")
+    page.locator("h1.issue-title", has_text="Report number 2").wait_for()
     assert "You labeled this report already (NR)" in page.inner_text("#label-form")
 
 
