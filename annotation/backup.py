@@ -8,6 +8,12 @@ record per row, {"kind": "app.model", "pk": its id in the exporting database, "f
 file: the importer gives every row a new id. Users are matched by username, sources by platform and name,
 issues by source and number, keyword lists by name; everything else is created anew. Passwords, e-mail
 addresses and invitation links are never written.
+
+A file is untrusted input: a restore takes only the record kinds and fields that `backup_format` lists for the
+file's version, validates every value as a form would (lengths, choices, ranges, NUL characters), never takes
+a password, a staff or superuser flag, a group or a permission, and refuses anything else, naming its line.
+Users it creates have an unusable password and no rights; `import_study` returns them so the admin can invite
+them.
 """
 from __future__ import annotations
 
@@ -17,13 +23,21 @@ import json
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 from django.apps import apps
 from django.contrib.auth import get_user_model
-from django.db import models, transaction
+from django.core.exceptions import ValidationError
+from django.db import DatabaseError, models, transaction
 from django.utils import timezone
 
+from concord.weburl import web_url
+
+from .backup_format import FORMATS, Kind
+
 FORMAT, VERSION = "concord-study", 1
+# A record's own keys; the study's record also names its current round.
+RECORD_KEYS = {"kind", "pk", "fields", "fk", "m2m"}
 
 
 class StudyImportError(ValueError):
@@ -199,6 +213,8 @@ class _Restore:
         self.known_issues: dict[int, dict[str, int]] = {}
         self.fresh: set[int] = set()  # issues created by this restore: nothing of theirs is here yet
         self.study = None
+        self.new_users: list[str] = []
+        self.warnings: list[str] = []
 
     def new_id(self, model_label: str, old: int | None, line: int, field: str) -> int | None:
         if old is None:
@@ -216,7 +232,7 @@ class _Restore:
         values = {}
         for name, value in record["fields"].items():
             field = model._meta.get_field(name)
-            values[field.attname] = field.to_python(value) if value is not None else None
+            values[field.attname] = self.value(field, value, line, model._meta.label_lower)
         for name, old in record["fk"].items():
             field = model._meta.get_field(name)
             values[field.attname] = self.new_id(field.related_model._meta.label_lower, old, line, name)
@@ -225,6 +241,32 @@ class _Restore:
             original = model._meta.label_lower.replace("historical", "")
             values["id"] = self.new_id(original, values["id"], line, "id")
         return model(**values)
+
+    def value(self, field, value, line: int, kind: str):
+        """One field's value, checked as a form would check it: type, length, choices, range, no NUL."""
+        where = f"{self.name}: line {line}: {kind} field '{field.name}'"
+        if _has_nul(value):
+            raise StudyImportError(f"{where}: contains a NUL character")
+        if value is None:
+            if not field.null:
+                raise StudyImportError(f"{where}: may not be empty (null)")
+            return None
+        if kind == "ingest.issue" and field.name == "url" and value and not web_url(value):
+            # As at import: a link that is not http(s) is dropped, the report keeps its number.
+            self.warnings.append(f"{where}: not an http(s) link, dropped")
+            return ""
+        try:
+            value = field.to_python(value)
+            if value not in field.empty_values:
+                # Empty values are what the exporting Concord stored (an issue known only by its URL has no
+                # title); everything else must pass the field's own checks.
+                field.run_validators(value)
+                field.validate(value, None)
+        except ValidationError as exc:
+            raise StudyImportError(f"{where}: {' '.join(exc.messages)}") from exc
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise StudyImportError(f"{where}: {exc}") from exc
+        return value
 
     def add(self, model, instance, record: dict, line: int) -> None:
         if self.pending and type(self.pending[0][0]) is not model:
@@ -238,7 +280,14 @@ class _Restore:
             return
         model = type(self.pending[0][0])
         label = model._meta.label_lower
-        made = model.objects.bulk_create([instance for instance, _, _ in self.pending])
+        try:
+            with transaction.atomic():
+                made = model.objects.bulk_create([instance for instance, _, _ in self.pending])
+        except DatabaseError as exc:
+            first, last = self.pending[0][2], self.pending[-1][2]
+            reason = str(exc).strip().splitlines()[0]
+            raise StudyImportError(f"{self.name}: lines {first}-{last}: these {label} records break a rule of "
+                                   f"the database ({reason})") from exc
         for instance, (_, record, _) in zip(made, self.pending, strict=True):
             self.ids[(label, record["pk"])] = instance.pk
             if label == "ingest.issue":
@@ -303,17 +352,27 @@ def _read(path: Path) -> Iterator[tuple[int, dict]]:
                 except json.JSONDecodeError as exc:
                     raise StudyImportError(f"{path.name}: line {number}: not JSON ({exc.msg}); the file is "
                                            "damaged") from exc
+                except RecursionError as exc:
+                    raise StudyImportError(f"{path.name}: line {number}: nested too deeply to be a Concord "
+                                           "record") from exc
     except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as exc:
         raise StudyImportError(f"{path.name}: not a readable Concord study backup ({exc})") from exc
 
 
-def import_study(path: str | Path) -> tuple[object, int]:
-    """Restore a study; returns it and how many rows were read. Any fault rolls everything back."""
+class Restored(NamedTuple):
+    study: object
+    records: int
+    new_users: list[str]  # accounts this restore created, with no password: invite them
+    warnings: list[str]
+
+
+def import_study(path: str | Path) -> Restored:
+    """Restore a study. Any fault rolls everything back."""
     with _Timestamps(), transaction.atomic():
         return _import(Path(path))
 
 
-def _import(path: Path) -> tuple[object, int]:
+def _import(path: Path) -> Restored:
     from .models import Study
 
     if not path.exists():
@@ -323,40 +382,35 @@ def _import(path: Path) -> tuple[object, int]:
     header = first[1] if first else {}
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise StudyImportError(f"{path.name}: line 1: not a Concord study backup (no \"{FORMAT}\" header)")
-    if header.get("version") != VERSION:
-        raise StudyImportError(f"{path.name}: line 1: format version {header.get('version')} is not one this "
-                               f"Concord reads (it reads version {VERSION})")
-    if Study.objects.filter(name=header.get("study")).exists():
-        raise StudyImportError(f"{path.name}: a study named {header.get('study')!r} exists already here")
+    version = header.get("version")
+    if isinstance(version, bool) or version not in FORMATS:
+        raise StudyImportError(f"{path.name}: line 1: format version {version!r} is not one this Concord reads "
+                               f"(it reads version {', '.join(map(str, FORMATS))})")
+    kinds = FORMATS[version]
+    name = header.get("study")
+    if not isinstance(name, str):
+        raise StudyImportError(f"{path.name}: line 1: the header names no study")
+    if Study.objects.filter(name=name).exists():
+        raise StudyImportError(f"{path.name}: a study named {name!r} exists already here")
     restore = _Restore(path.name)
     count, ended = 0, False
-    User = get_user_model()
     for line, record in rows:
         if ended:
             raise StudyImportError(f"{path.name}: line {line}: data after the end record")
-        kind = record.get("kind") if isinstance(record, dict) else None
-        if kind == "end":
+        if isinstance(record, dict) and record.get("kind") == "end":
             restore.flush()
             if record.get("records") != count:
                 raise StudyImportError(f"{path.name}: line {line}: the file says {record.get('records')} records, "
                                        f"{count} were read")
             ended = True
             continue
-        try:
-            model = apps.get_model(kind)
-        except (LookupError, ValueError, TypeError) as exc:
-            raise StudyImportError(f"{path.name}: line {line}: unknown record kind {kind!r}") from exc
+        kind = _checked_shape(record, kinds, path.name, line, version)
         count += 1
         if kind == "auth.user":
             restore.flush()
-            fields = record["fields"]
-            user = User.objects.filter(username=fields["username"]).first()
-            if user is None:
-                user = User(**fields)
-                user.set_unusable_password()  # a restored member sets a password through the admin or a link
-                user.save()
-            restore.ids[(kind, record["pk"])] = user.pk
+            restore.ids[(kind, record["pk"])] = _user(restore, record["fields"], line)
             continue
+        model = apps.get_model(kind)
         if restore.pending and type(restore.pending[0][0])._meta.label_lower != kind:
             restore.flush()  # the rows before may be the parents this one refers to
         try:
@@ -385,10 +439,77 @@ def _import(path: Path) -> tuple[object, int]:
     study = restore.study
     if study is None:
         raise StudyImportError(f"{path.name}: the file holds no study")
+    if study.name != name:
+        raise StudyImportError(f"{path.name}: the header names study {name!r}, its study record {study.name!r}")
     if restore.current_round:
         study.current_round_id = restore.ids.get(("annotation.round", restore.current_round))
         study.save(update_fields=["current_round"])
-    return study, count
+    return Restored(study, count, restore.new_users, restore.warnings)
+
+
+def _is_id(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _has_nul(value) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_nul(v) for v in value)
+    return False
+
+
+def _checked_shape(record, kinds: dict[str, Kind], name: str, line: int, version: int) -> str:
+    """The record's kind, once its shape is one the format lists: known kind, known keys, known fields,
+    ids that are whole numbers. Refused with its line otherwise."""
+    where = f"{name}: line {line}"
+    if not isinstance(record, dict):
+        raise StudyImportError(f"{where}: a record must be a JSON object")
+    kind = record.get("kind")
+    spec = kinds.get(kind) if isinstance(kind, str) else None
+    if spec is None:
+        raise StudyImportError(f"{where}: record kind {kind!r} is not part of the {FORMAT} format, version "
+                               f"{version}")
+    allowed_keys = RECORD_KEYS | ({"current_round"} if kind == "annotation.study" else set())
+    if extra := sorted(set(record) - allowed_keys):
+        raise StudyImportError(f"{where}: a {kind} record has no key {extra[0]!r}")
+    if not _is_id(record.get("pk")):
+        raise StudyImportError(f"{where}: a {kind} record's pk must be a whole number")
+    if "current_round" in record and record["current_round"] is not None and not _is_id(record["current_round"]):
+        raise StudyImportError(f"{where}: current_round must be a whole number")
+    for part, names in (("fields", spec.fields), ("fk", spec.fk), ("m2m", spec.m2m)):
+        values = record.get(part, {})
+        if not isinstance(values, dict):
+            raise StudyImportError(f"{where}: a {kind} record's {part!r} must be an object")
+        if unknown := sorted(set(values) - set(names)):
+            raise StudyImportError(f"{where}: field {unknown[0]!r} is not part of a {kind} record in the "
+                                   f"{FORMAT} format, version {version}")
+        if part == "fk" and any(v is not None and not _is_id(v) for v in values.values()):
+            raise StudyImportError(f"{where}: a {kind} record's references must be whole numbers")
+        if part == "m2m" and any(not isinstance(v, list) or not all(_is_id(i) for i in v) for v in values.values()):
+            raise StudyImportError(f"{where}: a {kind} record's lists of references must hold whole numbers")
+    record.setdefault("fields", {})
+    record.setdefault("fk", {})
+    return kind
+
+
+def _user(restore: _Restore, fields: dict, line: int) -> int:
+    """The id of the user a backup names: the one here with that username, or a new account with an unusable
+    password and no rights (never staff, superuser, groups or permissions, whatever the file says)."""
+    User = get_user_model()
+    values = {f: restore.value(User._meta.get_field(f), fields.get(f, ""), line, "auth.user")
+              for f in ("username", "first_name", "last_name")}
+    if not values["username"]:
+        raise StudyImportError(f"{restore.name}: line {line}: auth.user field 'username' is empty")
+    user = User.objects.filter(username=values["username"]).first()
+    if user is None:
+        user = User(**values, is_active=fields.get("is_active") is not False)
+        user.set_unusable_password()  # a restored member sets a password through an invitation link
+        user.save()
+        restore.new_users.append(user.username)
+    return user.pk
 
 
 def _parent_restored(restore: _Restore, kind: str, record: dict) -> bool:

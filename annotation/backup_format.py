@@ -1,0 +1,231 @@
+"""The concord-study backup format: every record kind a backup may hold, and the fields each may carry.
+
+A restore takes these and nothing else (issue 14): a file is untrusted input, so a kind or field not listed
+here — a password hash, a staff or superuser flag, a group, a permission — is refused with its line, never
+passed on to a model. A new field in a model is not in a backup until it is added here, in a new version
+if older Concords could not read it.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Kind(NamedTuple):
+    fields: tuple[str, ...]
+    fk: tuple[str, ...] = ()
+    m2m: tuple[str, ...] = ()
+
+
+# Users travel as names only: a restored user gets an unusable password and no rights.
+USER = Kind(fields=("username", "first_name", "last_name", "is_active"))
+
+V1: dict[str, Kind] = {
+    "auth.user": USER,
+    "ingest.keywordlist": Kind(
+        fields=("name", "description", "created_at"),
+        fk=(),
+    ),
+    "ingest.keyword": Kind(
+        fields=("term", "origin", "status", "created_at"),
+        fk=("keyword_list",),
+    ),
+    "ingest.source": Kind(
+        fields=("platform", "full_name", "display_name", "kind", "created_from", "created_to", "created_at"),
+        fk=("keyword_list",),
+    ),
+    "ingest.issue": Kind(
+        fields=(
+            "number",
+            "url",
+            "title",
+            "body",
+            "author",
+            "state",
+            "platform_labels",
+            "created_at",
+            "closed_at",
+            "source_updated_at",
+            "comment_count",
+            "comments",
+            "payload",
+            "kept",
+            "imported_at",
+            "updated_at",
+        ),
+        fk=("source",),
+        m2m=("matched_keywords",),
+    ),
+    "ingest.summary": Kind(
+        fields=(
+            "backend",
+            "model",
+            "prompt_version",
+            "content_hash",
+            "text",
+            "verdict",
+            "reason",
+            "status",
+            "error",
+            "created_at",
+            "updated_at",
+        ),
+        fk=("issue",),
+    ),
+    "ingest.screeningsample": Kind(
+        fields=(
+            "kind",
+            "status",
+            "stratum",
+            "seed",
+            "size",
+            "fraction",
+            "population",
+            "threshold",
+            "created_at",
+            "decided_at",
+        ),
+        fk=("keyword", "source", "reviewer_a", "reviewer_b", "tiebreaker", "created_by", "decided_by"),
+    ),
+    "ingest.screeningitem": Kind(
+        fields=("position",),
+        fk=("sample", "issue"),
+    ),
+    "ingest.screeningvote": Kind(
+        fields=("is_relevant", "note", "created_at", "updated_at"),
+        fk=("item", "reviewer"),
+    ),
+    "taxonomy.taxonomy": Kind(
+        fields=("name", "version", "source", "note", "created_at", "revision"),
+        fk=(),
+    ),
+    "taxonomy.category": Kind(
+        fields=("level", "code", "name", "definition", "inclusion", "exclusion", "position", "retired_at", "guid"),
+        fk=("taxonomy", "parent"),
+        m2m=("examples",),
+    ),
+    "annotation.study": Kind(
+        fields=("name", "description", "phase", "overlap", "pilot_fraction", "seed", "created_at"),
+        fk=("taxonomy", "created_by"),
+        m2m=("issues",),
+    ),
+    "annotation.membership": Kind(
+        fields=("role", "joined_at"),
+        fk=("study", "user"),
+    ),
+    "annotation.round": Kind(
+        fields=("number", "kind", "opened_at", "closed_at"),
+        fk=("study",),
+    ),
+    "annotation.queue": Kind(
+        fields=("total", "done"),
+        fk=("round", "annotator"),
+    ),
+    "annotation.assignment": Kind(
+        fields=("position", "done", "skipped", "skip_reason", "skipped_at", "requeued_because"),
+        fk=("queue", "issue"),
+    ),
+    "annotation.reviewitem": Kind(
+        fields=("levels",),
+        fk=("round", "issue"),
+    ),
+    "annotation.label": Kind(
+        fields=("is_relevant", "note", "codebook_revision", "created_at", "updated_at"),
+        fk=("type", "theme", "sub_theme", "study", "round", "issue", "annotator"),
+    ),
+    "annotation.decision": Kind(
+        fields=("is_relevant", "method", "support", "raters", "rationale", "decided_at"),
+        fk=("type", "theme", "sub_theme", "study", "issue", "decided_by"),
+    ),
+    "annotation.comment": Kind(
+        fields=("body", "created_at"),
+        fk=("study", "round", "issue", "author"),
+    ),
+    "annotation.historicallabel": Kind(
+        fields=(
+            "id",
+            "is_relevant",
+            "note",
+            "codebook_revision",
+            "created_at",
+            "updated_at",
+            "history_date",
+            "history_change_reason",
+            "history_type",
+        ),
+        fk=("type", "theme", "sub_theme", "study", "round", "issue", "annotator", "history_user"),
+    ),
+    "annotation.historicaldecision": Kind(
+        fields=(
+            "id",
+            "is_relevant",
+            "method",
+            "support",
+            "raters",
+            "rationale",
+            "decided_at",
+            "history_date",
+            "history_change_reason",
+            "history_type",
+        ),
+        fk=("type", "theme", "sub_theme", "study", "issue", "decided_by", "history_user"),
+    ),
+    "taxonomy.interviewguide": Kind(
+        fields=("version", "title", "created_at"),
+        fk=("study",),
+    ),
+    "taxonomy.guidequestion": Kind(
+        fields=("part", "position", "text", "kind", "group", "top"),
+        fk=("guide", "node"),
+    ),
+    "taxonomy.participant": Kind(
+        fields=("code", "group", "role", "years", "experience", "frameworks", "tasks"),
+        fk=("study",),
+    ),
+    "taxonomy.interviewsession": Kind(
+        fields=("held_on",),
+        fk=("participant", "guide", "interviewer"),
+    ),
+    "taxonomy.answer": Kind(
+        fields=("text", "order"),
+        fk=("session", "question"),
+    ),
+    "taxonomy.quote": Kind(
+        fields=("prompt", "text", "insight"),
+        fk=("session",),
+        m2m=("nodes",),
+    ),
+    "taxonomy.proposal": Kind(
+        fields=("name", "definition", "status", "opened_at", "closed_at", "closing_note"),
+        fk=("study", "parent", "proposer", "category", "quote"),
+        m2m=("examples",),
+    ),
+    "taxonomy.vote": Kind(
+        fields=("choice", "comment", "cast_at"),
+        fk=("proposal", "voter"),
+    ),
+    "taxonomy.changelogentry": Kind(
+        fields=("revision", "kind", "before", "after", "reason", "made_at", "requeued"),
+        fk=("taxonomy", "proposal", "quote", "made_by"),
+    ),
+    "taxonomy.detail": Kind(
+        fields=("text", "position", "added_at"),
+        fk=("category", "added_by"),
+        m2m=("examples",),
+    ),
+    "agreement.agreementsnapshot": Kind(
+        fields=("level", "labels", "figures", "computed_at", "seconds"),
+        fk=("study", "round", "computed_by"),
+    ),
+    "annotation.subset": Kind(
+        fields=("name", "kind", "seed", "created_at"),
+        fk=("study",),
+        m2m=("issues",),
+    ),
+    "annotation.comparisonrecord": Kind(
+        fields=("by", "level", "figures", "created_at"),
+        fk=("study",),
+    ),
+}
+
+FORMATS = {1: V1}

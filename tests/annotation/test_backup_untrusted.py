@@ -1,0 +1,144 @@
+"""A backup is untrusted input (issue 14, item 1): a restore takes only the kinds and fields its format lists,
+validates every value, never grants a login or a privilege, and refuses anything else naming its line."""
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+from django.apps import apps
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+
+from annotation.backup import export_study, import_study
+from annotation.backup_format import V1
+from annotation.models import Study
+from ingest.models import Issue
+from tests.factories import label_with
+
+pytestmark = pytest.mark.django_db
+User = get_user_model()
+
+
+@pytest.fixture
+def backup(study, annotator_a, tmp_path):
+    label_with(annotator_a, study, study.issues.first(), "C.1", note="alice's note")
+    path = tmp_path / "study.jsonl.gz"
+    export_study(study, path)
+    lines = [json.loads(line) for line in gzip.open(path, "rt", encoding="utf-8")]
+    # Restored under another name, beside the original.
+    lines[0]["study"] = "Restored"
+    next(r for r in lines if r.get("kind") == "annotation.study")["fields"]["name"] = "Restored"
+    return lines
+
+
+def _write(tmp_path, lines, extra: list[dict] = ()) -> str:
+    lines = [*lines[:-1], *extra, {"kind": "end", "records": len(lines) - 2 + len(extra)}]
+    path = tmp_path / "edited.jsonl.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        for line in lines:
+            f.write((line if isinstance(line, str) else json.dumps(line)) + "\n")
+    return str(path)
+
+
+def _refused(path, *words):
+    users, studies = User.objects.count(), Study.objects.count()
+    with pytest.raises(CommandError) as refused:
+        call_command("import_study", path)
+    message = str(refused.value)
+    assert "line " in message and all(w in message for w in words), message
+    assert (User.objects.count(), Study.objects.count()) == (users, studies)
+    assert not User.objects.filter(is_superuser=True).exists()
+
+
+def test_an_untouched_backup_restores(backup, tmp_path, capsys):
+    restored = import_study(_write(tmp_path, backup))
+    assert restored.study.name == "Restored" and restored.new_users == []
+
+
+ROOT = {"username": "root2", "password": "pbkdf2_sha256$1000000$salt$hash=", "is_superuser": True,
+        "is_staff": True}
+
+
+@pytest.mark.parametrize("kind", ["auth.User", "auth.user", "AUTH.USER"])
+def test_a_user_row_with_powers_is_refused(backup, tmp_path, kind):
+    _refused(_write(tmp_path, backup, [{"kind": kind, "pk": 999, "fields": ROOT, "fk": {}}]))
+    assert not User.objects.filter(username="root2").exists()
+
+
+@pytest.mark.parametrize("kind", ["auth.group", "auth.permission", "admin.logentry", "annotation.invitation",
+                                  "sessions.session", "axes.accessattempt", "end2", None, 7])
+def test_kinds_outside_the_format_are_refused(backup, tmp_path, kind):
+    _refused(_write(tmp_path, backup, [{"kind": kind, "pk": 999, "fields": {}, "fk": {}}]), "kind")
+
+
+def test_a_new_user_gets_no_password_and_no_rights_and_is_listed(backup, tmp_path, capsys):
+    newcomer = {"kind": "auth.user", "pk": 998, "fields": {"username": "newcomer", "first_name": "New"}, "fk": {}}
+    at = next(i for i, r in enumerate(backup) if r.get("kind") == "auth.user")
+    call_command("import_study", _write(tmp_path, [*backup[:at], newcomer, *backup[at:]][:-1] + [backup[-1]]))
+    user = User.objects.get(username="newcomer")
+    assert not user.has_usable_password() and not user.is_staff and not user.is_superuser
+    assert not user.groups.exists() and not user.user_permissions.exists()
+    assert "newcomer" in capsys.readouterr().out
+
+
+def _edit(backup, kind, change):
+    record = next(r for r in backup if r.get("kind") == kind)
+    change(record)
+    return backup
+
+
+@pytest.mark.parametrize("kind, change, words", [
+    ("annotation.study", lambda r: r["fields"].update(name="x" * 300), ["name", "at most 200"]),
+    ("annotation.label", lambda r: r["fields"].update(note="bad\x00note"), ["note", "NUL"]),
+    ("annotation.membership", lambda r: r["fields"].update(role="superlead"), ["role"]),
+    ("annotation.label", lambda r: r["fields"].update(is_relevant="sometimes"), ["is_relevant"]),
+    ("annotation.study", lambda r: r["fields"].update(pilot_fraction="a lot"), ["pilot_fraction"]),
+    ("annotation.study", lambda r: r["fields"].update(overlap=-3), ["overlap"]),
+    ("annotation.study", lambda r: r["fields"].update(seed=10**30), ["seed"]),
+    ("annotation.label", lambda r: r["fields"].update(created_at="yesterday"), ["created_at"]),
+    ("annotation.label", lambda r: r["fields"].update(secret="x"), ["secret"]),
+    ("annotation.label", lambda r: r.update(pk="7"), ["pk"]),
+    ("annotation.label", lambda r: r.update(fields=[1, 2]), ["fields"]),
+    ("annotation.label", lambda r: r["fk"].update(annotator="1"), ["references"]),
+    ("annotation.label", lambda r: r["fk"].update(annotator=10**9), ["annotator"]),
+    ("annotation.label", lambda r: r.update(extra=True), ["extra"]),
+    ("annotation.study", lambda r: r["m2m"].update(issues="all"), ["lists"]),
+    ("auth.user", lambda r: r["fields"].update(username="bad name!" * 30), ["username"]),
+    ("auth.user", lambda r: r["fields"].update(is_staff=True), ["is_staff"]),
+])
+def test_bad_values_are_refused_naming_line_and_field(backup, tmp_path, kind, change, words):
+    _refused(_write(tmp_path, _edit(backup, kind, change)), *words)
+
+
+def test_deep_nesting_and_bad_bytes_are_refused(backup, tmp_path):
+    deep = "[" * 100_000 + "]" * 100_000
+    _refused(_write(tmp_path, backup[:2] + [deep] + backup[2:]), "nested")
+    path = tmp_path / "bad-utf8.jsonl.gz"
+    with gzip.open(path, "wb") as f:
+        f.write(json.dumps(backup[0]).encode() + b"\n" + b'{"kind": "\xff\xfe"}\n')
+    with pytest.raises(CommandError, match="not a readable"):
+        call_command("import_study", str(path))
+
+
+def test_a_javascript_url_in_a_backup_is_dropped_with_a_warning(backup, tmp_path, capsys, study):
+    number = "js-1"
+    backup = _edit(backup, "ingest.issue", lambda r: r["fields"].update(number=number, url="javascript:alert(1)"))
+    call_command("import_study", _write(tmp_path, backup))
+    assert Issue.objects.get(number=number).url == ""
+    assert "not an http(s) link, dropped" in capsys.readouterr().out
+
+
+def test_export_writes_only_what_the_format_lists(backup):
+    for record in backup[1:-1]:
+        spec = V1[record["kind"]]
+        assert set(record["fields"]) <= set(spec.fields) and set(record["fk"]) <= set(spec.fk), record["kind"]
+        assert set(record.get("m2m", {})) <= set(spec.m2m)
+
+
+def test_the_format_names_real_fields_and_nothing_that_grants_rights():
+    for kind, spec in V1.items():
+        model = apps.get_model(kind)
+        for name in (*spec.fields, *spec.fk, *spec.m2m):
+            model._meta.get_field(name)
+    assert not {"password", "is_staff", "is_superuser", "groups", "user_permissions"} & set(V1["auth.user"].fields)
