@@ -8,6 +8,7 @@ import numpy as np
 from django.contrib.auth import get_user_model
 
 from annotation.models import NOT_RELEVANT, Decision, Label, Round
+from annotation.selectors import counted_labels
 from taxonomy.models import Category
 from taxonomy.selectors import types_of
 
@@ -70,12 +71,13 @@ def _level_codes(values: np.ndarray, names: dict[int, str]) -> tuple[list[str], 
 
 def _labels(round: Round) -> _Labels:
     names = dict(Category.objects.filter(taxonomy=round.study.taxonomy_id).values_list("pk", "code"))
-    users = dict(get_user_model().objects.filter(labels__round=round).distinct().values_list("pk", "username"))
+    counted = counted_labels(Label.objects.filter(round=round))
+    users = dict(get_user_model().objects.filter(labels__in=counted).distinct().values_list("pk", "username"))
     # Plain ids, streamed into compact arrays (a list of 280,000 tuples would hold ~60 MB); order_by() drops the
     # model's default ordering, which would join and sort every row.
     names6 = ["issue", "annotator", "relevant", "type", "theme", "sub_theme"]
     columns = {name: array("q") for name in names6}
-    rows = Label.objects.filter(round=round).order_by().values_list(
+    rows = counted.order_by().values_list(
         "issue_id", "annotator_id", "is_relevant", "type_id", "theme_id", "sub_theme_id")
     appends = [columns[name].append for name in names6]
     for row in rows.iterator(chunk_size=100000):

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET, require_POST
 from annotation.access import get_study_for
 from annotation.models import Label
 from annotation.permissions import can_view_agreement
-from annotation.selectors import agreement_round
+from annotation.selectors import agreement_round, counted_labels, raters
 from concord.http import HtmxHttpRequest
 
 from .reports import LEVELS
@@ -37,7 +37,9 @@ def study_agreement_page(request: HtmxHttpRequest, study_id: int):
         figures = current.figures
         snapshots = history(study, level)
         context.update({
-            "snapshot": current, "figures": figures, "labels_now": Label.objects.filter(round=round).count(),
+            "snapshot": current, "figures": figures,
+            "labels_now": counted_labels(Label.objects.filter(round=round)).count(),
+            "raters": raters(round),
             "type_rows": [(f"{t['name']} ({t['type']})", t["fleiss"]["value"], t["fleiss"]["ci_low"],
                            t["fleiss"]["ci_high"]) for t in figures["per_type"]]
             + [("All reports, type", figures["type"]["value"], figures["type"]["ci_low"], figures["type"]["ci_high"])],

@@ -105,7 +105,8 @@ V1: dict[str, Kind] = {
         m2m=("examples",),
     ),
     "annotation.study": Kind(
-        fields=("name", "description", "phase", "overlap", "pilot_fraction", "seed", "created_at"),
+        # lead_labels_blind came later in version 1: a backup without it restores with the default (blind).
+        fields=("name", "description", "phase", "overlap", "pilot_fraction", "seed", "lead_labels_blind", "created_at"),
         fk=("taxonomy", "created_by"),
         m2m=("issues",),
     ),
@@ -118,7 +119,7 @@ V1: dict[str, Kind] = {
         fk=("study",),
     ),
     "annotation.queue": Kind(
-        fields=("total", "done"),
+        fields=("total", "done", "stopped_at"),
         fk=("round", "annotator"),
     ),
     "annotation.assignment": Kind(

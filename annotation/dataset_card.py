@@ -10,7 +10,7 @@ from ingest.services.corpus import source_report
 
 from .corpus import study_status
 from .models import Decision, Study
-from .selectors import final_label_counts
+from .selectors import agreement_round, final_label_counts, raters
 
 
 def _rate(rate) -> str:
@@ -54,6 +54,10 @@ def dataset_card(study: Study, document: dict) -> str:
         for t in agreement["per_type"]:
             lines.append(f"- {t['name']} ({t['type']}) at {agreement['level'].replace('_', '-')} level, Fleiss' "
                          f"kappa: {_figure(t['fleiss'])}")
+        round = agreement_round(study)
+        if round is not None:
+            lines += ["", "Raters, and whether they labeled blind (without seeing anyone else's labels):", ""]
+            lines += [f"- {r.username}{' (lead)' if r.role == 'lead' else ''}: {r.how}" for r in raters(round)]
     else:
         lines.append("No round has been labeled yet.")
     lines += ["", "## Final labels and ties", ""]

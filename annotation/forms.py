@@ -71,6 +71,10 @@ class StudySetupForm(forms.Form):
     with_pilot = forms.BooleanField(required=False, initial=True, label="Start with the lead's pilot")
     pilot_percent = forms.FloatField(min_value=0, max_value=100, initial=18, label="Pilot sample (%)")
     seed = forms.IntegerField(min_value=0, help_text="The same seed draws the same pilot sample and spread.")
+    lead_labels_blind = forms.BooleanField(
+        required=False, initial=True, label="The lead labels blind",
+        help_text="While the lead's own queue of the independent round is unfinished, the lead sees what an "
+                  "annotator sees: no one else's labels, counts, agreement, history or exports.")
 
     def __init__(self, *args, **kwargs):
         from django.contrib.auth import get_user_model
@@ -121,3 +125,7 @@ class StudySettingsForm(forms.Form):
     pilot_percent = forms.FloatField(min_value=0, max_value=100, label="Pilot sample (%)",
                                      help_text="With the seed, fixed once the pilot's first label is saved.")
     seed = forms.IntegerField(min_value=0)
+    lead_labels_blind = forms.BooleanField(
+        required=False, label="The lead labels blind",
+        help_text="While the lead's own queue of the independent round is unfinished, the lead sees what an "
+                  "annotator sees. Fixed once the independent round begins.")

@@ -28,6 +28,11 @@ class Study(models.Model):
     overlap = models.PositiveSmallIntegerField(null=True, blank=True)
     pilot_fraction = models.FloatField(default=0.18)
     seed = models.BigIntegerField(default=2025)
+    # Issue 14: a lead who labels in the independent round sees what an annotator sees until their own queue
+    # is finished (or they stop labeling, which sets their labels of the round aside).
+    lead_labels_blind = models.BooleanField(
+        default=True, help_text="While the lead's own queue of the independent round is unfinished, the lead sees "
+                                "no one else's labels, counts, agreement, history or exports.")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -102,6 +107,9 @@ class Queue(models.Model):
     annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="queues")
     total = models.PositiveIntegerField(default=0)
     done = models.PositiveIntegerField(default=0)
+    # Set when the labeler stopped labeling this round before finishing (a lead who wanted to see everything):
+    # their labels of the round are then set aside from agreement and final labels.
+    stopped_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["round", "annotator"], name="queue_one_per_annotator")]

@@ -1,7 +1,9 @@
 """Who may see and do what in a study. The blindness rule lives here and nowhere else."""
 from __future__ import annotations
 
-from .models import Membership, Study
+from django.db.models import F
+
+from .models import Membership, Queue, Study
 
 # DESIGN step 7: annotators are blind to each other until the independent round closes.
 BLIND_PHASES = {Study.Phase.PILOT, Study.Phase.INDEPENDENT}
@@ -34,17 +36,50 @@ def can_view_study(user, study: Study) -> bool:
     return user.is_authenticated and (user.is_staff or can_label(user, study))
 
 
+def labels_blind(user, study: Study) -> bool:
+    """Whether this user's own labels must stay independent of everyone else's right now: an annotator's while
+    the study is in its pilot or independent round; the lead's (when the study says the lead labels blind) while
+    their own queue of the independent round is unfinished and they have not stopped labeling. Admins who are
+    members follow their role: blind means blind for every rater."""
+    if study.phase not in BLIND_PHASES:
+        return False
+    role = role_in(user, study)
+    if role == Membership.Role.ANNOTATOR:
+        return True
+    if role != Membership.Role.LEAD or study.phase != Study.Phase.INDEPENDENT or not study.lead_labels_blind:
+        return False
+    cached = getattr(study, "_lead_blind_of", None)
+    if cached is not None and cached[0] == user.pk:
+        return cached[1]
+    blind = Queue.objects.filter(round_id=study.current_round_id, annotator=user, stopped_at__isnull=True,
+                                 done__lt=F("total")).exists()
+    study._lead_blind_of = (user.pk, blind)
+    return blind
+
+
 def can_view_all_labels(user, study: Study) -> bool:
-    """The lead and admins always; members once the independent round has closed; nobody else."""
+    """Admins and the lead, unless they are labeling blind; members once the independent round has closed;
+    nobody else."""
     if not user.is_authenticated:
         return False
-    if user.is_staff or is_lead(user, study):
-        return True
-    return study.phase not in BLIND_PHASES and can_label(user, study)
+    if not (user.is_staff or is_lead(user, study) or study.phase not in BLIND_PHASES) or not can_view_study(user,
+                                                                                                          study):
+        return False
+    return not labels_blind(user, study)
 
 
-# Agreement figures reveal other annotators' labels, so they follow the same rule; history and the corpus
-# export are the lead's and the admins' tools.
+def can_view_history(user, study: Study) -> bool:
+    """History and the corpus export show everyone's labels: the lead's and the admins' tools, and not while
+    they label blind."""
+    return can_manage(user, study) and not labels_blind(user, study)
+
+
+def can_manage_seeing_labels(user, study: Study) -> bool:
+    """The lead's and the admins' tools that show or compute from everyone's labels (adjudication, subset
+    comparisons): not while the lead labels blind."""
+    return can_manage(user, study) and can_view_all_labels(user, study)
+
+
+# Agreement figures reveal other annotators' labels, so they follow the same rule.
 can_view_agreement = can_view_all_labels
-can_export = can_manage
-can_view_history = can_manage
+can_export = can_view_history

@@ -2,11 +2,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 
 from ingest.models import Issue
 
-from .models import NOT_RELEVANT, Assignment, Label, Queue, Round, Study
+from .models import NOT_RELEVANT, Assignment, Label, Membership, Queue, Round, Study
 from .permissions import can_view_all_labels
 
 
@@ -34,6 +34,47 @@ def visible_labels(user, study: Study) -> QuerySet[Label]:
         "issue__source", "annotator", "type", "theme", "sub_theme", "round"
     )
     return labels if can_view_all_labels(user, study) else labels.filter(annotator=user)
+
+
+def counted_labels(labels: QuerySet[Label]) -> QuerySet[Label]:
+    """The labels that count for agreement and final labels: all but those of a labeler who stopped labeling a
+    round to see everyone's labels (issue 14: a rater who saw the others is not independent). Set-aside labels
+    are kept, exported and in history."""
+    stopped = Queue.objects.filter(round=OuterRef("round"), annotator=OuterRef("annotator"),
+                                   stopped_at__isnull=False)
+    return labels.exclude(Exists(stopped))
+
+
+@dataclass(frozen=True)
+class Rater:
+    username: str
+    role: str
+    blind: bool
+    set_aside: bool
+    how: str
+
+
+def raters(round: Round) -> list[Rater]:
+    """Who labeled the round, and whether they labeled blind: annotators always; the lead when the study says
+    the lead labels blind; a labeler who stopped to see everything is set aside."""
+    study = round.study
+    roles = dict(study.memberships.values_list("user_id", "role"))
+    queues = {q.annotator_id: q for q in Queue.objects.filter(round=round)}
+    labeled = (Label.objects.filter(round=round).order_by().values_list("annotator_id", "annotator__username")
+               .distinct())
+    people = []
+    for user_id, username in sorted(labeled, key=lambda row: row[1]):
+        role = roles.get(user_id, "")
+        queue = queues.get(user_id)
+        if queue is not None and queue.stopped_at is not None:
+            people.append(Rater(username, role, False, True, f"stopped labeling on {queue.stopped_at:%Y-%m-%d} to "
+                                                             "see everyone's labels: set aside"))
+        elif role == Membership.Role.LEAD and round.kind == Round.Kind.INDEPENDENT and not study.lead_labels_blind:
+            people.append(Rater(username, role, False, False, "the lead, not blind (the study let the lead see "
+                                                              "every label while labeling)"))
+        else:
+            people.append(Rater(username, role, True, False, "blind"))
+    return people
 
 
 def next_assignment(user, round: Round) -> Assignment | None:

@@ -11,6 +11,7 @@ urlpatterns = [
     path("studies/new/", studies.study_new, name="study_new"),
     path("studies/<int:study_id>/", studies.study_detail, name="study_detail"),
     path("studies/<int:study_id>/advance/", studies.study_advance, name="study_advance"),
+    path("studies/<int:study_id>/stop-labeling/", studies.stop_labeling, name="stop_labeling"),
     path("studies/<int:study_id>/settings/", studies.study_settings, name="study_settings"),
     path("studies/<int:study_id>/export.csv", studies.study_export_csv, name="study_export_csv"),
     path("studies/<int:study_id>/corpus.csv", corpus.corpus_csv, name="corpus_csv"),

@@ -2,5 +2,5 @@ from django.apps import AppConfig
 
 
 class ConcordConfig(AppConfig):
-    # Registered as an app only for its template tags (the sanitised Markdown filter).
+    # Template tags (the sanitised Markdown filter, link and one-time-token helpers) and one-time form tokens.
     name = "concord"

@@ -118,8 +118,9 @@ def changelog(request: HtmxHttpRequest, study_id: int):
     if interviews:
         # The study's Table 2: modifications from interview results.
         entries = entries.filter(quote__isnull=False) | entries.filter(proposal__quote__isnull=False)
-    return render(request, "taxonomy/changelog.html", {"study": study, "entries": entries,
-                                                       "interviews": interviews})
+    # How many labels a change sent back counts other people's labels of a category: the blind rule applies.
+    return render(request, "taxonomy/changelog.html", {"study": study, "entries": entries, "interviews": interviews,
+                                                       "sees_labels": can_view_all_labels(request.user, study)})
 
 
 def _quote(study, value: str):

@@ -1,6 +1,8 @@
 """The cast: named users with distinct rights, and a study in its independent round."""
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from django.test import Client
 
@@ -33,7 +35,7 @@ def _fresh_throttle_counts(monkeypatch):
     from django.core.cache.backends.locmem import LocMemCache
     from rest_framework.throttling import SimpleRateThrottle
 
-    monkeypatch.setattr(SimpleRateThrottle, "cache", LocMemCache("throttle", {}))
+    monkeypatch.setattr(SimpleRateThrottle, "cache", LocMemCache(f"throttle-{uuid.uuid4()}", {}))
 
 
 @pytest.fixture

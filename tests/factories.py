@@ -40,10 +40,13 @@ def category(code: str, taxonomy: Taxonomy | None = None) -> Category:
     return Category.objects.get(taxonomy=taxonomy or Taxonomy.objects.get(), code=code)
 
 
-def make_study(lead, annotators=(), issues=None, n_issues: int = 3, name: str | None = None) -> Study:
+def make_study(lead, annotators=(), issues=None, n_issues: int = 3, name: str | None = None,
+               lead_labels_blind: bool = False) -> Study:
+    """A study in its independent round. Its lead sees everything while labeling (the setting off), as most
+    tests of the lead's tools need; the tests of the blind lead turn it on."""
     issues = issues if issues is not None else [make_issue() for _ in range(n_issues)]
     return create_study(name=name or f"Study {next(_seq)}", taxonomy=codebook(), issues=issues,
-                        lead=lead, annotators=annotators)
+                        lead=lead, annotators=annotators, lead_labels_blind=lead_labels_blind)
 
 
 def label_with(user, study: Study, issue: Issue, code: str, note: str = "", round: Round | None = None):

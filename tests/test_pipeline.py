@@ -42,6 +42,9 @@ def test_import_label_agree_export(tmp_path, client_as, lead, annotator_a, annot
                                    {"type": theme.parent_id, "theme": theme.pk})
             assert response.status_code == 302
 
+    # The lead labels blind by default; this lead does not label, and says so to see the figures.
+    assert client_as(lead).get(reverse("api:study_agreement", args=[study.pk])).status_code == 403
+    client_as(lead).post(reverse("annotation:stop_labeling", args=[study.pk]), {"expected_round": 1, "confirm": "yes"})
     figures = client_as(lead).get(reverse("api:study_agreement", args=[study.pk])).json()
     # Type: reports 1,2 all C; report 3 all B; report 4 C,B,C. Hand-computed:
     # P_i = 1, 1, 1, 1/3 → P̄ = 5/6; p = (B 4/12, C 8/12) → P̄e = 5/9; κ = (5/6 − 5/9)/(1 − 5/9) = 0.625

@@ -14,6 +14,7 @@ from agreement.ties import controversial_levels, final_label
 from ..bulk_rows import history_from, insert_rows
 from ..models import NOT_RELEVANT, Decision, Label, ReviewItem, Round, Study
 from ..permissions import can_manage
+from ..selectors import counted_labels
 from .labels import LabelError, LabelInput, _validated
 
 Vote = tuple  # (type id or NR, theme id, sub-theme id)
@@ -24,7 +25,7 @@ def current_votes(study: Study) -> dict[int, dict[int, Vote]]:
     label. The pilot does not vote."""
     kinds = {Round.Kind.INDEPENDENT: 0, Round.Kind.REVIEW: 1}
     votes: dict[int, dict[int, tuple[int, Vote]]] = defaultdict(dict)
-    rows = Label.objects.filter(study=study, round__kind__in=list(kinds)).order_by().values_list(
+    rows = counted_labels(Label.objects.filter(study=study, round__kind__in=list(kinds))).order_by().values_list(
         "issue_id", "annotator_id", "round__kind", "round__number", "is_relevant", "type_id", "theme_id",
         "sub_theme_id")
     for issue_id, annotator_id, kind, number, relevant, type_id, theme_id, sub_id in rows.iterator(chunk_size=10000):

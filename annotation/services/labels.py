@@ -5,12 +5,13 @@ from dataclasses import dataclass
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.db.models import Count, F
+from django.utils import timezone
 
 from ingest.models import Issue
 from taxonomy.models import Category
 
 from ..models import Assignment, Label, Membership, Queue, Round
-from ..permissions import role_in
+from ..permissions import labels_blind, role_in
 
 
 class LabelError(ValueError):
@@ -73,6 +74,33 @@ def _check_round(user, round: Round, role: str | None) -> None:
         raise LabelError("round", f"round {round.number} is closed; its labels can no longer change")
     if round.kind == Round.Kind.PILOT and role != Membership.Role.LEAD:
         raise PermissionDenied("Only the lead labels during the pilot.")
+    study = round.study
+    if (round.kind == Round.Kind.INDEPENDENT and role == Membership.Role.LEAD and study.lead_labels_blind
+            and not labels_blind(user, study)):
+        # A lead who can see everyone's labels (queue finished, or stopped) is no longer an independent rater.
+        raise LabelError("round", "you can see the others' labels now (your queue of this round is finished, or "
+                                  "you stopped labeling), so your labels of this round can no longer change")
+
+
+@transaction.atomic
+def stop_labeling(user, study, expected_round: int) -> Queue:
+    """The lead stops labeling the independent round to see everything; their labels of the round are set
+    aside from agreement and final labels from then on (they are kept, and history keeps them)."""
+    if role_in(user, study) != Membership.Role.LEAD:
+        raise PermissionDenied("Only the lead stops labeling to see everything; annotators label blind.")
+    round = study.current_round
+    if round is None or round.number != expected_round or not round.is_open \
+            or round.kind != Round.Kind.INDEPENDENT:
+        raise LabelError("round", f"the study is no longer in independent round {expected_round}; nothing was "
+                                  "changed")
+    queue = Queue.objects.select_for_update().filter(round=round, annotator=user).first()
+    if queue is None:
+        raise LabelError("round", "you have no queue in this round: you see everything already")
+    if queue.stopped_at is not None:
+        raise LabelError("round", "you stopped labeling this round already")
+    queue.stopped_at = timezone.now()
+    queue.save(update_fields=["stopped_at"])
+    return queue
 
 
 def _store(key: dict, fields: dict, revise: bool) -> Label:

@@ -41,7 +41,9 @@ def open_round(study: Study) -> Round | None:
 
 def missing_labels(round: Round) -> list[Missing]:
     """Who still has reports to label in the round, and how many."""
-    rows = Queue.objects.filter(round=round).select_related("annotator").order_by("annotator__username")
+    # A lead who stopped labeling to see everything has nothing more to give.
+    rows = (Queue.objects.filter(round=round, stopped_at__isnull=True).select_related("annotator")
+            .order_by("annotator__username"))
     return [Missing(q.annotator.username, q.total - q.done) for q in rows if q.total > q.done]
 
 
@@ -102,13 +104,36 @@ def _start_review(study: Study) -> Round:
     return round
 
 
+def expected_state(data) -> tuple[str, int] | None:
+    """The phase and round number a form was shown for (its hidden expected_phase and expected_round)."""
+    phase, number = data.get("expected_phase", ""), data.get("expected_round", "")
+    if phase not in Phase.values or not str(number).isdigit():
+        return None
+    return phase, int(number)
+
+
+def _state(study: Study) -> tuple[str, int]:
+    number = study.current_round.number if study.current_round_id else 0
+    return study.phase, number
+
+
 @transaction.atomic
-def advance(study: Study, user, *, confirm_missing: bool = False) -> Study:
-    """Close the open round and move to the next phase. Refused while labels are missing, unless confirmed."""
+def advance(study: Study, user, *, confirm_missing: bool = False, expected: tuple[str, int] | None = None,
+            require_expected: bool = False) -> Study:
+    """Close the open round and move to the next phase. Refused while labels are missing, unless confirmed, and
+    when the study is no longer in the phase and round the request expects (a double click, a resent form, a
+    lead and an admin at once: the study moves once)."""
     if not can_manage(user, study):
         raise PermissionDenied("Only the study's lead or an admin moves it to the next phase.")
-    # Two leads pressing the button together must not open two rounds.
-    study = Study.objects.select_for_update().get(pk=study.pk)
+    if expected is None and require_expected:
+        raise PhaseError("The form did not say which phase it was shown for; reload the page and try again.")
+    # Two leads pressing the button together must not open two rounds: the second waits here for the first.
+    study = Study.objects.select_for_update().select_related("current_round").get(pk=study.pk)
+    if expected is not None and _state(study) != expected:
+        phase, number = _state(study)
+        raise PhaseError(f"The study has moved on since this page was shown: it is in its "
+                         f"{Phase(phase).label.lower()} phase (round {number}), not {Phase(expected[0]).label.lower()}"
+                         f" (round {expected[1]}). Nothing was changed; look at the page again before moving on.")
     if study.phase not in NEXT_PHASE:
         raise PhaseError(f"{study} is closed; there is no next phase.")
     if study.phase == Phase.ADJUDICATION:

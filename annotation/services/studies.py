@@ -18,7 +18,7 @@ class StudyError(ValueError):
 @transaction.atomic
 def create_study(*, name: str, taxonomy: Taxonomy, issues, lead, annotators=(), description: str = "",
                  overlap: int | None = None, pilot_fraction: float = 0.18, seed: int = 2025,
-                 with_pilot: bool = False, created_by=None) -> Study:
+                 with_pilot: bool = False, created_by=None, lead_labels_blind: bool = True) -> Study:
     """A study with its members and its first round: the lead's pilot, or the independent round."""
     if overlap is not None and overlap < 1:
         raise StudyError("overlap: at least one annotator per report")
@@ -27,7 +27,8 @@ def create_study(*, name: str, taxonomy: Taxonomy, issues, lead, annotators=(), 
     try:
         with transaction.atomic():
             study = Study.objects.create(name=name, taxonomy=taxonomy, description=description, overlap=overlap,
-                                         pilot_fraction=pilot_fraction, seed=seed, created_by=created_by)
+                                         pilot_fraction=pilot_fraction, seed=seed, created_by=created_by,
+                                         lead_labels_blind=lead_labels_blind)
     except IntegrityError as exc:
         raise StudyError(f"name: a study named {name!r} exists already") from exc
     study.issues.set(issues)
@@ -51,7 +52,7 @@ def add_member(study: Study, user, role: str = Membership.Role.ANNOTATOR) -> Mem
 
 @transaction.atomic
 def update_settings(study: Study, user, *, name: str, description: str, overlap: int | None,
-                    pilot_fraction: float, seed: int) -> Study:
+                    pilot_fraction: float, seed: int, lead_labels_blind: bool | None = None) -> Study:
     """The lead's set-up changes. Overlap shapes the independent round, so it is fixed once that round has
     begun; the pilot share and seed draw the pilot sample, so they change only before the lead's first pilot
     label, and a change draws the sample again."""
@@ -67,13 +68,18 @@ def update_settings(study: Study, user, *, name: str, description: str, overlap:
     in_pilot = study.phase == Study.Phase.PILOT
     if overlap != study.overlap and not in_pilot:
         raise StudyError("overlap: the independent round has begun; its queues are already dealt")
+    if lead_labels_blind is None:
+        lead_labels_blind = study.lead_labels_blind
+    if lead_labels_blind != study.lead_labels_blind and not in_pilot:
+        raise StudyError("lead_labels_blind: the independent round has begun; whether the lead labels blind is "
+                         "part of how its labels were made")
     redraw = (pilot_fraction, seed) != (study.pilot_fraction, study.seed)
     if redraw:
         pilot = study.current_round if in_pilot else None
         if pilot is None or Label.objects.filter(round=pilot).exists():
             raise StudyError("seed: the pilot sample is drawn and labeling has begun; it can no longer change")
     study.name, study.description, study.overlap = name, description, overlap
-    study.pilot_fraction, study.seed = pilot_fraction, seed
+    study.pilot_fraction, study.seed, study.lead_labels_blind = pilot_fraction, seed, lead_labels_blind
     study.save()
     if redraw:
         phases.redraw_pilot(study)

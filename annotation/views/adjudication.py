@@ -15,7 +15,7 @@ from taxonomy.selectors import codebook_tree
 from ..access import get_study_for
 from ..forms import NOT_RELEVANT_CHOICE, LabelForm
 from ..models import Comment, Decision, Label, Round
-from ..permissions import can_manage
+from ..permissions import can_manage_seeing_labels
 from ..services.adjudication import decide, needing_decision
 from ..services.labels import LabelError
 
@@ -28,7 +28,7 @@ class DecisionForm(LabelForm):
 @login_required
 @require_GET
 def adjudication_list(request: HtmxHttpRequest, study_id: int):
-    study = get_study_for(request, study_id, can_manage)
+    study = get_study_for(request, study_id, can_manage_seeing_labels)
     waiting = needing_decision(study) if study.phase == study.Phase.ADJUDICATION else {}
     issues = {i.pk: i for i in study.issues.filter(pk__in=list(waiting)).select_related("source")}
     decided = (Decision.objects.filter(study=study, method=Decision.Method.LEAD)
@@ -50,7 +50,7 @@ def _initial(decision: Decision | None, form) -> dict:
 @login_required
 @require_http_methods(["GET", "POST"])
 def adjudicate(request: HtmxHttpRequest, study_id: int, issue_id: int):
-    study = get_study_for(request, study_id, can_manage)
+    study = get_study_for(request, study_id, can_manage_seeing_labels)
     issue = get_object_or_404(study.issues.select_related("source"), pk=issue_id)
     decision = Decision.objects.filter(study=study, issue=issue).first()
     form = DecisionForm(request.POST or None)

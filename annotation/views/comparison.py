@@ -15,7 +15,7 @@ from ingest.models import Keyword
 from ..access import get_study_for
 from ..comparison import LEVELS, RULES, ComparisonError, as_dict, compare_study, draw_baseline, overlapping
 from ..models import ComparisonRecord
-from ..permissions import can_manage, can_view_agreement
+from ..permissions import can_manage, can_manage_seeing_labels, can_view_agreement
 
 
 def _choice(request) -> tuple[str, str]:
@@ -75,7 +75,7 @@ def comparison_csv(request: HtmxHttpRequest, study_id: int):
 @login_required
 @require_POST
 def baseline(request: HtmxHttpRequest, study_id: int):
-    study = get_study_for(request, study_id, can_manage)
+    study = get_study_for(request, study_id, can_manage_seeing_labels)
     try:
         size = int(request.POST.get("size", "0"))
         seed = int(request.POST.get("seed", "0"))
@@ -92,7 +92,7 @@ def baseline(request: HtmxHttpRequest, study_id: int):
 @login_required
 @require_POST
 def add_to_card(request: HtmxHttpRequest, study_id: int):
-    study = get_study_for(request, study_id, can_manage)
+    study = get_study_for(request, study_id, can_manage_seeing_labels)
     by, level = _choice(request)
     ComparisonRecord.objects.create(study=study, by=by, level=level, figures=as_dict(compare_study(study, by, level),
                                                                                       by, level))
@@ -106,7 +106,7 @@ def subset_define(request: HtmxHttpRequest, study_id: int):
     from ..comparison import define_subset
     from ..services.selection import SelectionError
 
-    study = get_study_for(request, study_id, can_manage)
+    study = get_study_for(request, study_id, can_manage_seeing_labels)
     post = request.POST
     try:
         years = [int(y) for y in post.get("years", "").replace(",", " ").split()]

@@ -19,9 +19,11 @@ from ..access import get_study_for
 from ..exports import label_csv_rows
 from ..forms import StudySettingsForm, StudySetupForm
 from ..models import Decision, Study
-from ..permissions import can_export, can_manage, can_view_agreement, role_in
+from ..permissions import can_export, can_manage, can_view_agreement, is_lead, labels_blind, role_in
 from ..selectors import current_round, final_label_counts, progress_for, studies_for
-from ..services.phases import NEXT_PHASE, PhaseError, advance, missing_labels, open_round
+from ..services.labels import LabelError
+from ..services.labels import stop_labeling as stop_labeling_blind
+from ..services.phases import NEXT_PHASE, PhaseError, advance, expected_state, missing_labels, open_round
 from ..services.selection import Selection, SelectionError, select_reports
 from ..services.studies import StudyError, create_study, update_settings
 
@@ -37,6 +39,7 @@ def study_list(request: HtmxHttpRequest):
             "study": study, "role": role, "round": round,
             "progress": progress_for(request.user, round) if round and role else None,
             "can_see_agreement": can_view_agreement(request.user, study),
+        "lead_blind": round is not None and is_lead(request.user, study) and labels_blind(request.user, study),
             "can_manage": can_manage(request.user, study),
         })
     return render(request, "annotation/study_list.html", {"rows": rows})
@@ -57,6 +60,7 @@ def study_detail(request: HtmxHttpRequest, study_id: int):
         "missing": missing_labels(round) if round and manages else [],
         "rounds": study.rounds.order_by("number"),
         "can_see_agreement": can_view_agreement(request.user, study),
+        "lead_blind": round is not None and is_lead(request.user, study) and labels_blind(request.user, study),
         "finals": _finals(study) if can_view_agreement(request.user, study) else [],
     }
     if manages and context["next_phase"]:
@@ -74,11 +78,31 @@ def _finals(study) -> list[tuple[str, int]]:
 def study_advance(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_manage)
     try:
-        study = advance(study, request.user, confirm_missing=request.POST.get("confirm") == "yes")
+        study = advance(study, request.user, confirm_missing=request.POST.get("confirm") == "yes",
+                        expected=expected_state(request.POST), require_expected=True)
     except PhaseError as exc:
         messages.error(request, str(exc))
         return redirect("annotation:study_detail", study_id=study.pk)
     messages.success(request, f"{study.name} is now in its {study.get_phase_display().lower()} phase.")
+    return redirect("annotation:study_detail", study_id=study.pk)
+
+
+@login_required
+@require_POST
+def stop_labeling(request: HtmxHttpRequest, study_id: int):
+    """The lead stops labeling the independent round blind, to see everything; their labels are set aside."""
+    study = get_study_for(request, study_id, is_lead)
+    expected = request.POST.get("expected_round", "")
+    if request.POST.get("confirm") != "yes" or not expected.isdigit():
+        messages.error(request, "Tick the box to confirm: your labels of this round will be set aside.")
+        return redirect("annotation:study_detail", study_id=study.pk)
+    try:
+        stop_labeling_blind(request.user, study, int(expected))
+    except LabelError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, "You stopped labeling this round and see everything now; your labels of it are "
+                                  "set aside from agreement and final labels.")
     return redirect("annotation:study_detail", study_id=study.pk)
 
 
@@ -127,7 +151,7 @@ def _create(request, data: dict, issues):
         name=data["name"], description=data["description"], taxonomy=taxonomy, issues=issues,
         lead=data["lead"], annotators=data["annotators"], overlap=data["overlap"],
         pilot_fraction=data["pilot_percent"] / 100, seed=data["seed"], with_pilot=data["with_pilot"],
-        created_by=request.user,
+        created_by=request.user, lead_labels_blind=data["lead_labels_blind"],
     )
 
 
@@ -143,13 +167,15 @@ def study_export_csv(request: HtmxHttpRequest, study_id: int):
 def study_settings(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_manage)
     initial = {"name": study.name, "description": study.description, "overlap": study.overlap,
-               "pilot_percent": round(study.pilot_fraction * 100, 4), "seed": study.seed}
+               "pilot_percent": round(study.pilot_fraction * 100, 4), "seed": study.seed,
+               "lead_labels_blind": study.lead_labels_blind}
     form = StudySettingsForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
             update_settings(study, request.user, name=data["name"], description=data["description"],
-                            overlap=data["overlap"], pilot_fraction=data["pilot_percent"] / 100, seed=data["seed"])
+                            overlap=data["overlap"], pilot_fraction=data["pilot_percent"] / 100, seed=data["seed"],
+                            lead_labels_blind=data["lead_labels_blind"])
         except StudyError as exc:
             field, _, message = str(exc).partition(": ")
             form.add_error(field if field in form.fields else None, message)

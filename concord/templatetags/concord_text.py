@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 from django import template
+from django.utils.html import format_html
 
+from concord import once
 from concord.markdown import render_markdown
 from concord.weburl import web_url
 
@@ -18,3 +20,9 @@ def markdown_filter(text: str | None):
 def web_url_filter(url: str | None) -> str:
     """Every URL that came from data reaches an href through this filter: http(s) links, or nothing."""
     return web_url(url)
+
+
+@register.simple_tag
+def once_field():
+    """A form's one-time token (concord.once): the action it asks for happens once however often it is sent."""
+    return format_html('<input type="hidden" name="{}" value="{}">', once.FIELD, once.new_token())

@@ -85,10 +85,11 @@ def test_the_study_page_shows_missing_labels_and_refuses_without_confirmation(cl
     client = client_as(lead)
     page = client.get(reverse("annotation:study_detail", args=[study.pk])).content.decode()
     assert "still have labels to give in round 1" in page and "alice 2" in page and "lead 2" in page
-    response = client.post(reverse("annotation:study_advance", args=[study.pk]), follow=True)
+    shown = {"expected_phase": "independent", "expected_round": 1}
+    response = client.post(reverse("annotation:study_advance", args=[study.pk]), shown, follow=True)
     assert "4 labels are still missing" in response.content.decode()
     assert Study.objects.get(pk=study.pk).phase == Phase.INDEPENDENT
-    client.post(reverse("annotation:study_advance", args=[study.pk]), {"confirm": "yes"})
+    client.post(reverse("annotation:study_advance", args=[study.pk]), {"confirm": "yes", **shown})
     assert Study.objects.get(pk=study.pk).phase == Phase.REVIEW
 
 
