@@ -16,7 +16,7 @@ def _snapshot(category: Category) -> dict:
             "inclusion": category.inclusion, "exclusion": category.exclusion}
 
 
-def _check(study, user, reason: str) -> Taxonomy:
+def _check(study, user, reason: str, expected_revision: int | None = None) -> Taxonomy:
     from annotation.permissions import can_manage
 
     if not can_manage(user, study):
@@ -27,7 +27,13 @@ def _check(study, user, reason: str) -> Taxonomy:
         raise CodebookError(f"codebook: {study.taxonomy} is shared with other studies; a study set up in Concord "
                             "gets its own copy")
     # Locking the codebook row orders concurrent changes: each gets its own revision.
-    return Taxonomy.objects.select_for_update().get(pk=study.taxonomy_id)
+    taxonomy = Taxonomy.objects.select_for_update().get(pk=study.taxonomy_id)
+    if expected_revision is not None and taxonomy.revision != expected_revision:
+        # A double click, a resent form, or someone else's change since the page was shown.
+        raise CodebookError(f"revision: the codebook is at revision {taxonomy.revision} now, not "
+                            f"{expected_revision} as when this page was shown; nothing was changed. Look at it "
+                            "again before changing it.")
+    return taxonomy
 
 
 def _log(taxonomy: Taxonomy, user, kind: str, before: list, after: list, reason: str, proposal=None,
@@ -55,23 +61,24 @@ def _requeue(study, categories: list[Category], verb: str, below: list[Category]
 
 
 @transaction.atomic
-def add_in_pilot(study, user, parent_id: int, name: str, definition: str, reason: str = "") -> Category:
+def add_in_pilot(study, user, parent_id: int, name: str, definition: str, reason: str = "",
+                 expected_revision: int | None = None) -> Category:
     from annotation.models import Study
 
     if study.phase != Study.Phase.PILOT:
         raise CodebookError("phase: after the pilot the codebook grows only through a proposal every annotator "
                             "votes for")
-    taxonomy = _check(study, user, reason or "added during the pilot")
+    taxonomy = _check(study, user, reason or "added during the pilot", expected_revision)
     category = add_category(_live(study, parent_id), name, definition)
     _log(taxonomy, user, ChangeLogEntry.Kind.ADD, [], [_snapshot(category)], reason or "added during the pilot")
     return category
 
 
 @transaction.atomic
-def apply_proposal(proposal: Proposal, user, reason: str = "") -> Category:
+def apply_proposal(proposal: Proposal, user, reason: str = "", expected_revision: int | None = None) -> Category:
     """Only the lead, and only a passed proposal."""
     proposal = Proposal.objects.select_for_update().select_related("study", "parent").get(pk=proposal.pk)
-    taxonomy = _check(proposal.study, user, reason or "passed unanimously")
+    taxonomy = _check(proposal.study, user, reason or "passed unanimously", expected_revision)
     if proposal.status != Proposal.Status.PASSED:
         raise CodebookError(f"proposal: it is {proposal.get_status_display().lower()}; only a proposal every "
                             "member voted for can be added")
@@ -85,8 +92,9 @@ def apply_proposal(proposal: Proposal, user, reason: str = "") -> Category:
 
 
 @transaction.atomic
-def rename(study, user, category_id: int, name: str, reason: str, quote=None) -> Category:
-    taxonomy = _check(study, user, reason)
+def rename(study, user, category_id: int, name: str, reason: str, quote=None,
+           expected_revision: int | None = None) -> Category:
+    taxonomy = _check(study, user, reason, expected_revision)
     category = _live(study, category_id)
     if not name.strip():
         raise CodebookError("name: the new name is empty")
@@ -99,8 +107,8 @@ def rename(study, user, category_id: int, name: str, reason: str, quote=None) ->
 
 @transaction.atomic
 def clarify(study, user, category_id: int, reason: str, *, definition: str, inclusion: str = "",
-            exclusion: str = "", quote=None) -> Category:
-    taxonomy = _check(study, user, reason)
+            exclusion: str = "", quote=None, expected_revision: int | None = None) -> Category:
+    taxonomy = _check(study, user, reason, expected_revision)
     category = _live(study, category_id)
     before = _snapshot(category)
     category.definition, category.inclusion, category.exclusion = definition.strip(), inclusion.strip(), \
@@ -119,9 +127,10 @@ def _retire(categories: list[Category]) -> None:
 
 
 @transaction.atomic
-def split(study, user, category_id: int, parts: list[tuple[str, str]], reason: str, quote=None) -> list[Category]:
+def split(study, user, category_id: int, parts: list[tuple[str, str]], reason: str, quote=None,
+          expected_revision: int | None = None) -> list[Category]:
     """One category becomes several siblings; its labels go back to be chosen again."""
-    taxonomy = _check(study, user, reason)
+    taxonomy = _check(study, user, reason, expected_revision)
     category = _live(study, category_id)
     if len(parts) < 2:
         raise CodebookError("parts: a split makes at least two categories")
@@ -136,9 +145,10 @@ def split(study, user, category_id: int, parts: list[tuple[str, str]], reason: s
 
 
 @transaction.atomic
-def merge(study, user, category_ids: list[int], name: str, definition: str, reason: str, quote=None) -> Category:
+def merge(study, user, category_ids: list[int], name: str, definition: str, reason: str, quote=None,
+          expected_revision: int | None = None) -> Category:
     """Several siblings become one; their labels go back to be chosen again."""
-    taxonomy = _check(study, user, reason)
+    taxonomy = _check(study, user, reason, expected_revision)
     sources = [_live(study, pk) for pk in dict.fromkeys(category_ids)]
     if len(sources) < 2:
         raise CodebookError("categories: a merge takes at least two categories")
@@ -154,8 +164,9 @@ def merge(study, user, category_ids: list[int], name: str, definition: str, reas
 
 
 @transaction.atomic
-def retire(study, user, category_id: int, reason: str, quote=None) -> Category:
-    taxonomy = _check(study, user, reason)
+def retire(study, user, category_id: int, reason: str, quote=None,
+           expected_revision: int | None = None) -> Category:
+    taxonomy = _check(study, user, reason, expected_revision)
     category = _live(study, category_id)
     below = list(category.children.filter(retired_at__isnull=True))
     _retire([category])

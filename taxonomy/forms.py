@@ -29,3 +29,6 @@ class ChangeForm(forms.Form):
     others = forms.CharField(required=False, help_text="Merge: codes of the siblings to merge with, comma-separated")
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}),
                              error_messages={"required": "Every change to the codebook needs a reason."})
+    # The codebook revision the page was shown at: a change made meanwhile (or a second click) refuses this one.
+    revision = forms.IntegerField(min_value=0, widget=forms.HiddenInput, error_messages={
+        "required": "The form did not say which codebook revision it was shown for; reload the page."})

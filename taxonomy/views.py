@@ -82,25 +82,26 @@ def change(request: HtmxHttpRequest, study_id: int, category_id: int):
         return redirect("taxonomy:codebook", study_id=study.pk)
     data, reason = form.cleaned_data, form.cleaned_data["reason"]
     quote = _quote(study, request.POST.get("quote", ""))
+    expected = {"quote": quote, "expected_revision": data["revision"]}
     try:
         if data["kind"] == "rename":
-            changes.rename(study, request.user, category_id, data["name"], reason, quote=quote)
+            changes.rename(study, request.user, category_id, data["name"], reason, **expected)
         elif data["kind"] == "clarify":
             changes.clarify(study, request.user, category_id, reason, definition=data["definition"],
-                            inclusion=data["inclusion"], exclusion=data["exclusion"], quote=quote)
+                            inclusion=data["inclusion"], exclusion=data["exclusion"], **expected)
         elif data["kind"] == "split":
             parts = [tuple(p.strip() for p in (line.split(":", 1) + [""])[:2])
                      for line in data["parts"].splitlines() if line.strip()]
-            changes.split(study, request.user, category_id, parts, reason, quote=quote)
+            changes.split(study, request.user, category_id, parts, reason, **expected)
         elif data["kind"] == "merge":
             codes = [c.strip() for c in data["others"].split(",") if c.strip()]
             others = list(study.taxonomy.categories.filter(code__in=codes).values_list("pk", flat=True))
             if len(others) != len(codes):
                 raise CodebookError("others: some of those codes are not in this codebook")
             changes.merge(study, request.user, [category_id, *others], data["name"], data["definition"], reason,
-                          quote=quote)
+                          **expected)
         else:
-            changes.retire(study, request.user, category_id, reason, quote=quote)
+            changes.retire(study, request.user, category_id, reason, **expected)
     except CodebookError as exc:
         messages.error(request, str(exc))
     else:
@@ -182,7 +183,11 @@ def proposal(request: HtmxHttpRequest, study_id: int, proposal_id: int):
                 cast_vote(item, request.user, form.cleaned_data["choice"] == "yes", form.cleaned_data["comment"])
                 messages.success(request, "Your vote is recorded.")
             elif action == "apply":
-                changes.apply_proposal(item, request.user, request.POST.get("reason", ""))
+                revision = request.POST.get("revision", "")
+                if not revision.isdigit():
+                    raise CodebookError("revision: the form did not say which codebook revision it was shown "
+                                        "for; reload the page")
+                changes.apply_proposal(item, request.user, request.POST.get("reason", ""), int(revision))
                 messages.success(request, "Added to the codebook.")
             elif action == "lapse":
                 lapse(item, request.user, request.POST.get("reason", ""))

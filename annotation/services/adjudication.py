@@ -47,11 +47,26 @@ def still_tied(study: Study) -> dict[int, list[str]]:
     return tied
 
 
+def decision_version(decision: Decision | None) -> str:
+    """What a decision form was shown for: no decision yet, or the one made at that moment."""
+    return decision.decided_at.isoformat() if decision is not None else "none"
+
+
 @transaction.atomic
-def decide(study: Study, user, issue_id: int, data: LabelInput, rationale: str) -> Decision:
-    """The lead's final label for a report, with the reason; a second decision revises it (history keeps both)."""
+def decide(study: Study, user, issue_id: int, data: LabelInput, rationale: str,
+           expected_version: str | None = None) -> Decision:
+    """The lead's final label for a report, with the reason; a second decision revises it (history keeps both).
+    With `expected_version`, refused when the report's decision is no longer the one the form was shown for
+    (a double click, or the lead and an admin deciding at once): a decision is never silently overwritten."""
     if not can_manage(user, study):
         raise PermissionDenied("Only the study's lead or an admin decides final labels.")
+    # Decisions of one study queue up here, so the version read below cannot change before the write.
+    study = Study.objects.select_for_update().select_related("current_round").get(pk=study.pk)
+    if expected_version is not None:
+        now = decision_version(Decision.objects.filter(study=study, issue_id=issue_id).first())
+        if now != expected_version:
+            raise LabelError("decision", "this report's final label changed since the page was shown (a second "
+                                         "click, or someone else deciding); nothing was changed. Look at it again.")
     if study.phase != Study.Phase.ADJUDICATION:
         raise LabelError("phase", "final labels are decided in the adjudication phase")
     if not study.issues.filter(pk=issue_id).exists():

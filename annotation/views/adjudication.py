@@ -16,7 +16,7 @@ from ..access import get_study_for
 from ..forms import NOT_RELEVANT_CHOICE, LabelForm
 from ..models import Comment, Decision, Label, Round
 from ..permissions import can_manage_seeing_labels
-from ..services.adjudication import decide, needing_decision
+from ..services.adjudication import decide, decision_version, needing_decision
 from ..services.labels import LabelError
 
 
@@ -58,7 +58,8 @@ def adjudicate(request: HtmxHttpRequest, study_id: int, issue_id: int):
     if request.method == "POST":
         if form.is_valid():
             try:
-                decide(study, request.user, issue.pk, form.to_input(), form.cleaned_data["rationale"])
+                decide(study, request.user, issue.pk, form.to_input(), form.cleaned_data["rationale"],
+                       expected_version=request.POST.get("expected", ""))
             except LabelError as exc:
                 error = exc.message
             else:
@@ -74,6 +75,7 @@ def adjudicate(request: HtmxHttpRequest, study_id: int, issue_id: int):
               .order_by("round__number", "annotator__username"))
     context = {
         "study": study, "issue": issue, "decision": decision, "error": error, "all_labels": labels,
+        "version": decision_version(decision),
         "comments": Comment.objects.filter(study=study, issue=issue).select_related("author", "round"),
         "summary": summary_for_display(issue), "types": codebook_tree(study.taxonomy),
         "initial": _initial(decision, form), "not_relevant": NOT_RELEVANT_CHOICE,

@@ -5,11 +5,12 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
-from django.db import IntegrityError
+from django.db import IntegrityError, transaction
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
+from concord import once
 from concord.http import HtmxHttpRequest
 
 from ..access import get_study_for
@@ -56,8 +57,15 @@ def invitation_create(request: HtmxHttpRequest, study_id: int):
     form = InvitationForm(request.POST)
     if not form.is_valid():
         return render(request, "annotation/members.html", _members_context(study, invitation_form=form), status=400)
-    invitation, token = invite(study, request.user, form.cleaned_data["role"], form.cleaned_data["days"],
-                               form.cleaned_data["note"])
+    try:
+        with transaction.atomic():
+            # A link names no state to expect: the form's one-time token makes a double click make one link.
+            once.claim(request.POST.get(once.FIELD))
+            invitation, token = invite(study, request.user, form.cleaned_data["role"], form.cleaned_data["days"],
+                                       form.cleaned_data["note"])
+    except once.AlreadySent as exc:
+        messages.error(request, str(exc))
+        return redirect("annotation:members", study_id=study.pk)
     link = request.build_absolute_uri(reverse("join", args=[token]))
     # The link is shown once: only its hash is stored.
     return render(request, "annotation/members.html", _members_context(study, new_link=link,

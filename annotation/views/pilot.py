@@ -26,7 +26,7 @@ def category_add(request: HtmxHttpRequest, study_id: int):
     else:
         try:
             category = add_in_pilot(study, request.user, form.cleaned_data["parent"], form.cleaned_data["name"],
-                                    form.cleaned_data["definition"])
+                                    form.cleaned_data["definition"], expected_revision=form.cleaned_data["revision"])
         except CodebookError as exc:
             messages.error(request, str(exc))
         else:

@@ -161,6 +161,11 @@ def decide_keyword(sample: ScreeningSample, user, accept: bool) -> ScreeningSamp
     if figures.decided < figures.total:
         raise ScreeningError(f"{figures.total - figures.decided} sampled issues have no final verdict yet")
     with transaction.atomic():
+        # A decision is taken once: a second click, or two admins at once, find it made and change nothing.
+        sample = ScreeningSample.objects.select_for_update().select_related("keyword").get(pk=sample.pk)
+        if sample.status != ScreeningSample.Status.OPEN:
+            raise ScreeningError(f"this sample was decided already ({sample.get_status_display().lower()}); "
+                                 "nothing was changed")
         sample.status = ScreeningSample.Status.ACCEPTED if accept else ScreeningSample.Status.REJECTED
         sample.decided_by, sample.decided_at = user, timezone.now()
         sample.save(update_fields=["status", "decided_by", "decided_at"])

@@ -6,11 +6,13 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
+from concord import once
 from concord.csv_stream import csv_lines, csv_response
 from concord.http import HtmxHttpRequest
 
@@ -62,18 +64,24 @@ def sample_create(request: HtmxHttpRequest):
     data = form.cleaned_data
     reviewers = (data["reviewer_a"], data["reviewer_b"], data["tiebreaker"])
     try:
-        if isinstance(form, KeywordSampleForm):
-            samples = [screening.draw_keyword_sample(data["keyword"], reviewers, data["seed"], data["size"],
-                                                     data["threshold"], user=request.user)]
-        else:
-            samples = [screening.draw_stratum_sample(data["source"], stratum, reviewers, data["seed"],
-                                                     data[f"{stratum}_rate"], user=request.user)
-                       for stratum in ("relevant", "unclear", "not_relevant")]
-    except screening.ScreeningError as exc:
+        with transaction.atomic():
+            # Drawing names no state to expect: the form's one-time token makes a double click draw once.
+            once.claim(request.POST.get(once.FIELD))
+            samples = _draw(form, data, reviewers, request.user)
+    except (screening.ScreeningError, once.AlreadySent) as exc:
         messages.error(request, str(exc))
         return redirect("ingest:screening_list")
     messages.success(request, "Drew " + ", ".join(f"{s} ({s.items.count()} of {s.population})" for s in samples))
     return redirect("ingest:sample_detail", sample_id=samples[0].pk)
+
+
+def _draw(form, data: dict, reviewers, user) -> list[ScreeningSample]:
+    if isinstance(form, KeywordSampleForm):
+        return [screening.draw_keyword_sample(data["keyword"], reviewers, data["seed"], data["size"],
+                                              data["threshold"], user=user)]
+    return [screening.draw_stratum_sample(data["source"], stratum, reviewers, data["seed"], data[f"{stratum}_rate"],
+                                          user=user)
+            for stratum in ("relevant", "unclear", "not_relevant")]
 
 
 @login_required
@@ -93,7 +101,9 @@ def sample_detail(request: HtmxHttpRequest, sample_id: int):
 def sample_decide(request: HtmxHttpRequest, sample_id: int):
     sample = _sample_for(request, sample_id)
     try:
-        screening.decide_keyword(sample, request.user, accept="accept" in request.POST)
+        if request.POST.get("expected_status") != ScreeningSample.Status.OPEN:
+            raise screening.ScreeningError("the form did not say which state it was shown for; reload the page")
+        sample = screening.decide_keyword(sample, request.user, accept="accept" in request.POST)
     except screening.ScreeningError as exc:
         messages.error(request, str(exc))
     else:

@@ -52,9 +52,11 @@ def test_the_decision_page_shows_every_label_and_note_and_records_the_rationale(
     page = client.get(url).content.decode()
     for name in ("lead", "alice", "bob", "charlie"):
         assert f"{name} on {stays_tied.number}" in page
-    refused = client.post(url, {"type": category("C").pk, "theme": category("C.1").pk, "rationale": ""})
+    refused = client.post(url, {"type": category("C").pk, "theme": category("C.1").pk, "rationale": "",
+                                "expected": "none"})
     assert refused.status_code == 400 and not Decision.objects.exists()
-    client.post(url, {"type": category("C").pk, "theme": category("C.1").pk, "rationale": "A crash: a bug."})
+    client.post(url, {"type": category("C").pk, "theme": category("C.1").pk, "rationale": "A crash: a bug.",
+                       "expected": "none"})
     decision = Decision.objects.get(issue=stays_tied)
     assert (decision.code, decision.method, decision.rationale, decision.decided_by) == (
         "C.1", "lead", "A crash: a bug.", lead)
@@ -63,7 +65,8 @@ def test_the_decision_page_shows_every_label_and_note_and_records_the_rationale(
 def test_closing_gives_every_report_its_final_label_and_how_it_was_reached(adjudicating, client_as, lead):
     study, stays_tied, settles, majority = adjudicating
     client_as(lead).post(reverse("annotation:adjudicate", args=[study.pk, stays_tied.pk]),
-                         {"type": category("A").pk, "theme": category("A.1").pk, "rationale": "Asks how to."})
+                         {"type": category("A").pk, "theme": category("A.1").pk, "rationale": "Asks how to.",
+                          "expected": "none"})
     advance(study, lead)
     finals = {d.issue_id: d for d in Decision.objects.filter(study=study)}
     assert len(finals) == study.issues.count() == 3
@@ -78,7 +81,8 @@ def test_annotators_cannot_adjudicate(adjudicating, client_as, annotator_a):
     client = client_as(annotator_a)
     assert client.get(reverse("annotation:adjudication_list", args=[study.pk])).status_code == 403
     response = client.post(reverse("annotation:adjudicate", args=[study.pk, stays_tied.pk]),
-                           {"type": category("C").pk, "theme": category("C.1").pk, "rationale": "mine"})
+                           {"type": category("C").pk, "theme": category("C.1").pk, "rationale": "mine",
+                            "expected": "none"})
     assert response.status_code == 403 and not Decision.objects.exists()
 
 
@@ -90,6 +94,7 @@ def test_per_type_agreement_uses_the_final_type_once_decided(adjudicating, clien
               .per_type}
     assert before["C"] == 2 and before["A"] == 0  # the tied report has no plurality type
     client_as(lead).post(reverse("annotation:adjudicate", args=[study.pk, stays_tied.pk]),
-                         {"type": category("A").pk, "theme": category("A.1").pk, "rationale": "Asks how to."})
+                         {"type": category("A").pk, "theme": category("A.1").pk, "rationale": "Asks how to.",
+                          "expected": "none"})
     after = study_agreement(study.rounds.get(number=1), resamples=10)
     assert {t.type.code: t.fleiss.n_reports for t in after.per_type}["A"] == 1

@@ -73,7 +73,7 @@ def finished(study, lead, annotator_a, annotator_b, annotator_c, client_as):
     advance(study, lead)
     client_as(lead).post(reverse("annotation:adjudicate", args=[study.pk, issues[0].pk]),
                          {"type": category("C", study.taxonomy).pk, "theme": category("C.1", study.taxonomy).pk,
-                          "rationale": "It crashes."})
+                          "rationale": "It crashes.", "expected": "none"})
     advance(study, lead)
     study.refresh_from_db()
     return study

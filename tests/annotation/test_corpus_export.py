@@ -31,7 +31,8 @@ def closed(study, lead, annotator_a, annotator_b, annotator_c, client_as):
     advance(study, lead)
     advance(study, lead)
     client_as(lead).post(reverse("annotation:adjudicate", args=[study.pk, tied.pk]),
-                         {"type": category("C").pk, "theme": category("C.1").pk, "rationale": "It crashes."})
+                         {"type": category("C").pk, "theme": category("C.1").pk, "rationale": "It crashes.",
+                          "expected": "none"})
     advance(study, lead)
     study.refresh_from_db()
     return study, tied, majority, other

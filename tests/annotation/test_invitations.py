@@ -11,13 +11,14 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.models import Invitation, Membership, Queue
+from concord.once import new_token
 
 pytestmark = pytest.mark.django_db
 
 
 def _link(client_as, lead, study, role="annotator", note="Dana"):
     response = client_as(lead).post(reverse("annotation:invitation_create", args=[study.pk]),
-                                    {"role": role, "days": 14, "note": note})
+                                    {"role": role, "days": 14, "note": note, "once": new_token()})
     assert response.status_code == 200
     return re.search(r'data-testid="invitation-link">([^<]+)<', response.content.decode()).group(1)
 
@@ -92,7 +93,8 @@ def test_someone_logged_in_joins_with_their_account(client_as, study, lead, outs
 def test_annotators_cannot_invite_or_see_invitations(client_as, study, annotator_a):
     client = client_as(annotator_a)
     assert client.get(reverse("annotation:members", args=[study.pk])).status_code == 403
-    response = client.post(reverse("annotation:invitation_create", args=[study.pk]), {"role": "lead", "days": 3})
+    response = client.post(reverse("annotation:invitation_create", args=[study.pk]), {"role": "lead", "days": 3,
+                                                                                        "once": new_token()})
     assert response.status_code == 403 and not Invitation.objects.exists()
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from concord.once import new_token
 from ingest.models import Keyword, KeywordList, ScreeningSample, ScreeningVote, Source
 from ingest.services.screening import draw_keyword_sample
 from tests.factories import make_issue, make_user
@@ -40,7 +41,8 @@ def test_admin_draws_a_keyword_sample_from_the_page(client_as, admin, cast):
         make_issue(source, title=f"llm {n}")
     a, b, c = cast
     response = client_as(admin).post(reverse("ingest:sample_create"), {
-        "keyword_sample": "1", "keyword": keyword.pk, "reviewer_a": a.pk, "reviewer_b": b.pk, "tiebreaker": c.pk,
+        "keyword_sample": "1", "once": new_token(),
+        "keyword": keyword.pk, "reviewer_a": a.pk, "reviewer_b": b.pk, "tiebreaker": c.pk,
         "seed": 416, "size": 3, "threshold": 0.8})
     sample = ScreeningSample.objects.get()
     assert response.status_code == 302 and sample.items.count() == 3 and sample.population == 5
@@ -50,7 +52,8 @@ def test_the_same_person_twice_is_refused(client_as, admin, cast):
     keyword = KeywordList.objects.create(name="k").keywords.create(term="llm")
     a, b, _c = cast
     client_as(admin).post(reverse("ingest:sample_create"), {
-        "keyword_sample": "1", "keyword": keyword.pk, "reviewer_a": a.pk, "reviewer_b": b.pk, "tiebreaker": a.pk,
+        "keyword_sample": "1", "once": new_token(),
+        "keyword": keyword.pk, "reviewer_a": a.pk, "reviewer_b": b.pk, "tiebreaker": a.pk,
         "seed": 1, "size": 3, "threshold": 0.8})
     assert not ScreeningSample.objects.exists()
 
@@ -91,7 +94,7 @@ def test_figures_and_decision(client_as, sample, cast, admin):
     client = client_as(admin)
     page = client.get(reverse("ingest:sample_detail", args=[sample.pk])).content.decode()
     assert "100 % (2 of 2)" in page and "Threshold 0.80: met" in page
-    client.post(reverse("ingest:sample_decide", args=[sample.pk]), {"accept": "1"})
+    client.post(reverse("ingest:sample_decide", args=[sample.pk]), {"accept": "1", "expected_status": "open"})
     assert Keyword.objects.get().status == Keyword.Status.ACCEPTED
     sample.refresh_from_db()
     assert sample.status == "accepted"

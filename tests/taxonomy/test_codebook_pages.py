@@ -59,7 +59,8 @@ def test_proposing_and_voting_through_the_pages_with_the_badge(client_as, own, l
     client_as(annotator_c).post(reverse("taxonomy:proposal", args=[own.pk, proposal.pk]), {"choice": "yes"})
     proposal.refresh_from_db()
     assert proposal.status == "passed"
-    client_as(lead).post(reverse("taxonomy:proposal", args=[own.pk, proposal.pk]), {"action": "apply"})
+    client_as(lead).post(reverse("taxonomy:proposal", args=[own.pk, proposal.pk]), {"action": "apply",
+                                                                                   "revision": own.taxonomy.revision})
     assert own.taxonomy.categories.filter(name="Tokenizer drift", parent=c1).exists()
     log = client_as(annotator_a).get(reverse("taxonomy:changelog", args=[own.pk])).content.decode()
     assert "Tokenizer drift" in log and "(unanimous)" in log
@@ -76,11 +77,11 @@ def test_a_proposal_without_an_example_is_refused_with_a_message(client_as, own,
 def test_the_lead_changes_a_category_from_the_page(client_as, own, lead):
     c2 = own.taxonomy.categories.get(code="C.2")
     client_as(lead).post(reverse("taxonomy:change", args=[own.pk, c2.pk]),
-                         {"kind": "rename", "name": "Memory", "reason": "shorter"})
+                         {"kind": "rename", "name": "Memory", "reason": "shorter", "revision": 1})
     c2.refresh_from_db()
     assert c2.name == "Memory"
     response = client_as(lead).post(reverse("taxonomy:change", args=[own.pk, c2.pk]),
-                                    {"kind": "rename", "name": "X", "reason": ""}, follow=True)
+                                    {"kind": "rename", "name": "X", "reason": "", "revision": 2}, follow=True)
     assert "needs a reason" in response.content.decode()
 
 

@@ -109,7 +109,8 @@ def test_a_quote_becomes_the_evidence_of_a_codebook_change(client_as, own, lead)
     c6 = own.taxonomy.categories.get(code="C.6")
     client_as(lead).post(reverse("taxonomy:change", args=[own.pk, c6.pk]),
                          {"kind": "clarify", "definition": "Faults in loading, saving and checkpoint formats.",
-                          "reason": "users met incompatible checkpoint formats", "quote": quote.pk})
+                          "reason": "users met incompatible checkpoint formats", "quote": quote.pk,
+                          "revision": own.taxonomy.revision})
     changes.rename(own, lead, own.taxonomy.categories.get(code="C.2").pk, "Memory", "shorter")
     table2 = client_as(lead).get(reverse("taxonomy:changelog", args=[own.pk]), {"evidence": "interviews"})
     text = table2.content.decode()
