@@ -61,7 +61,7 @@ def decide(study: Study, user, issue_id: int, data: LabelInput, rationale: str,
     if not can_manage(user, study):
         raise PermissionDenied("Only the study's lead or an admin decides final labels.")
     # Decisions of one study queue up here, so the version read below cannot change before the write.
-    study = Study.objects.select_for_update().select_related("current_round").get(pk=study.pk)
+    study = Study.objects.select_for_update().get(pk=study.pk)
     if expected_version is not None:
         now = decision_version(Decision.objects.filter(study=study, issue_id=issue_id).first())
         if now != expected_version:

@@ -128,7 +128,8 @@ def advance(study: Study, user, *, confirm_missing: bool = False, expected: tupl
     if expected is None and require_expected:
         raise PhaseError("The form did not say which phase it was shown for; reload the page and try again.")
     # Two leads pressing the button together must not open two rounds: the second waits here for the first.
-    study = Study.objects.select_for_update().select_related("current_round").get(pk=study.pk)
+    # No join here: a row joined while waiting for the lock would be read from before the other transaction.
+    study = Study.objects.select_for_update().get(pk=study.pk)
     if expected is not None and _state(study) != expected:
         phase, number = _state(study)
         raise PhaseError(f"The study has moved on since this page was shown: it is in its "

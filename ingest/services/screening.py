@@ -162,7 +162,7 @@ def decide_keyword(sample: ScreeningSample, user, accept: bool) -> ScreeningSamp
         raise ScreeningError(f"{figures.total - figures.decided} sampled issues have no final verdict yet")
     with transaction.atomic():
         # A decision is taken once: a second click, or two admins at once, find it made and change nothing.
-        sample = ScreeningSample.objects.select_for_update().select_related("keyword").get(pk=sample.pk)
+        sample = ScreeningSample.objects.select_for_update(of=("self",)).select_related("keyword").get(pk=sample.pk)
         if sample.status != ScreeningSample.Status.OPEN:
             raise ScreeningError(f"this sample was decided already ({sample.get_status_display().lower()}); "
                                  "nothing was changed")

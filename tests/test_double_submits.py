@@ -1,0 +1,246 @@
+"""A click happens once (issue 14, item 7): every state-changing action names the state it expects, so a double
+click, a resent form, or two people at once change it once. The concurrent cases run two threads on PostgreSQL;
+the sequential ones (the second click after the first) run everywhere."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.db import connection, connections
+from django.urls import reverse
+
+from annotation.models import Decision, Invitation, Study
+from annotation.services.adjudication import decide
+from annotation.services.labels import LabelError, LabelInput
+from annotation.services.phases import PhaseError, advance
+from concord.once import new_token
+from ingest.models import Keyword, KeywordList, ScreeningSample, Source
+from ingest.services.screening import ScreeningError, cast_vote, decide_keyword, draw_keyword_sample
+from taxonomy import changes
+from taxonomy.models import Category, Proposal
+from taxonomy.proposals import cast_vote as vote
+from taxonomy.proposals import open_proposal
+from taxonomy.services import CodebookError, copy_codebook
+from tests.factories import category, label_with, make_issue, make_user
+
+needs_postgresql = pytest.mark.skipif(connection.vendor != "postgresql",
+                                      reason="row locks need PostgreSQL (SQLite locks the file)")
+
+
+def _at_once(*calls) -> list:
+    """Run the calls in threads released together; what each raised (None when it succeeded)."""
+    gate = threading.Barrier(len(calls))
+    outcomes: list = [None] * len(calls)
+
+    def run(i, call):
+        try:
+            gate.wait()
+            call()
+        except Exception as exc:  # noqa: BLE001 - returned and asserted on by the tests
+            outcomes[i] = exc
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return outcomes
+
+
+def _shown(study) -> dict:
+    study.refresh_from_db()
+    return {"expected_phase": study.phase, "expected_round": study.current_round.number}
+
+
+# Sequential: the second click of a double click finds the state moved.
+
+@pytest.mark.django_db
+def test_a_double_click_on_advance_moves_the_study_one_phase(client_as, study, lead):
+    shown = {"confirm": "yes", **_shown(study)}
+    client = client_as(lead)
+    client.post(reverse("annotation:study_advance", args=[study.pk]), shown)
+    response = client.post(reverse("annotation:study_advance", args=[study.pk]), shown, follow=True)
+    assert "has moved on since this page was shown" in response.content.decode()
+    assert Study.objects.get(pk=study.pk).phase == Study.Phase.REVIEW
+    # A form that names no state is refused too.
+    response = client.post(reverse("annotation:study_advance", args=[study.pk]), {"confirm": "yes"}, follow=True)
+    assert "did not say which phase" in response.content.decode()
+    assert Study.objects.get(pk=study.pk).phase == Study.Phase.REVIEW
+
+
+@pytest.mark.django_db
+def test_a_codebook_change_sent_twice_changes_once(client_as, study, lead):
+    study.taxonomy = copy_codebook(study.taxonomy, "own")
+    study.save()
+    c2 = study.taxonomy.categories.get(code="C.2")
+    form = {"kind": "rename", "name": "Memory", "reason": "shorter", "revision": study.taxonomy.revision}
+    client = client_as(lead)
+    client.post(reverse("taxonomy:change", args=[study.pk, c2.pk]), form)
+    response = client.post(reverse("taxonomy:change", args=[study.pk, c2.pk]), {**form, "name": "Mem"}, follow=True)
+    assert "revision 2 now, not 1" in response.content.decode()
+    c2.refresh_from_db()
+    assert c2.name == "Memory" and study.taxonomy.changes.count() == 1
+
+
+@pytest.mark.django_db
+def test_a_decision_sent_twice_is_refused_the_second_time(client_as, study, lead, annotator_a):
+    issue = study.issues.first()
+    advance(study, lead, confirm_missing=True)
+    advance(study, lead, confirm_missing=True)
+    url = reverse("annotation:adjudicate", args=[study.pk, issue.pk])
+    form = {"type": category("C").pk, "theme": category("C.1").pk, "rationale": "It crashes.", "expected": "none"}
+    assert client_as(lead).post(url, form).status_code == 302
+    second = client_as(lead).post(url, {**form, "theme": category("C.2").pk})
+    assert second.status_code == 400 and "changed since the page was shown" in second.content.decode()
+    assert Decision.objects.get(issue=issue).theme.code == "C.1" and Decision.history.count() == 1
+
+
+@pytest.fixture
+def decided_sample(db):
+    a, b, c = make_user("scr-a"), make_user("scr-b"), make_user("scr-c")
+    keyword = KeywordList.objects.create(name="k").keywords.create(term="llm", status=Keyword.Status.CANDIDATE)
+    source = Source.objects.create(full_name="o/r", keyword_list=keyword.keyword_list)
+    make_issue(source, title="llm one")
+    sample = draw_keyword_sample(keyword, (a, b, c), seed=1, size=1)
+    for screener in (a, b):
+        cast_vote(screener, sample.items.get(), True)
+    return sample, make_user("boss", is_staff=True)
+
+
+@pytest.mark.django_db
+def test_a_keyword_is_decided_once(client_as, decided_sample):
+    sample, boss = decided_sample
+    client = client_as(boss)
+    client.post(reverse("ingest:sample_decide", args=[sample.pk]), {"accept": "1", "expected_status": "open"})
+    response = client.post(reverse("ingest:sample_decide", args=[sample.pk]), {"reject": "1",
+                                                                               "expected_status": "open"},
+                           follow=True)
+    assert "decided already" in response.content.decode()
+    sample.refresh_from_db()
+    assert sample.status == ScreeningSample.Status.ACCEPTED and sample.keyword.status == Keyword.Status.ACCEPTED
+
+
+@pytest.mark.django_db
+def test_an_invitation_form_sent_twice_makes_one_link(client_as, study, lead):
+    form = {"role": "annotator", "days": 3, "note": "Dana", "once": new_token()}
+    client = client_as(lead)
+    assert "invitation-link" in client.post(reverse("annotation:invitation_create", args=[study.pk]), form)\
+        .content.decode()
+    again = client.post(reverse("annotation:invitation_create", args=[study.pk]), form, follow=True)
+    assert "sent already" in again.content.decode() and Invitation.objects.count() == 1
+    without = client.post(reverse("annotation:invitation_create", args=[study.pk]), {**form, "once": ""},
+                          follow=True)
+    assert "no valid one-time token" in without.content.decode() and Invitation.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_a_sample_form_sent_twice_draws_once(client_as, decided_sample):
+    sample, boss = decided_sample
+    keyword = sample.keyword
+    keyword.status = Keyword.Status.CANDIDATE
+    keyword.save()
+    a, b, c = sample.reviewer_a, sample.reviewer_b, sample.tiebreaker
+    form = {"keyword_sample": "1", "once": new_token(), "keyword": keyword.pk, "reviewer_a": a.pk,
+            "reviewer_b": b.pk, "tiebreaker": c.pk, "seed": 2, "size": 1, "threshold": 0.8}
+    client = client_as(boss)
+    client.post(reverse("ingest:sample_create"), form)
+    assert "sent already" in client.post(reverse("ingest:sample_create"), form, follow=True).content.decode()
+    assert ScreeningSample.objects.count() == 2  # the fixture's and one more
+
+
+# Concurrent: two threads on PostgreSQL, as a lead and an admin pressing at the same moment.
+
+@needs_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_two_advances_at_once_move_the_study_one_phase(study, lead, admin):
+    expected = ("independent", 1)
+    outcomes = _at_once(lambda: advance(study, lead, confirm_missing=True, expected=expected),
+                        lambda: advance(study, admin, confirm_missing=True, expected=expected))
+    assert sorted(type(o).__name__ for o in outcomes) == ["NoneType", "PhaseError"], outcomes
+    study.refresh_from_db()
+    assert study.phase == Study.Phase.REVIEW and study.rounds.count() == 2
+
+
+@needs_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_two_decisions_at_once_make_one(study, lead, admin, annotator_a):
+    issue = study.issues.first()
+    label_with(annotator_a, study, issue, "C.1")
+    advance(study, lead, confirm_missing=True)
+    advance(study, lead, confirm_missing=True)
+    study.refresh_from_db()
+    pick = [LabelInput(type_id=category("C").pk, theme_id=category(code).pk) for code in ("C.1", "C.2")]
+    outcomes = _at_once(lambda: decide(study, lead, issue.pk, pick[0], "one", expected_version="none"),
+                        lambda: decide(study, admin, issue.pk, pick[1], "two", expected_version="none"))
+    assert sorted(type(o).__name__ for o in outcomes) == ["LabelError", "NoneType"]
+    assert Decision.objects.filter(issue=issue).count() == 1 and Decision.history.filter(issue=issue).count() == 1
+
+
+@needs_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_two_codebook_changes_from_one_revision_make_one(study, lead, admin):
+    study.taxonomy = copy_codebook(study.taxonomy, "own")
+    study.save()
+    c2 = study.taxonomy.categories.get(code="C.2").pk
+    outcomes = _at_once(lambda: changes.retire(study, lead, c2, "gone", expected_revision=1),
+                        lambda: changes.rename(study, admin, c2, "Memory", "shorter", expected_revision=1))
+    assert sorted(type(o).__name__ for o in outcomes) == ["CodebookError", "NoneType"]
+    assert study.taxonomy.changes.count() == 1
+
+
+@needs_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_a_proposal_applied_twice_at_once_adds_one_category(study, lead, admin, annotator_a, annotator_b,
+                                                               annotator_c):
+    study.taxonomy = copy_codebook(study.taxonomy, "own")
+    study.save()
+    proposal = open_proposal(study, annotator_a, parent_id=category("C.1", study.taxonomy).pk, name="Drift",
+                             definition="d", example_ids=[study.issues.first().pk])
+    for person in (lead, annotator_a, annotator_b, annotator_c):
+        vote(proposal, person, True)
+    outcomes = _at_once(lambda: changes.apply_proposal(proposal, lead, expected_revision=1),
+                        lambda: changes.apply_proposal(proposal, admin, expected_revision=1))
+    assert sorted(type(o).__name__ for o in outcomes) == ["CodebookError", "NoneType"]
+    assert Category.objects.filter(taxonomy=study.taxonomy, name="Drift").count() == 1
+    assert Proposal.objects.get().status == Proposal.Status.APPLIED
+
+
+@needs_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_a_keyword_decided_twice_at_once_is_decided_once(decided_sample):
+    sample, boss = decided_sample
+    other = make_user("boss2", is_staff=True)
+    outcomes = _at_once(lambda: decide_keyword(sample, boss, accept=True),
+                        lambda: decide_keyword(sample, other, accept=False))
+    assert sorted(type(o).__name__ for o in outcomes) == ["NoneType", "ScreeningError"]
+    sample.refresh_from_db()
+    assert sample.status in (ScreeningSample.Status.ACCEPTED, ScreeningSample.Status.REJECTED)
+    assert sample.keyword.status == ("accepted" if sample.status == "accepted" else "rejected")
+
+
+@needs_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_one_token_sent_twice_at_once_makes_one_invitation(study, lead):
+    from django.db import transaction
+
+    from annotation.services.invitations import invite
+    from concord import once
+
+    token = new_token()
+
+    def make():
+        with transaction.atomic():
+            once.claim(token)
+            invite(study, lead, "annotator", 3, "twice")
+
+    outcomes = _at_once(make, make)
+    assert sorted(type(o).__name__ for o in outcomes) == ["AlreadySent", "NoneType"]
+    assert Invitation.objects.count() == 1
+
+
+def test_the_error_kinds_are_the_ones_views_turn_into_messages():
+    # Each refusal above reaches the person as a message, never a 500.
+    for kind in (PhaseError, LabelError, CodebookError, ScreeningError):
+        assert issubclass(kind, ValueError)
