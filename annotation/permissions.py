@@ -48,13 +48,9 @@ def labels_blind(user, study: Study) -> bool:
         return True
     if role != Membership.Role.LEAD or study.phase != Study.Phase.INDEPENDENT or not study.lead_labels_blind:
         return False
-    cached = getattr(study, "_lead_blind_of", None)
-    if cached is not None and cached[0] == user.pk:
-        return cached[1]
-    blind = Queue.objects.filter(round_id=study.current_round_id, annotator=user, stopped_at__isnull=True,
-                                 done__lt=F("total")).exists()
-    study._lead_blind_of = (user.pk, blind)
-    return blind
+    # Not cached on the study: the lead's own submission can finish the queue in the middle of a request.
+    return Queue.objects.filter(round_id=study.current_round_id, annotator=user, stopped_at__isnull=True,
+                                done__lt=F("total")).exists()
 
 
 def can_view_all_labels(user, study: Study) -> bool:

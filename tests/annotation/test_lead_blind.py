@@ -1,0 +1,123 @@
+"""The lead labels blind (issue 14, item 6): while the lead's own queue of the independent round is unfinished,
+the lead sees what an annotator sees; stopping to see everything sets the lead's labels of the round aside from
+agreement and final labels; the agreement page and the dataset card say who labeled blind."""
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from agreement.reports import study_agreement
+from annotation.permissions import can_view_all_labels, labels_blind
+from annotation.selectors import raters
+from annotation.services.adjudication import current_votes
+from annotation.services.labels import LabelError, stop_labeling
+from annotation.services.phases import advance
+from annotation.services.studies import StudyError, update_settings
+from tests.factories import label_with, make_study
+
+pytestmark = pytest.mark.django_db
+
+CLOSED_TO_A_BLIND_LEAD = ["agreement:study_agreement", "api:study_agreement", "annotation:history",
+                          "annotation:history_csv", "annotation:study_export_csv", "annotation:corpus_csv",
+                          "annotation:corpus_jsonl", "annotation:study_json", "annotation:dataset_card",
+                          "annotation:statistics", "annotation:review_list", "api:label_history",
+                          "annotation:comparison", "annotation:adjudication_list"]
+
+
+@pytest.fixture
+def blind(lead, annotator_a, annotator_b):
+    study = make_study(lead, [annotator_a, annotator_b], n_issues=2, lead_labels_blind=True)
+    first, second = study.issues.order_by("created_at", "id")
+    label_with(annotator_a, study, first, "C.1", note="SECRET-NOTE-OF-ALICE")
+    label_with(annotator_b, study, first, "C.2", note="SECRET-NOTE-OF-BOB")
+    label_with(lead, study, first, "C.1", note="lead's own")
+    return study, first, second
+
+
+@pytest.mark.parametrize("name", CLOSED_TO_A_BLIND_LEAD)
+def test_a_lead_labeling_blind_cannot_open_what_shows_others_labels(client_as, blind, lead, name):
+    study, *_ = blind
+    assert client_as(lead).get(reverse(name, args=[study.pk])).status_code == 403
+
+
+def test_a_lead_labeling_blind_sees_only_their_own_labels_and_progress(client_as, blind, lead):
+    study, first, _ = blind
+    client = client_as(lead)
+    assert [r["annotator"] for r in client.get(reverse("api:label_list", args=[study.pk])).json()["results"]] \
+        == ["lead"]
+    # The study page names who still has labels to give (progress counts, as annotators see theirs); no label.
+    assert "SECRET-NOTE" not in client.get(reverse("annotation:study_detail", args=[study.pk])).content.decode()
+    for url in (reverse("taxonomy:codebook", args=[study.pk]),
+                reverse("annotation:issue_label", args=[study.pk, first.pk]),
+                reverse("annotation:issue_list", args=[study.pk]), reverse("taxonomy:changelog", args=[study.pk])):
+        page = client.get(url).content.decode()
+        assert "SECRET-NOTE" not in page and "alice" not in page and "bob" not in page.replace("bob's", ""), url
+    page = client.get(reverse("annotation:study_detail", args=[study.pk])).content.decode()
+    assert "You are labeling blind" in page and "1 of 2 labeled by you" in page
+
+
+def test_finishing_the_queue_lifts_the_blind_and_freezes_the_leads_labels(client_as, blind, lead):
+    study, first, second = blind
+    assert labels_blind(lead, study)
+    label_with(lead, study, second, "NR")
+    study.refresh_from_db()
+    assert not labels_blind(lead, study) and can_view_all_labels(lead, study)
+    assert client_as(lead).get(reverse("agreement:study_agreement", args=[study.pk])).status_code == 200
+    # Having seen the others, the lead can no longer change a label of this round.
+    with pytest.raises(LabelError, match="can see the others' labels"):
+        label_with(lead, study, first, "C.2")
+    assert {r.username: r.blind for r in raters(study.rounds.get())} == {"alice": True, "bob": True, "lead": True}
+
+
+def test_stopping_sets_the_leads_labels_aside_and_the_pages_say_so(client_as, blind, lead):
+    study, first, _ = blind
+    round = study.rounds.get()
+    assert study_agreement(round, resamples=10).by_type.n_raters == 3
+    response = client_as(lead).post(reverse("annotation:stop_labeling", args=[study.pk]),
+                                    {"expected_round": 1, "confirm": "yes"}, follow=True)
+    assert "set aside" in response.content.decode()
+    study.refresh_from_db()
+    assert can_view_all_labels(lead, study)
+    assert study_agreement(round, resamples=10).by_type.n_raters == 2
+    assert set(current_votes(study)[first.pk]) == {study.memberships.get(user__username=n).user_id
+                                                   for n in ("alice", "bob")}
+    page = client_as(lead).get(reverse("agreement:study_agreement", args=[study.pk])).content.decode()
+    assert "set aside from every figure" in page and "stopped labeling" in page
+    card = client_as(lead).get(reverse("annotation:dataset_card", args=[study.pk])).content.decode()
+    assert "lead (lead): stopped labeling" in card and "alice: blind" in card
+    # The lead's labels are kept: history and exports still hold them.
+    assert study.labels.filter(annotator=lead).count() == 1
+    with pytest.raises(LabelError, match="stopped labeling"):
+        stop_labeling(lead, study, 1)
+    # No longer in the queue of those who still have labels to give.
+    advance(study, lead, confirm_missing=True, expected=("independent", 1))
+
+
+def test_stopping_needs_the_expected_round_and_is_the_leads(client_as, blind, lead, annotator_a):
+    study, *_ = blind
+    assert client_as(annotator_a).post(reverse("annotation:stop_labeling", args=[study.pk]),
+                                       {"expected_round": 1, "confirm": "yes"}).status_code == 403
+    with pytest.raises(LabelError, match="no longer in independent round 7"):
+        stop_labeling(lead, study, 7)
+    client_as(lead).post(reverse("annotation:stop_labeling", args=[study.pk]), {"expected_round": 1})
+    assert labels_blind(lead, study)  # not confirmed: nothing changed
+
+
+def test_with_the_setting_off_the_lead_sees_everything_and_the_page_says_not_blind(client_as, lead, annotator_a):
+    study = make_study(lead, [annotator_a], n_issues=2, lead_labels_blind=False)
+    label_with(lead, study, study.issues.first(), "C.1")
+    assert not labels_blind(lead, study)
+    page = client_as(lead).get(reverse("agreement:study_agreement", args=[study.pk])).content.decode()
+    assert "the lead, not blind" in page
+
+
+def test_the_setting_is_fixed_once_the_independent_round_begins(blind, lead):
+    study, *_ = blind
+    with pytest.raises(StudyError, match="lead_labels_blind"):
+        update_settings(study, lead, name=study.name, description="", overlap=None, pilot_fraction=0.18,
+                        seed=study.seed, lead_labels_blind=False)
+
+
+def test_annotators_stay_blind_whatever_the_leads_setting(blind, annotator_a):
+    study, *_ = blind
+    assert labels_blind(annotator_a, study) and not can_view_all_labels(annotator_a, study)
