@@ -1,106 +1,273 @@
-"""Every endpoint × every role while the study is blind (its independent round open), and what changes
-once that round has closed. The walk in test_blindness.py checks that nothing leaks from what is allowed."""
+"""Every URL pattern and API endpoint × every role × every phase, full pages and htmx partials (issue 14).
+
+Each URL name has an entry saying which rule lets a role in; a URL added without an entry fails the test that
+walks the URL conf. Allowed roles get their page (200, or what the entry names); refused ones never get a 2xx
+and never a 500: outsiders 404 (the study is not theirs to know of), members without the right 403, anonymous
+visitors the login page (or 401/403 from the API). POST-only endpoints answer a GET with 405 and are also sent
+an empty POST, which changes nothing and is refused to those without the right.
+"""
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import pytest
 from django.test import Client
-from django.urls import reverse
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from annotation.models import Invitation, Label, Study
+from annotation.services.labels import stop_labeling
 from annotation.services.phases import advance
-from tests.factories import label_with
+from annotation.services.studies import create_study
+from ingest.models import IngestRun, Keyword, KeywordList, Source, SummaryBatch
+from ingest.services.screening import draw_keyword_sample
+from taxonomy.models import Participant, Proposal
+from tests.factories import codebook, label_with, make_issue, make_study, make_user
 
 pytestmark = pytest.mark.django_db
 
-ANON = (401, 403, 302)
-# (url name, needs issue): status for admin (staff, not a member), lead, annotator, outsider, anonymous.
-MATRIX = [
-    ("annotation:study_detail", False, 200, 200, 200, 404, 302),
-    ("annotation:queue", False, 403, 200, 200, 404, 302),
-    ("annotation:issue_list", False, 200, 200, 200, 404, 302),
-    ("annotation:issue_label", True, 403, 200, 200, 404, 302),
-    ("annotation:review_list", False, 200, 200, 403, 404, 302),
-    ("annotation:history", False, 200, 200, 403, 404, 302),
-    ("annotation:history_csv", False, 200, 200, 403, 404, 302),
-    ("annotation:members", False, 200, 200, 403, 404, 302),
-    ("annotation:study_settings", False, 200, 200, 403, 404, 302),
-    ("annotation:adjudication_list", False, 200, 200, 403, 404, 302),
-    ("annotation:adjudicate", True, 200, 200, 403, 404, 302),
-    ("annotation:study_export_csv", False, 200, 200, 403, 404, 302),
-    ("annotation:corpus_csv", False, 200, 200, 403, 404, 302),
-    ("annotation:corpus_jsonl", False, 200, 200, 403, 404, 302),
-    ("annotation:study_json", False, 200, 200, 403, 404, 302),
-    ("annotation:dataset_card", False, 200, 200, 403, 404, 302),
-    ("annotation:statistics", False, 200, 200, 403, 404, 302),
-    ("annotation:table1_csv", False, 200, 200, 403, 404, 302),
-    ("annotation:figure3_csv", False, 200, 200, 403, 404, 302),
-    ("taxonomy:interviews", False, 200, 200, 403, 404, 302),
-    ("taxonomy:interview_results", False, 200, 200, 403, 404, 302),
-    ("taxonomy:interview_results_csv", False, 200, 200, 403, 404, 302),
-    ("taxonomy:guide", False, 200, 200, 403, 404, 302),
-    ("annotation:comparison", False, 200, 200, 403, 404, 302),
-    ("annotation:comparison_csv", False, 200, 200, 403, 404, 302),
-    ("agreement:study_agreement", False, 200, 200, 403, 404, 302),
-    ("api:study_detail", False, 200, 200, 200, 404, ANON),
-    ("api:report_list", False, 200, 200, 200, 404, ANON),
-    ("api:report_detail", True, 200, 200, 200, 404, ANON),
-    ("api:queue_next", False, 403, 200, 200, 404, ANON),
-    ("api:label_list", False, 200, 200, 200, 404, ANON),
-    ("api:label_history", False, 200, 200, 403, 404, ANON),
-    ("api:comment_list", True, 200, 200, 403, 404, ANON),
-    ("api:study_agreement", False, 200, 200, 403, 404, ANON),
-]
-ROLES = ["admin", "lead", "annotator_a", "outsider", None]
+ROLES = ["anonymous", "annotator", "outsider", "other_lead", "lead_blind", "lead_open", "admin"]
+PHASES = ["pilot", "independent", "review", "adjudication", "closed"]
+MEMBERS = {"annotator", "lead_blind", "lead_open"}
+LEADS = {"lead_blind", "lead_open"}
 
 
-@pytest.fixture
-def labeled(study, lead, annotator_a, annotator_b):
-    issue = study.issues.order_by("created_at", "id").first()
-    label_with(annotator_b, study, issue, "C.1", note="bob's")
-    label_with(lead, study, issue, "C.2", note="lead's")
-    return study, issue
+# Who may: the rules of annotation.permissions, restated from the roles' point of view.
+def anyone(role, phase):
+    return True
 
 
-@pytest.mark.parametrize("name, with_issue, expected", [(r[0], r[1], r[2:]) for r in MATRIX],
-                         ids=[row[0] for row in MATRIX])
-@pytest.mark.parametrize("role_index", range(len(ROLES)), ids=[r or "anonymous" for r in ROLES])
-def test_who_may_open_what_while_blind(request, labeled, name, with_issue, expected, role_index):
-    study, issue = labeled
-    role = ROLES[role_index]
-    client = Client()
-    if role:
-        client.force_login(request.getfixturevalue(role))
-    args = [study.pk, issue.pk] if with_issue else [study.pk]
-    status = client.get(reverse(name, args=args)).status_code
-    allowed = expected[role_index]
-    assert status in (allowed if isinstance(allowed, tuple) else (allowed,)), f"{name} as {role}: {status}"
+def logged_in(role, phase):
+    return role != "anonymous"
 
 
-def test_writes_are_refused_to_those_who_may_not_write(client_as, labeled, annotator_a, outsider, admin):
-    study, issue = labeled
-    from annotation.models import Invitation, Label
-
-    for user, expected in ((outsider, 404), (annotator_a, 403)):
-        client = client_as(user)
-        assert client.post(reverse("annotation:study_advance", args=[study.pk])).status_code == expected
-        assert client.post(reverse("annotation:invitation_create", args=[study.pk]),
-                           {"role": "lead", "days": 2}).status_code == expected
-    assert client_as(outsider).post(reverse("api:label_list", args=[study.pk]),
-                                    {"issue": issue.pk, "is_relevant": False}).status_code == 404
-    # A staff member who is not in the study may read it but has no queue to label from.
-    response = client_as(admin).post(reverse("api:label_list", args=[study.pk]),
-                                     {"issue": issue.pk, "is_relevant": False})
-    assert response.status_code == 403
-    assert not Invitation.objects.exists() and Label.objects.count() == 2
+def staff(role, phase):
+    return role == "admin"
 
 
-def test_once_the_independent_round_closes_members_see_each_others_labels(client_as, labeled, lead, annotator_a):
-    study, issue = labeled
-    client = client_as(annotator_a)
-    assert {r["annotator"] for r in client.get(reverse("api:label_list", args=[study.pk])).json()["results"]} == set()
-    advance(study, lead, confirm_missing=True)
-    names = {r["annotator"] for r in client.get(reverse("api:label_list", args=[study.pk])).json()["results"]}
-    assert names == {"bob", "lead"}
-    assert client.get(reverse("annotation:review_list", args=[study.pk])).status_code == 200
-    assert client.get(reverse("agreement:study_agreement", args=[study.pk])).status_code == 200
-    # History and exports remain the lead's tools.
-    assert client.get(reverse("annotation:history", args=[study.pk])).status_code == 403
+def viewer(role, phase):
+    return role in MEMBERS or role == "admin"
+
+
+def labeler(role, phase):
+    return role in MEMBERS
+
+
+def manager(role, phase):
+    return role in LEADS or role == "admin"
+
+
+def lead_only(role, phase):
+    return role in LEADS
+
+
+def sees_labels(role, phase):
+    """The blind rule: annotators during the pilot and independent round, the lead while labeling blind."""
+    if role in {"admin", "lead_open"}:
+        return True
+    if role == "lead_blind":
+        return phase != "independent"
+    return role == "annotator" and phase not in {"pilot", "independent"}
+
+
+def manager_seeing(role, phase):
+    return manager(role, phase) and sees_labels(role, phase)
+
+
+def screener(role, phase):
+    # The sample's screeners are the annotator (alice) and the blind lead (tie-breaker); admins see every sample.
+    return role in {"annotator", "lead_blind", "admin"}
+
+
+GET, POST = "GET", "POST"
+# name: (rule, method, statuses an allowed role may get when more than 200 is right)
+MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
+    # Accounts and invitation links
+    "login": (anyone, GET, {200, 302}),
+    "logout": (logged_in, POST, {302}),
+    "join": (anyone, GET, {410}),  # an unknown link: gone, whoever asks
+    # API
+    "api:schema": (logged_in, GET, None),
+    "api:study_list": (logged_in, GET, None),
+    "api:study_detail": (viewer, GET, None),
+    "api:report_list": (viewer, GET, None),
+    "api:report_detail": (viewer, GET, None),
+    "api:queue_next": (labeler, GET, {200, 204, 404}),  # 404: no open round to take from
+    "api:queue_skip": (labeler, POST, {400, 404}),
+    "api:label_list": (viewer, GET, None),
+    "api:label_history": (manager_seeing, GET, None),
+    "api:comment_list": (sees_labels, GET, None),
+    "api:study_agreement": (sees_labels, GET, None),
+    # Studies
+    "annotation:study_list": (logged_in, GET, None),
+    "annotation:study_new": (staff, GET, None),
+    "annotation:study_detail": (viewer, GET, None),
+    "annotation:study_advance": (manager, POST, {302}),
+    "annotation:stop_labeling": (lead_only, POST, {302}),
+    "annotation:study_settings": (manager, GET, None),
+    "annotation:study_export_csv": (manager_seeing, GET, None),
+    "annotation:corpus_csv": (manager_seeing, GET, None),
+    "annotation:corpus_jsonl": (manager_seeing, GET, None),
+    "annotation:study_json": (manager_seeing, GET, None),
+    "annotation:dataset_card": (manager_seeing, GET, None),
+    "annotation:statistics": (sees_labels, GET, None),
+    "annotation:table1_csv": (sees_labels, GET, None),
+    "annotation:figure3_csv": (sees_labels, GET, None),
+    "annotation:comparison": (sees_labels, GET, None),
+    "annotation:comparison_csv": (sees_labels, GET, None),
+    "annotation:baseline": (manager_seeing, POST, {302}),
+    "annotation:comparison_card": (manager_seeing, POST, {302}),
+    "annotation:subset_define": (manager_seeing, POST, {302}),
+    "annotation:history": (manager_seeing, GET, None),
+    "annotation:history_csv": (manager_seeing, GET, None),
+    # Members and invitations
+    "annotation:members": (manager, GET, None),
+    "annotation:invitation_create": (manager, POST, {400}),
+    "annotation:invitation_revoke": (manager, POST, {302}),
+    # Reports and labeling
+    "annotation:issue_list": (viewer, GET, None),
+    "annotation:queue": (labeler, GET, None),
+    "annotation:previous": (labeler, GET, {200, 302}),
+    "annotation:issue_label": (labeler, GET, {200, 404}),
+    "annotation:label_submit": (labeler, POST, {400, 404}),
+    "annotation:label_skip": (labeler, POST, {302, 400, 404}),
+    "annotation:category_add": (viewer, POST, {302}),
+    # Review and adjudication
+    "annotation:review_list": (sees_labels, GET, None),
+    "annotation:comment_post": (sees_labels, POST, {400, 404}),
+    "annotation:adjudication_list": (manager_seeing, GET, None),
+    "annotation:adjudicate": (manager_seeing, GET, None),
+    # Agreement
+    "agreement:study_agreement": (sees_labels, GET, None),
+    "agreement:recompute": (sees_labels, POST, {302}),
+    # Sources, runs and screening
+    "ingest:source_list": (staff, GET, None),
+    "ingest:source_detail": (staff, GET, None),
+    "ingest:source_ingest": (staff, POST, {302, 400}),
+    "ingest:source_decisions_csv": (staff, GET, None),
+    "ingest:batch_progress": (staff, GET, {200, 286}),
+    "ingest:run_progress": (staff, GET, {200, 286}),
+    "ingest:screening_list": (logged_in, GET, None),
+    "ingest:screening_report": (staff, GET, None),
+    "ingest:sample_create": (staff, POST, {302}),
+    "ingest:sample_detail": (staff, GET, None),
+    "ingest:sample_decide": (staff, POST, {302}),
+    "ingest:sample_queue": (screener, GET, None),
+    "ingest:item_judge": (screener, POST, {400}),
+    # Codebook, proposals, interviews
+    "taxonomy:codebook": (viewer, GET, None),
+    "taxonomy:change": (manager, POST, {302}),
+    "taxonomy:changelog": (viewer, GET, None),
+    "taxonomy:proposals": (viewer, GET, None),
+    "taxonomy:proposal": (viewer, GET, None),
+    "taxonomy:export": (viewer, GET, None),
+    "taxonomy:details_csv": (viewer, GET, None),
+    "taxonomy:details": (viewer, GET, None),
+    "taxonomy:interviews": (manager, GET, None),
+    "taxonomy:interview_results": (manager, GET, None),
+    "taxonomy:guide": (manager, GET, None),
+    "taxonomy:participant_add": (manager, POST, {302, 400}),
+    "taxonomy:interview_results_csv": (manager, GET, None),
+    "taxonomy:participant": (manager, GET, None),
+    "taxonomy:my_votes": (logged_in, GET, None),
+    "taxonomy:import": (staff, GET, None),
+}
+# Not study-scoped: refused people are sent to log in (user_passes_test) or get 403, never 404 by design.
+REFUSED = {302, 401, 403, 404, 405}
+
+
+def _walk(patterns, ns=""):
+    for p in patterns:
+        if isinstance(p, URLResolver):
+            yield from _walk(p.url_patterns, f"{ns}{p.namespace}:" if p.namespace else ns)
+        elif isinstance(p, URLPattern) and p.name:
+            yield f"{ns}{p.name}", p
+
+
+def test_every_url_has_an_entry():
+    names = {name for name, _ in _walk(get_resolver().url_patterns) if not name.startswith("admin:")}
+    assert names - set(MATRIX) == set(), "URLs without an entry in the access matrix"
+    assert set(MATRIX) - names == set(), "entries for URLs that no longer exist"
+
+
+def _world(phase: str) -> tuple[dict, dict]:
+    """A study in `phase` with the cast; the users by role and the values for every URL's arguments."""
+    lead, lead2 = make_user("lead"), make_user("lead2")
+    alice, bob = make_user("alice"), make_user("bob")
+    users = {"annotator": alice, "outsider": make_user("mallory"), "lead_blind": lead, "lead_open": lead2,
+             "admin": make_user("admin", is_staff=True, is_superuser=True)}
+    users["other_lead"] = make_user("olga")
+    make_study(users["other_lead"], [], n_issues=1, name="Another study")
+    issues = [make_issue(title=f"Report {n}") for n in range(3)]
+    study = create_study(name="Matrix", taxonomy=codebook(), issues=issues, lead=lead, annotators=[alice, bob],
+                         with_pilot=phase == "pilot", lead_labels_blind=True)
+    study.memberships.create(user=lead2, role="lead")
+    c1 = study.taxonomy.categories.get(code="C.1")
+    proposal = Proposal.objects.create(study=study, parent=c1, name="Drift", definition="d", proposer=alice)
+    if phase != "pilot":
+        for person in (alice, bob):
+            for issue in issues:
+                label_with(person, study, issue, "C.1")
+        # The blind lead has labeled one report of three; the second lead stopped labeling to see everything.
+        label_with(lead, study, issues[0], "C.1")
+        from annotation.services.phases import join_round
+
+        join_round(study, lead2)
+        stop_labeling(lead2, Study.objects.get(pk=study.pk), 1)
+    for target in PHASES[PHASES.index("independent") + 1:PHASES.index(phase) + 1] if phase != "pilot" else []:
+        study = advance(Study.objects.get(pk=study.pk), users["admin"], confirm_missing=True)
+        assert study.phase == target
+    study = Study.objects.get(pk=study.pk)
+    assert study.phase == phase
+    keyword = KeywordList.objects.create(name="k").keywords.create(term="report", status=Keyword.Status.CANDIDATE)
+    source = Source.objects.create(full_name="o/r", keyword_list=keyword.keyword_list)
+    make_issue(source, title="report on llm")
+    sample = draw_keyword_sample(keyword, (alice, bob, lead), seed=1, size=1)
+    invitation = Invitation.objects.create(study=study, created_by=lead, token_hash="x" * 64,
+                                           expires_at="2099-01-01T00:00:00Z")
+    values = {
+        "study_id": study.pk, "issue_id": issues[0].pk, "category_id": c1.pk, "fmt": "json",
+        "proposal_id": proposal.pk, "invitation_id": invitation.pk, "source_id": source.pk,
+        "participant_id": Participant.objects.create(study=study, code="U1", group="user").pk,
+        "batch_id": SummaryBatch.objects.create(source=source, backend="extractive", prompt_version="1").pk,
+        "run_id": IngestRun.objects.create(source=source, kind="file").pk,
+        "sample_id": sample.pk, "item_id": sample.items.get().pk, "token": "no-such-token",
+    }
+    return users, values
+
+
+def _expected(name: str, role: str, phase: str) -> tuple[bool, set[int]]:
+    rule, method, extra = MATRIX[name]
+    allowed = rule(role, phase)
+    return allowed, (extra or {200}) if allowed else REFUSED
+
+
+@pytest.mark.parametrize("phase", PHASES)
+def test_who_may_open_and_send_what_in_every_phase(phase):
+    users, values = _world(phase)
+    labels_before = Label.objects.count()
+    wrong = []
+    for name, pattern in _walk(get_resolver().url_patterns):
+        if name.startswith("admin:"):
+            continue
+        url = reverse(name, kwargs={k: values[k] for k in pattern.pattern.converters})
+        method = MATRIX[name][1]
+        for role in ROLES:
+            client = Client()
+            if role != "anonymous":
+                client.force_login(users[role])
+            allowed, statuses = _expected(name, role, phase)
+            if method == GET:
+                for headers in ({}, {"HX-Request": "true"}):
+                    status = client.get(url, headers=headers).status_code
+                    if status not in statuses:
+                        wrong.append(f"{phase} {role} GET {name}{' (htmx)' if headers else ''}: {status}")
+            else:
+                status = client.get(url).status_code
+                if status not in {302, 401, 403, 404, 405}:
+                    wrong.append(f"{phase} {role} GET on POST-only {name}: {status}")
+                status = client.post(url, {}).status_code
+                if status >= 500 or (allowed and status in {401, 403}) or (not allowed and status not in REFUSED):
+                    wrong.append(f"{phase} {role} POST {name}: {status}")
+    assert not wrong, "\n".join(wrong)
+    # Empty posts name no state and carry no choice: none of them changed a label.
+    assert Label.objects.count() == labels_before
