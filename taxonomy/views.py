@@ -249,7 +249,10 @@ def details(request: HtmxHttpRequest, study_id: int, category_id: int):
 
     study = get_study_for(request, study_id)
     category = get_object_or_404(Category, pk=category_id, taxonomy=study.taxonomy)
-    manages = can_manage(request.user, study)
+    # Curated details come from annotators' notes and name the reports that carried them: the blind rule applies
+    # to reading them, and curating needs the notes in view.
+    sees_labels = can_view_all_labels(request.user, study)
+    manages = can_manage(request.user, study) and sees_labels
     if request.method == "POST":
         if not manages:
             raise PermissionDenied
@@ -264,9 +267,9 @@ def details(request: HtmxHttpRequest, study_id: int, category_id: int):
         return redirect("taxonomy:details", study_id=study.pk, category_id=category.pk)
     context = {
         "study": study, "category": category, "manages": manages,
-        "curated": category.details.prefetch_related("examples__source"),
+        "curated": category.details.prefetch_related("examples__source") if sees_labels else None,
         # Others' notes reveal their labels: only for those the blind rule lets see labels.
-        "notes": notes_for(study, category) if can_view_all_labels(request.user, study) else None,
+        "notes": notes_for(study, category) if sees_labels else None,
     }
     return render(request, "taxonomy/details.html", context)
 
@@ -280,7 +283,7 @@ def details_csv(request: HtmxHttpRequest, study_id: int):
 
     from .details import details_rows
 
-    study = get_study_for(request, study_id)
+    study = get_study_for(request, study_id, can_view_all_labels)
     return csv_response(details_rows(study.taxonomy), f"{slugify(study.name)}-explanatory-details.csv")
 
 

@@ -160,7 +160,7 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "taxonomy:proposals": (viewer, GET, None),
     "taxonomy:proposal": (viewer, GET, None),
     "taxonomy:export": (viewer, GET, None),
-    "taxonomy:details_csv": (viewer, GET, None),
+    "taxonomy:details_csv": (sees_labels, GET, None),
     "taxonomy:details": (viewer, GET, None),
     "taxonomy:interviews": (manager, GET, None),
     "taxonomy:interview_results": (manager, GET, None),

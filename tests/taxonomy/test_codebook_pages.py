@@ -90,7 +90,11 @@ def test_curated_details_are_exported(client_as, own, lead, annotator_a):
     c1 = own.taxonomy.categories.get(code="C.1")
     client_as(lead).post(reverse("taxonomy:details", args=[own.pk, c1.pk]),
                          {"text": "Build fails on CUDA 12", "examples": issue.number})
-    response = client_as(annotator_a).get(reverse("taxonomy:details_csv", args=[own.pk]))
+    # Curated from annotators' notes, with the reports that carried them: not for annotators while blind.
+    assert client_as(annotator_a).get(reverse("taxonomy:details_csv", args=[own.pk])).status_code == 403
+    page = client_as(annotator_a).get(reverse("taxonomy:details", args=[own.pk, c1.pk])).content.decode()
+    assert "Build fails on CUDA 12" not in page
+    response = client_as(lead).get(reverse("taxonomy:details_csv", args=[own.pk]))
     rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
     assert rows == [{"type": "Bug", "theme": c1.name, "sub_theme": "", "code": "C.1", "category": c1.name,
                      "detail": "Build fails on CUDA 12", "example_reports": issue.url}]
