@@ -29,3 +29,12 @@ def test_check_deploy_is_silent_with_debug_off_and_a_real_secret():
 def test_debug_off_without_a_secret_refuses_to_start():
     result = _manage("check", DEBUG="0")
     assert result.returncode != 0 and "SECRET_KEY must be set" in result.stderr
+
+
+def test_the_wsgi_server_refuses_to_start_without_a_secret():
+    # What gunicorn loads: the application object, which reads the settings.
+    dropped = {"DEBUG", "SECRET_KEY", "SECRET_KEY_FILE", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    environment = {k: v for k, v in os.environ.items() if k not in dropped} | {"DEBUG": "0"}
+    result = subprocess.run([sys.executable, "-c", "import concord.wsgi"], cwd=ROOT, env=environment,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0 and "SECRET_KEY must be set" in result.stderr

@@ -14,7 +14,7 @@ from taxonomy.selectors import codebook_tree
 
 from ..access import get_study_for
 from ..forms import NOT_RELEVANT_CHOICE, SKIP_REASONS, LabelForm, SkipForm
-from ..models import Round
+from ..models import Queue, Round
 from ..permissions import can_label, is_lead
 from ..selectors import assignment_of, current_round, label_of, neighbour, next_assignment, progress_for
 from ..services.labels import LabelError, submit_label
@@ -73,6 +73,11 @@ def _render(request: HtmxHttpRequest, context: dict, status: int = 200):
 @require_GET
 def queue(request: HtmxHttpRequest, study_id: int):
     study, round = _labeling(request, study_id)
+    # Only a lead stops labeling (to see everything); the role comes with the study, so annotators pay no query.
+    if round.is_open and is_lead(request.user, study) and Queue.objects.filter(
+            round=round, annotator=request.user, stopped_at__isnull=False).exists():
+        return _render(request, {"study": study, "round": round, "stopped": True,
+                                 "progress": progress_for(request.user, round)})
     assignment = next_assignment(request.user, round) if round.is_open else None
     return _render(request, _context(request, study, round, assignment))
 

@@ -83,6 +83,8 @@ def test_stopping_sets_the_leads_labels_aside_and_the_pages_say_so(client_as, bl
                                                    for n in ("alice", "bob")}
     page = client_as(lead).get(reverse("agreement:study_agreement", args=[study.pk])).content.decode()
     assert "set aside from every figure" in page and "stopped labeling" in page
+    queue = client_as(lead).get(reverse("annotation:queue", args=[study.pk])).content.decode()
+    assert "You stopped labeling round 1" in queue and "label-form" not in queue
     card = client_as(lead).get(reverse("annotation:dataset_card", args=[study.pk])).content.decode()
     assert "lead (lead): stopped labeling" in card and "alice: blind" in card
     # The lead's labels are kept: history and exports still hold them.
