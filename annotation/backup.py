@@ -383,7 +383,7 @@ def _import(path: Path) -> Restored:
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise StudyImportError(f"{path.name}: line 1: not a Concord study backup (no \"{FORMAT}\" header)")
     version = header.get("version")
-    if isinstance(version, bool) or version not in FORMATS:
+    if not isinstance(version, int) or isinstance(version, bool) or version not in FORMATS:
         raise StudyImportError(f"{path.name}: line 1: format version {version!r} is not one this Concord reads "
                                f"(it reads version {', '.join(map(str, FORMATS))})")
     kinds = FORMATS[version]

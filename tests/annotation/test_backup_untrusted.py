@@ -111,6 +111,13 @@ def test_bad_values_are_refused_naming_line_and_field(backup, tmp_path, kind, ch
     _refused(_write(tmp_path, _edit(backup, kind, change)), *words)
 
 
+@pytest.mark.parametrize("version", [[1], "1", True, 2, None, {"v": 1}])
+def test_a_header_with_a_strange_version_is_refused(backup, tmp_path, version):
+    backup[0]["version"] = version
+    with pytest.raises(CommandError, match="format version"):
+        call_command("import_study", _write(tmp_path, backup))
+
+
 def test_deep_nesting_and_bad_bytes_are_refused(backup, tmp_path):
     deep = "[" * 100_000 + "]" * 100_000
     _refused(_write(tmp_path, backup[:2] + [deep] + backup[2:]), "nested")
