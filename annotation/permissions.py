@@ -54,28 +54,16 @@ def labels_blind(user, study: Study) -> bool:
 
 
 def can_view_all_labels(user, study: Study) -> bool:
-    """Admins and the lead, unless they are labeling blind; members once the independent round has closed;
-    nobody else."""
-    if not user.is_authenticated:
-        return False
-    if not (user.is_staff or is_lead(user, study) or study.phase not in BLIND_PHASES) or not can_view_study(user,
-                                                                                                          study):
-        return False
-    return not labels_blind(user, study)
-
-
-def can_view_history(user, study: Study) -> bool:
-    """History and the corpus export show everyone's labels: the lead's and the admins' tools, and not while
-    they label blind."""
-    return can_manage(user, study) and not labels_blind(user, study)
+    """Admins and the study's members, unless they are labeling blind (see labels_blind)."""
+    return can_view_study(user, study) and not labels_blind(user, study)
 
 
 def can_manage_seeing_labels(user, study: Study) -> bool:
-    """The lead's and the admins' tools that show or compute from everyone's labels (adjudication, subset
-    comparisons): not while the lead labels blind."""
-    return can_manage(user, study) and can_view_all_labels(user, study)
+    """The lead's and the admins' tools that show or compute from everyone's labels (history, exports,
+    adjudication, subset comparisons): not while the lead labels blind."""
+    return can_manage(user, study) and not labels_blind(user, study)
 
 
 # Agreement figures reveal other annotators' labels, so they follow the same rule.
 can_view_agreement = can_view_all_labels
-can_export = can_view_history
+can_export = can_view_history = can_manage_seeing_labels
