@@ -77,7 +77,10 @@ class JsonlWorkers:
         self.close()
 
     def close(self) -> None:
-        self.pool.terminate()
+        # Let the workers finish the few chunks still in flight (at most `window`) and leave, rather than
+        # terminate(): terminating while the pool's task thread is writing a chunk to a worker can leave that
+        # thread blocked for ever, and the import with it (seen after a bad line stopped an import).
+        self.pool.close()
         self.pool.join()
 
     def _in_order(self, function, path) -> Iterator:
