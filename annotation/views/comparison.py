@@ -3,11 +3,13 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
+from concord import once
 from concord.csv_stream import csv_lines, csv_response
 from concord.http import HtmxHttpRequest
 from ingest.models import Keyword
@@ -79,8 +81,10 @@ def baseline(request: HtmxHttpRequest, study_id: int):
     try:
         size = int(request.POST.get("size", "0"))
         seed = int(request.POST.get("seed", "0"))
-        subset = draw_baseline(study, size, seed, request.POST.get("name", "").strip() or "baseline",
-                               keyword_group=request.POST.get("keyword_group", ""))
+        with transaction.atomic():
+            once.claim(request.POST.get(once.FIELD))  # a double click draws once
+            subset = draw_baseline(study, size, seed, request.POST.get("name", "").strip() or "baseline",
+                                   keyword_group=request.POST.get("keyword_group", ""))
     except (ValueError, ComparisonError) as exc:
         messages.error(request, str(exc))
     else:
@@ -94,8 +98,14 @@ def baseline(request: HtmxHttpRequest, study_id: int):
 def add_to_card(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_manage_seeing_labels)
     by, level = _choice(request)
-    ComparisonRecord.objects.create(study=study, by=by, level=level, figures=as_dict(compare_study(study, by, level),
-                                                                                      by, level))
+    try:
+        with transaction.atomic():
+            once.claim(request.POST.get(once.FIELD))  # a double click adds the comparison once
+            ComparisonRecord.objects.create(study=study, by=by, level=level,
+                                            figures=as_dict(compare_study(study, by, level), by, level))
+    except once.AlreadySent as exc:
+        messages.error(request, str(exc))
+        return redirect(reverse("annotation:comparison", args=[study.pk]) + f"?by={by}&level={level}")
     messages.success(request, "The comparison will appear in the dataset card.")
     return redirect(reverse("annotation:comparison", args=[study.pk]) + f"?by={by}&level={level}")
 
@@ -110,10 +120,12 @@ def subset_define(request: HtmxHttpRequest, study_id: int):
     post = request.POST
     try:
         years = [int(y) for y in post.get("years", "").replace(",", " ").split()]
-        subset = define_subset(study, post.get("name", ""), sources=post.getlist("sources"), years=years,
-                               type_code=post.get("type", "").strip(), keyword=post.get("keyword", ""),
-                               keyword_group=post.get("keyword_group", ""), verdict=post.get("verdict", ""),
-                               saved_list=post.get("saved_list", ""))
+        with transaction.atomic():
+            once.claim(post.get(once.FIELD))  # a double click defines the subset once
+            subset = define_subset(study, post.get("name", ""), sources=post.getlist("sources"), years=years,
+                                   type_code=post.get("type", "").strip(), keyword=post.get("keyword", ""),
+                                   keyword_group=post.get("keyword_group", ""), verdict=post.get("verdict", ""),
+                                   saved_list=post.get("saved_list", ""))
     except (ValueError, ComparisonError, SelectionError) as exc:
         messages.error(request, str(exc))
     else:

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.db.models import Count, Q
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from concord import once
 from concord.http import HtmxHttpRequest
 
 from ..access import get_study_for
@@ -66,10 +68,14 @@ def comment_post(request: HtmxHttpRequest, study_id: int, issue_id: int):
         error = "This study has no review round."
     elif form.is_valid():
         try:
-            post_comment(request.user, round, issue_id, form.cleaned_data["body"])
+            with transaction.atomic():
+                once.claim(request.POST.get(once.FIELD))  # a double click posts the comment once
+                post_comment(request.user, round, issue_id, form.cleaned_data["body"])
             form = CommentForm()
         except LabelError as exc:
             error = exc.message
+        except once.AlreadySent as exc:
+            error = str(exc)
     else:
         error = " ".join(e for errors in form.errors.values() for e in errors)
     if not request.htmx and not error:

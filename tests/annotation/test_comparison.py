@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from annotation.comparison import compare_study, draw_baseline, labels_at, subsets_by
 from annotation.models import Assignment, Decision, Subset
+from concord.once import new_token
 from ingest.models import Keyword, KeywordList
 from tests.factories import category, make_issue, make_source, make_study
 
@@ -86,7 +87,10 @@ def test_page_csv_command_and_card(client_as, two_sources, lead, annotator_a, ca
     call_command("compare", two_sources.name, "--by", "source", "--format", "json")
     data = json.loads(capsys.readouterr().out)
     assert data["df"] == 1 and data["subsets"] == ["pytorch/pytorch", "vllm-project/vllm"]
-    client.post(reverse("annotation:comparison_card", args=[two_sources.pk]), {"by": "source", "level": "theme"})
+    card_form = {"by": "source", "level": "theme", "once": new_token()}
+    client.post(reverse("annotation:comparison_card", args=[two_sources.pk]), card_form)
+    client.post(reverse("annotation:comparison_card", args=[two_sources.pk]), card_form)  # a double click
+    assert two_sources.comparisons.count() == 1
     card = client.get(reverse("annotation:dataset_card", args=[two_sources.pk])).content.decode()
     assert "Are subsets labeled differently? By source" in card and "Cramér's V" in card
     assert client_as(annotator_a).get(reverse("annotation:comparison", args=[two_sources.pk])).status_code == 403
@@ -116,7 +120,7 @@ def test_the_lead_defines_subsets_by_combined_rules_or_a_list(client_as, two_sou
     with pytest.raises(ComparisonError, match="no report"):
         define_subset(two_sources, "none", years=[1999])
     response = client_as(lead).post(reverse("annotation:subset_define", args=[two_sources.pk]),
-                                    {"name": "2-line", "saved_list": "nope"}, follow=True)
+                                    {"name": "2-line", "saved_list": "nope", "once": new_token()}, follow=True)
     assert "line 1" in response.content.decode()
 
 

@@ -6,6 +6,7 @@ from django.urls import reverse
 
 from annotation.models import Comment, Round
 from annotation.services.phases import advance
+from concord.once import new_token
 from tests.factories import label_with
 
 pytestmark = pytest.mark.django_db
@@ -40,13 +41,16 @@ def test_review_page_shows_every_label_and_note_with_its_annotator(client_as, in
 def test_comments_are_posted_and_shown_in_the_thread(client_as, in_review, annotator_b, annotator_c):
     study, tied = in_review
     url = reverse("annotation:comment_post", args=[study.pk, tied.pk])
-    html = client_as(annotator_b).post(url, {"body": "It crashes, so **bug**."},
-                                       headers={"HX-Request": "true"}).content.decode()
+    form = {"body": "It crashes, so **bug**.", "once": new_token()}
+    html = client_as(annotator_b).post(url, form, headers={"HX-Request": "true"}).content.decode()
     assert "<strong>bug</strong>" in html and "bob" in html
     page = client_as(annotator_c).get(reverse("annotation:queue", args=[study.pk])).content.decode()
     assert "<strong>bug</strong>" in page
-    response = client_as(annotator_c).post(url, {"body": "  "}, headers={"HX-Request": "true"})
+    response = client_as(annotator_c).post(url, {"body": "  ", "once": new_token()}, headers={"HX-Request": "true"})
     assert "Write something" in response.content.decode() and Comment.objects.count() == 1
+    # The same form sent twice (a double click) posts once.
+    again = client_as(annotator_b).post(url, form, headers={"HX-Request": "true"}).content.decode()
+    assert "sent already" in again and Comment.objects.count() == 1
 
 
 def test_comments_only_on_reports_under_review(client_as, in_review, annotator_a):
