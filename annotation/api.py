@@ -9,6 +9,7 @@ from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from concord.ids import parse_id
 from ingest.models import Issue
 from ingest.services.summaries import summary_for_display
 
@@ -210,9 +211,9 @@ class LabelListAPI(generics.ListCreateAPIView):
         study = get_study_for(self.request, self.kwargs["study_id"])
         labels = visible_labels(self.request.user, study)
         for param, field in (("round", "round__number"), ("issue", "issue_id")):
-            value = self.request.GET.get(param, "")
-            if value.isdigit():
-                labels = labels.filter(**{field: int(value)})
+            value = parse_id(self.request.GET.get(param))
+            if value is not None:
+                labels = labels.filter(**{field: value})
         return labels.order_by("issue_id", "annotator_id", "round__number")
 
     @extend_schema(request=LabelWriteSerializer, responses={201: LabelSavedSerializer})
@@ -256,7 +257,7 @@ class LabelHistoryAPI(generics.ListAPIView):
     def get_queryset(self):
         study = get_study_for(self.request, self.kwargs["study_id"], can_view_history)
         issue = self.request.GET.get("issue", "")
-        return label_changes(study, int(issue) if issue.isdigit() else None)
+        return label_changes(study, parse_id(issue))
 
 
 class CommentSerializer(serializers.ModelSerializer):

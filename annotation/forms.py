@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from django import forms
 
+from concord.ids import parse_id
+
 from .services.labels import LabelInput
 
 NOT_RELEVANT_CHOICE = "NR"
@@ -17,7 +19,7 @@ class LabelForm(forms.Form):
 
     def clean_type(self) -> str:
         value = self.cleaned_data["type"]
-        if value != NOT_RELEVANT_CHOICE and not value.isdigit():
+        if value != NOT_RELEVANT_CHOICE and parse_id(value) is None:
             raise forms.ValidationError("Unknown type.")
         return value
 

@@ -15,6 +15,7 @@ from annotation.models import Label
 from annotation.permissions import can_label, can_manage, can_view_all_labels
 from annotation.selectors import current_round
 from concord.http import HtmxHttpRequest
+from concord.ids import parse_id
 
 from . import changes
 from .forms import ChangeForm, ProposalForm, VoteForm
@@ -128,9 +129,8 @@ def _quote(study, value: str):
     """The interview quote a proposal or change comes from, if the form carried one of this study's."""
     from .models import Quote
 
-    if not str(value).isdigit():
-        return None
-    return Quote.objects.filter(pk=int(value), session__participant__study=study).first()
+    pk = parse_id(value)
+    return Quote.objects.filter(pk=pk, session__participant__study=study).first() if pk is not None else None
 
 
 def _examples(study, text: str) -> list[int]:
@@ -183,11 +183,11 @@ def proposal(request: HtmxHttpRequest, study_id: int, proposal_id: int):
                 cast_vote(item, request.user, form.cleaned_data["choice"] == "yes", form.cleaned_data["comment"])
                 messages.success(request, "Your vote is recorded.")
             elif action == "apply":
-                revision = request.POST.get("revision", "")
-                if not revision.isdigit():
+                revision = parse_id(request.POST.get("revision"))
+                if revision is None:
                     raise CodebookError("revision: the form did not say which codebook revision it was shown "
                                         "for; reload the page")
-                changes.apply_proposal(item, request.user, request.POST.get("reason", ""), int(revision))
+                changes.apply_proposal(item, request.user, request.POST.get("reason", ""), revision)
                 messages.success(request, "Added to the codebook.")
             elif action == "lapse":
                 lapse(item, request.user, request.POST.get("reason", ""))

@@ -138,3 +138,25 @@ def test_no_template_has_an_inline_script_or_handler():
         if re.search(r"<script(?![^>]*\bsrc=)[^>]*>|\son[a-z]+\s*=|\sstyle\s*=|javascript:", text):
             offending.append(str(template.relative_to(root)))
     assert not offending
+
+
+HOSTILE_NUMBERS = ["²", "٣", "9" * 5000, "99999999999999999999", "-1", "1\x00", " 1", "1e3"]
+
+
+@pytest.mark.parametrize("value", HOSTILE_NUMBERS)
+def test_numbers_in_query_strings_and_forms_never_give_a_500(client_as, study, lead, value):
+    issue = study.issues.first()
+    client = client_as(lead)
+    for url, data in ((reverse("annotation:history", args=[study.pk]), {"issue": value}),
+                      (reverse("api:label_history", args=[study.pk]), {"issue": value}),
+                      (reverse("api:label_list", args=[study.pk]), {"round": value, "issue": value}),
+                      (reverse("annotation:previous", args=[study.pk]), {"position": value})):
+        assert client.get(url, data).status_code in (200, 302), (url, value)
+    posts = ((reverse("annotation:study_advance", args=[study.pk]),
+              {"expected_phase": "independent", "expected_round": value, "confirm": "yes"}),
+             (reverse("annotation:stop_labeling", args=[study.pk]), {"expected_round": value, "confirm": "yes"}),
+             (reverse("annotation:label_submit", args=[study.pk, issue.pk]), {"type": value}))
+    for url, data in posts:
+        assert client.post(url, data).status_code in (302, 400), (url, value)
+    study.refresh_from_db()
+    assert study.phase == "independent"

@@ -7,6 +7,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
+from concord.ids import parse_id
 from ingest.screening import seeded_sample
 
 from ..models import Membership, Queue, ReviewItem, Round, Study
@@ -107,9 +108,10 @@ def _start_review(study: Study) -> Round:
 def expected_state(data) -> tuple[str, int] | None:
     """The phase and round number a form was shown for (its hidden expected_phase and expected_round)."""
     phase, number = data.get("expected_phase", ""), data.get("expected_round", "")
-    if phase not in Phase.values or not str(number).isdigit():
+    number = parse_id(number)
+    if phase not in Phase.values or number is None:
         return None
-    return phase, int(number)
+    return phase, number
 
 
 def _state(study: Study) -> tuple[str, int]:

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_GET
 
 from concord.csv_stream import csv_response
 from concord.http import HtmxHttpRequest
+from concord.ids import parse_id
 
 from ..access import get_study_for
 from ..history import history_csv_rows, label_changes
@@ -20,7 +21,7 @@ from ..permissions import can_view_history
 def history(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_view_history)
     issue = request.GET.get("issue", "")
-    changes = label_changes(study, issue_id=int(issue) if issue.isdigit() else None)
+    changes = label_changes(study, issue_id=parse_id(issue))
     page = Paginator(changes, 100).get_page(request.GET.get("page"))
     return render(request, "annotation/history.html", {"study": study, "page": page, "issue": issue})
 

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseLocation
 
 from concord.http import HtmxHttpRequest
+from concord.ids import parse_id
 from ingest.services.summaries import summary_for_display
 from taxonomy.selectors import codebook_tree
 
@@ -99,8 +100,8 @@ def issue_label(request: HtmxHttpRequest, study_id: int, issue_id: int):
 def previous(request: HtmxHttpRequest, study_id: int):
     """The report before `position` in the user's queue (the one just labeled, usually)."""
     study, round = _labeling(request, study_id)
-    position = request.GET.get("position", "")
-    issue_id = neighbour(request.user, round, int(position)) if position.isdigit() else None
+    position = parse_id(request.GET.get("position"))
+    issue_id = neighbour(request.user, round, position) if position is not None else None
     if issue_id is None:
         return redirect("annotation:queue", study_id=study.pk)
     return redirect("annotation:issue_label", study_id=study.pk, issue_id=issue_id)

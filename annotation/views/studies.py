@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from concord.csv_stream import csv_response
 from concord.http import HtmxHttpRequest
+from concord.ids import parse_id
 from taxonomy.services import copy_codebook
 
 from ..access import get_study_for
@@ -92,12 +93,12 @@ def study_advance(request: HtmxHttpRequest, study_id: int):
 def stop_labeling(request: HtmxHttpRequest, study_id: int):
     """The lead stops labeling the independent round blind, to see everything; their labels are set aside."""
     study = get_study_for(request, study_id, is_lead)
-    expected = request.POST.get("expected_round", "")
-    if request.POST.get("confirm") != "yes" or not expected.isdigit():
+    expected = parse_id(request.POST.get("expected_round"))
+    if request.POST.get("confirm") != "yes" or expected is None:
         messages.error(request, "Tick the box to confirm: your labels of this round will be set aside.")
         return redirect("annotation:study_detail", study_id=study.pk)
     try:
-        stop_labeling_blind(request.user, study, int(expected))
+        stop_labeling_blind(request.user, study, expected)
     except LabelError as exc:
         messages.error(request, exc.message)
     else:
