@@ -32,6 +32,7 @@ from django.db import DatabaseError, models, transaction
 from django.utils import timezone
 
 from concord.weburl import web_url
+from taxonomy.services import free_version
 
 from .backup_format import FORMATS, Kind
 
@@ -430,7 +431,7 @@ def _import(path: Path) -> Restored:
         if kind in {"ingest.screeningitem", "ingest.screeningvote"} and not _parent_restored(restore, kind, record):
             continue
         if kind == "taxonomy.taxonomy":
-            instance.version = _free_version(model, instance.name, instance.version)
+            instance.version = free_version(instance.name, instance.version, mark="restored ")
         if kind == "annotation.study":
             restore.current_round = record.get("current_round")
         restore.add(model, instance, record, line)
@@ -518,10 +519,3 @@ def _parent_restored(restore: _Restore, kind: str, record: dict) -> bool:
         ("ingest.screeningitem", record["fk"]["item"])
     return parent in restore.ids
 
-
-def _free_version(model, name: str, version: str) -> str:
-    candidate, n = version, 1
-    while model.objects.filter(name=name, version=candidate).exists():
-        n += 1
-        candidate = f"{version} (restored {n})"
-    return candidate

@@ -10,7 +10,8 @@ class Taxonomy(models.Model):
     """A codebook: a tree of categories, type → theme → sub-theme."""
 
     name = models.CharField(max_length=200)
-    version = models.CharField(max_length=50)
+    # Room for a study's copy, named "<version> for <study name>" (a study name has up to 200 characters).
+    version = models.CharField(max_length=300)
     source = models.TextField(blank=True)
     note = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

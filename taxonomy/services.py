@@ -105,12 +105,21 @@ def codebook_from_data(data: dict, path: str) -> Taxonomy:
 
 
 @transaction.atomic
+def free_version(name: str, version: str, mark: str = "") -> str:
+    """`version`, or "<version> (<mark>n)" for the first n that no codebook of this name has, cut to fit the
+    column (a name derived from user input must never be longer than where it is stored)."""
+    limit = Taxonomy._meta.get_field("version").max_length
+    candidate, n = version[:limit], 1
+    while Taxonomy.objects.filter(name=name, version=candidate).exists():
+        n += 1
+        suffix = f" ({mark}{n})"
+        candidate = version[:limit - len(suffix)] + suffix
+    return candidate
+
+
 def copy_codebook(taxonomy: Taxonomy, version: str) -> Taxonomy:
     """A study's own copy of a codebook, so that its pilot can shape it without touching other studies."""
-    base, n = version, 1
-    while Taxonomy.objects.filter(name=taxonomy.name, version=version).exists():
-        n += 1
-        version = f"{base} ({n})"
+    version = free_version(taxonomy.name, version)
     copy = Taxonomy.objects.create(name=taxonomy.name, version=version, source=taxonomy.source,
                                    note=f"Copied from {taxonomy}. {taxonomy.note}".strip())
     new_of: dict[int, Category] = {}

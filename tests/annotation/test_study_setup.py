@@ -151,3 +151,26 @@ def test_overlap_is_fixed_once_the_independent_round_begins(client_as, study, le
     response = client_as(lead).post(url, _settings(study, overlap=2))
     assert response.status_code == 400 and "queues are already dealt" in response.content.decode()
     assert client_as(annotator_a).get(url).status_code == 403
+
+
+def test_a_study_name_as_long_as_its_column_fits_its_codebook_copy(client_as, corpus, admin, lead):
+    # The copy's version is named after the study; on PostgreSQL a name past the column was a 500.
+    client = client_as(admin)
+    names = ["N" * 199 + "a", "N" * 199 + "b"]
+    for name in names:
+        response = client.post(reverse("annotation:study_new"), _form(name=name, lead=lead.pk))
+        assert response.status_code == 302
+    versions = [Study.objects.get(name=n).taxonomy.version for n in names]
+    limit = Study._meta.get_field("taxonomy").related_model._meta.get_field("version").max_length
+    assert all(len(v) <= limit for v in versions) and versions[0] != versions[1]
+
+
+def test_free_version_cuts_to_the_column_and_stays_unique(db):
+    from taxonomy.services import copy_codebook, free_version
+
+    base = codebook()
+    long = "v" * 400
+    first = copy_codebook(base, long)
+    second = copy_codebook(base, long)
+    assert len(first.version) == len(second.version) == 300 and first.version != second.version
+    assert free_version(base.name, long, mark="restored ").endswith("(restored 2)")
