@@ -138,6 +138,8 @@ def issues_in(study: Study, round: Round | None, user, *, query: str = "", mine:
     user labeled with that type, theme or sub-theme code (or NR). Label counts are added only for those who
     may see every label (the blindness rule).
     """
+    # Search text comes from the address bar: PostgreSQL refuses NUL, and nothing longer than a title matches.
+    query, code = (text.replace("\x00", "")[:1000] for text in (query, code))
     issues = study.issues.select_related("source").order_by("created_at", "id")
     if query:
         issues = issues.filter(Q(title__icontains=query) | Q(number=query.lstrip("#")))

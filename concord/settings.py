@@ -150,6 +150,7 @@ TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 if CLIENT_IP_HEADER and TRUSTED_PROXY_COUNT < 1:
     raise ImproperlyConfigured("CLIENT_IP_HEADER needs TRUSTED_PROXY_COUNT (how many proxies append to it).")
 AXES_CLIENT_IP_CALLABLE = "concord.client_ip.client_ip"
+AXES_USERNAME_CALLABLE = "concord.lockout.attempted_username"
 
 # Content-Security-Policy on every response (django-csp): scripts and styles from Concord's own origin only, so
 # no inline script, inline handler or eval runs even if something slipped past the sanitiser. Images in issue

@@ -160,3 +160,16 @@ def test_numbers_in_query_strings_and_forms_never_give_a_500(client_as, study, l
         assert client.post(url, data).status_code in (302, 400), (url, value)
     study.refresh_from_db()
     assert study.phase == "independent"
+
+
+@pytest.mark.parametrize("username", ["x" * 300, "bad\x00name", "é" * 151])
+def test_a_hostile_login_name_is_refused_with_the_form_not_a_500(username):
+    response = Client().post(reverse("login"), {"username": username, "password": "whatever"})
+    assert response.status_code == 200 and "Log in" in response.content.decode()  # the form again, refused
+
+
+@pytest.mark.parametrize("value", ["\x00", "a\x00b", "#" * 5000])
+def test_hostile_search_text_never_gives_a_500(client_as, study, lead, value):
+    client = client_as(lead)
+    for url in (reverse("annotation:issue_list", args=[study.pk]), reverse("api:report_list", args=[study.pk])):
+        assert client.get(url, {"q": value, "code": value}).status_code == 200, url
