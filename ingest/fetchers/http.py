@@ -23,6 +23,10 @@ class FetchError(Exception):
     """A failure that retrying will not fix; the message names the URL and status."""
 
 
+class NoAnswer(FetchError):
+    """Every try ended without an answer (connection refused or reset, timeout): the endpoint looks down."""
+
+
 @dataclass
 class Answer:
     url: str
@@ -86,7 +90,7 @@ class ApiClient:
             except (requests.ConnectionError, requests.Timeout) as exc:
                 failures += 1
                 if failures >= self.attempts:
-                    raise FetchError(
+                    raise NoAnswer(
                         f"{method} {url}: no answer after {failures} tries ({exc.__class__.__name__})"
                     ) from exc
                 self._wait(self.backoff * 2 ** (failures - 1), f"{method} {url}: {exc.__class__.__name__}")

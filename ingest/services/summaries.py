@@ -8,9 +8,12 @@ from django.utils import timezone
 from ..models import Issue, Source, Summary, SummaryBatch
 from ..summaries import content_hash, summariser_from_settings
 from ..summaries.extractive import summarise_text
-from ..summaries.openai_compat import SummaryError
+from ..summaries.openai_compat import EndpointDown, SummaryError
 
 PROGRESS_EVERY = 10
+# After this many issues in a row got no answer at all, the endpoint is down: the batch stops and says so,
+# instead of spending every retry on every remaining issue (hours for a study's corpus).
+DOWN_AFTER = 3
 
 
 def start_summary_batch(source: Source, user=None, summariser=None) -> SummaryBatch:
@@ -35,7 +38,7 @@ def _cached(batch: SummaryBatch, digest: str) -> Summary | None:
 
 
 def summarise_issue(batch: SummaryBatch, summariser, issue: Issue) -> str:
-    """Make (or reuse) one issue's summary; 'made', 'cached' or 'failed'."""
+    """Make (or reuse) one issue's summary; 'made', 'cached', 'failed', or 'down' (no answer: recorded as failed)."""
     digest = content_hash(issue.title, issue.body)
     key = {"issue": issue, "backend": batch.backend, "model": batch.model, "prompt_version": batch.prompt_version}
     cached = _cached(batch, digest)
@@ -50,7 +53,7 @@ def summarise_issue(batch: SummaryBatch, summariser, issue: Issue) -> str:
     except SummaryError as exc:
         Summary.objects.update_or_create(**key, defaults={
             "content_hash": digest, "status": Summary.Status.FAILED, "error": str(exc)})
-        return "failed"
+        return "down" if isinstance(exc, EndpointDown) else "failed"
     Summary.objects.update_or_create(**key, defaults={
         "content_hash": digest, "text": result.text, "verdict": result.verdict, "reason": result.reason,
         "status": Summary.Status.OK, "error": ""})
@@ -65,20 +68,33 @@ def run_summary_batch(batch: SummaryBatch, summariser=None) -> SummaryBatch:
     batch.total = len(issues)
     batch.save(update_fields=["status", "started_at", "total"])
     counts = {"made": 0, "cached": 0, "failed": 0}
+    down_in_a_row, stopped = 0, ""
     for i, issue in enumerate(issues, start=1):
-        counts[summarise_issue(batch, summariser, issue)] += 1
-        if i % PROGRESS_EVERY == 0 or i == len(issues):
+        outcome = summarise_issue(batch, summariser, issue)
+        down_in_a_row = down_in_a_row + 1 if outcome == "down" else 0
+        counts["failed" if outcome == "down" else outcome] += 1
+        if i % PROGRESS_EVERY == 0 or i == len(issues) or down_in_a_row >= DOWN_AFTER:
             SummaryBatch.objects.filter(pk=batch.pk).update(**counts)
+        if down_in_a_row >= DOWN_AFTER:
+            stopped = (f"stopped: the endpoint gave no answer for {DOWN_AFTER} issues in a row "
+                       f"({_error_of(issue, batch)}); {len(issues) - i} issues not tried. ")
+            break
     for field, value in counts.items():
         setattr(batch, field, value)
-    batch.status, batch.finished_at = SummaryBatch.Status.SUCCEEDED, timezone.now()
-    batch.message = f"{counts['made']} made, {counts['cached']} from the cache, {counts['failed']} failed"
-    if counts["failed"]:
+    batch.status = SummaryBatch.Status.FAILED if stopped else SummaryBatch.Status.SUCCEEDED
+    batch.finished_at = timezone.now()
+    batch.message = stopped + f"{counts['made']} made, {counts['cached']} from the cache, {counts['failed']} failed"
+    if counts["failed"] and not stopped:
         first = Summary.objects.filter(issue__source=batch.source, backend=batch.backend,
                                        status=Summary.Status.FAILED).values_list("error", flat=True).first()
         batch.message += f"; the first failure: {first}"
     batch.save()
     return batch
+
+
+def _error_of(issue: Issue, batch: SummaryBatch) -> str:
+    return Summary.objects.filter(issue=issue, backend=batch.backend, model=batch.model,
+                                  prompt_version=batch.prompt_version).values_list("error", flat=True).first() or ""
 
 
 def latest_summary(issue: Issue) -> Summary | None:

@@ -10,7 +10,7 @@ import re
 
 from django.conf import settings
 
-from ..fetchers.http import ApiClient, FetchError
+from ..fetchers.http import ApiClient, FetchError, NoAnswer
 from . import SummaryResult, Verdict, window
 
 NAME = "llm"
@@ -31,6 +31,10 @@ _VERDICTS = {"relevant": Verdict.RELEVANT, "not relevant": Verdict.NOT_RELEVANT,
 
 class SummaryError(Exception):
     """The endpoint failed or answered something unusable; the message says which, with the URL."""
+
+
+class EndpointDown(SummaryError):
+    """The endpoint gave no answer at all after every retry: the next issue would fare no better."""
 
 
 def user_prompt(title: str, body: str | None) -> str:
@@ -86,6 +90,8 @@ class ChatSummariser:
         }
         try:
             answer = self.client.post(self.url, payload)
+        except NoAnswer as exc:
+            raise EndpointDown(str(exc)) from exc
         except FetchError as exc:
             raise SummaryError(str(exc)) from exc
         try:

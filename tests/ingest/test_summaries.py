@@ -170,3 +170,48 @@ def test_extractive_batches_need_no_network_and_the_page_never_waits(source):
     summary = Summary.objects.get(issue=issue)
     assert batch.made == 1 and summary.backend == "extractive" and summary.reason.startswith("rule:")
     assert summary.content_hash == content_hash(issue.title, issue.body)
+
+
+def _dead_port() -> int:
+    """A port on 127.0.0.1 where nothing listens: bound, then closed."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_dead_endpoint_stops_the_batch_after_three_issues_and_says_failed(source):
+    # Issue 15, item 6: nothing listens there, so every issue would spend every retry.
+    url = f"http://127.0.0.1:{_dead_port()}/v1"
+    summariser = ChatSummariser(url, "test-model", timeout=1, attempts=2, backoff=0.01)
+    issues = [make_issue(source, title=f"report {n}") for n in range(6)]
+    batch = _batch(source, summariser)
+    assert batch.status == "failed" and batch.failed == 3 and batch.made == 0
+    assert "no answer for 3 issues in a row" in batch.message and f"{url}/chat/completions" in batch.message
+    assert "3 issues not tried" in batch.message
+    # Each issue tried has its own recorded reason; the others are left for the next batch.
+    assert Summary.objects.filter(status="failed").count() == 3
+    assert not Summary.objects.filter(issue__in=issues[3:]).exists()
+
+
+def test_an_endpoint_that_answers_again_resets_the_count(httpserver, source):
+    # Two issues get no answer (the server is not there yet), then it answers: the batch goes on and succeeds.
+    summariser = ChatSummariser(httpserver.url_for("/v1"), "test-model", timeout=1, attempts=1, backoff=0.01)
+    httpserver.expect_request("/v1/chat/completions").respond_with_json(_completion(GOOD))
+    for n in range(4):
+        make_issue(source, title=f"report {n}")
+    calls = {"n": 0}
+    real_post = summariser.client.post
+
+    def flaky(url, payload):
+        calls["n"] += 1
+        if calls["n"] in (1, 2):
+            from ingest.fetchers.http import NoAnswer
+
+            raise NoAnswer(f"POST {url}: no answer after 1 tries (ConnectionError)")
+        return real_post(url, payload)
+
+    summariser.client.post = flaky
+    batch = _batch(source, summariser)
+    assert batch.status == "succeeded" and (batch.failed, batch.made) == (2, 2)
