@@ -244,3 +244,33 @@ def test_the_error_kinds_are_the_ones_views_turn_into_messages():
     # Each refusal above reaches the person as a message, never a 500.
     for kind in (PhaseError, LabelError, CodebookError, ScreeningError):
         assert issubclass(kind, ValueError)
+
+
+@needs_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_stopping_to_label_twice_at_once_stops_once(lead, annotator_a):
+    from annotation.services.labels import stop_labeling
+    from tests.factories import make_study
+
+    study = make_study(lead, [annotator_a], lead_labels_blind=True)
+    outcomes = _at_once(lambda: stop_labeling(lead, study, 1), lambda: stop_labeling(lead, study, 1))
+    assert sorted(type(o).__name__ for o in outcomes) == ["LabelError", "NoneType"], outcomes
+    assert "stopped labeling this round already" in str(next(o for o in outcomes if o))
+
+
+@needs_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_stopping_while_the_round_closes_is_refused_or_comes_first(lead, admin, annotator_a):
+    from annotation.models import Queue
+    from annotation.services.labels import stop_labeling
+    from tests.factories import make_study
+
+    study = make_study(lead, [annotator_a], lead_labels_blind=True)
+    outcomes = _at_once(lambda: stop_labeling(lead, study, 1),
+                        lambda: advance(study, admin, confirm_missing=True, expected=("independent", 1)))
+    study.refresh_from_db()
+    assert study.phase == Study.Phase.REVIEW and outcomes[1] is None
+    stopped = Queue.objects.filter(round__number=1, round__study=study, annotator=lead, stopped_at__isnull=False)
+    # Either the stop came first (and was recorded in the open round) or it was told the round had closed.
+    assert (outcomes[0] is None) == stopped.exists()
+    assert outcomes[0] is None or "no longer in independent round 1" in str(outcomes[0])

@@ -10,7 +10,7 @@ from django.utils import timezone
 from ingest.models import Issue
 from taxonomy.models import Category
 
-from ..models import Assignment, Label, Membership, Queue, Round
+from ..models import Assignment, Label, Membership, Queue, Round, Study
 from ..permissions import labels_blind, role_in
 
 
@@ -88,7 +88,10 @@ def stop_labeling(user, study, expected_round: int) -> Queue:
     aside from agreement and final labels from then on (they are kept, and history keeps them)."""
     if role_in(user, study) != Membership.Role.LEAD:
         raise PermissionDenied("Only the lead stops labeling to see everything; annotators label blind.")
-    round = study.current_round
+    # The study row, as advance() takes it: stopping and closing the round at once happen one after the other,
+    # and the round is read after the lock, not from the page's copy of the study.
+    locked = Study.objects.select_for_update().get(pk=study.pk)
+    round = Round.objects.filter(pk=locked.current_round_id).first()
     if round is None or round.number != expected_round or not round.is_open \
             or round.kind != Round.Kind.INDEPENDENT:
         raise LabelError("round", f"the study is no longer in independent round {expected_round}; nothing was "
