@@ -19,11 +19,11 @@ def detect_format(path) -> str:
         try:
             head = f.read(4096).lstrip()
         except UnicodeDecodeError as exc:
-            raise ImportFileError(f"{display_name(path)}, line 1: not UTF-8 text") from exc
+            raise ImportFileError(f"{display_name(path)}:1: not UTF-8 text ({exc.reason})") from exc
     if head.startswith("{"):
         return "jsonl"
     if head.startswith("["):
-        for _where, first in iter_objects(path):
+        for _where, first, _raw in iter_objects(path):
             # gh's --json output speaks camelCase (createdAt, author, url); the REST API snake_case.
             if isinstance(first, dict) and GH_FIELDS & first.keys() and "html_url" not in first:
                 return "gh"

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from . import ImportFileError, IssueRecord
-from .text import label_names, login_of, number_field, text_field, time_field, url_field
+from .limits import checked
+from .text import json_kind, label_names, login_of, number_field, text_field, time_field, url_field
 
 
 def comments_of(value, where: str, author_key: str = "user", time_key: str = "created_at") -> tuple[int, list[dict]]:
@@ -10,14 +11,14 @@ def comments_of(value, where: str, author_key: str = "user", time_key: str = "cr
     if value is None:
         return 0, []
     if isinstance(value, bool) or not isinstance(value, int | list):
-        raise ImportFileError(f"{where}: field 'comments' must be a count or a list of comment objects")
+        raise ImportFileError(f"{where}: comments: {json_kind(value)} (expected a count or a list of comment objects)")
     if isinstance(value, int):
         return max(value, 0), []
     comments = []
     for i, c in enumerate(value):
         here = f"{where}: comments[{i}]"
         if not isinstance(c, dict):
-            raise ImportFileError(f"{here}: must be an object")
+            raise ImportFileError(f"{here}: {json_kind(c)} (expected a comment object)")
         comments.append({
             "author": login_of(c.get(author_key, c.get("author")), author_key, here),
             "body": text_field(c, "body", here),
@@ -33,13 +34,13 @@ def is_pull_request(obj: dict) -> bool:
 
 def record_from_github(obj, where: str) -> IssueRecord:
     if not isinstance(obj, dict):
-        raise ImportFileError(f"{where}: must be a JSON object, got {type(obj).__name__}")
+        raise ImportFileError(f"{where}: the record is {json_kind(obj)} (expected a JSON object, one issue)")
     count, comments = comments_of(obj.get("comments"), where)
     url_key = "html_url" if obj.get("html_url") else "url"
     url, warnings = url_field(text_field(obj, url_key, where), url_key, where)
-    return IssueRecord(
+    return checked(IssueRecord(
         number=number_field(obj, "number", where),
-        title=text_field(obj, "title", where, required=True)[:1000],
+        title=text_field(obj, "title", where, required=True),
         body=text_field(obj, "body", where),
         url=url,
         author=login_of(obj.get("user", obj.get("author")), "user", where),
@@ -53,4 +54,4 @@ def record_from_github(obj, where: str) -> IssueRecord:
         comments=comments,
         payload=obj,
         warnings=warnings,
-    )
+    ), where)

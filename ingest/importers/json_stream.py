@@ -17,7 +17,7 @@ _WHITESPACE = " \t\r\n"
 
 
 def iter_objects(path) -> Iterator[tuple[str, object]]:
-    """(where, value) for each element of the top-level array(s); where = "file, line N"."""
+    """(where, value, raw text) for each element of the top-level array(s); where = "FILE:LINE"."""
     name = display_name(path)
     with open_text(path) as f:
         buf, pos, line, depth, eof = "", 0, 1, 0, False
@@ -30,7 +30,7 @@ def iter_objects(path) -> Iterator[tuple[str, object]]:
             try:
                 chunk = f.read(CHUNK)
             except UnicodeDecodeError as exc:
-                raise ImportFileError(f"{name}, line {line}: not UTF-8 text") from exc
+                raise ImportFileError(f"{name}:{line}: not UTF-8 text ({exc.reason})") from exc
             if not chunk:
                 eof = True
                 return False
@@ -47,9 +47,9 @@ def iter_objects(path) -> Iterator[tuple[str, object]]:
                     break
             if pos >= len(buf):
                 if depth:
-                    raise ImportFileError(f"{name}, line {line}: the file ends inside an array")
+                    raise ImportFileError(f"{name}:{line}: the file ends inside an array (cut short?)")
                 if not started:
-                    raise ImportFileError(f"{name}: empty file, expected a JSON array of issues")
+                    raise ImportFileError(f"{name}:1: empty file (expected a JSON array of issues)")
                 return
             ch = buf[pos]
             if ch == "[" and depth < 2:
@@ -59,7 +59,7 @@ def iter_objects(path) -> Iterator[tuple[str, object]]:
             elif ch == "," and depth:
                 pos += 1
             elif depth == 0:
-                raise ImportFileError(f"{name}, line {line}: expected a JSON array of issues, found {ch!r}")
+                raise ImportFileError(f"{name}:{line}: found {ch!r} (expected a JSON array of issues)")
             else:
                 # Make sure a whole object is in the buffer unless the file has ended.
                 while len(buf) - pos < CHUNK and more():
@@ -72,7 +72,11 @@ def iter_objects(path) -> Iterator[tuple[str, object]]:
                         if more():
                             continue
                         at = line + buf.count("\n", pos, exc.pos)
-                        raise ImportFileError(f"{name}, line {at}: not valid JSON ({exc.msg})") from exc
-                yield f"{name}, line {line}", value
+                        raise ImportFileError(f"{name}:{at}: not valid JSON ({exc.msg})") from exc
+                    except RecursionError as exc:
+                        raise ImportFileError(f"{name}:{line}: nested too deeply to be an issue record") from exc
+                    except ValueError as exc:  # an integer of more than 4,300 digits
+                        raise ImportFileError(f"{name}:{line}: not usable JSON ({exc})") from exc
+                yield f"{name}:{line}", value, buf[pos:end]
                 line += buf.count("\n", pos, end)
                 pos = end

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from . import PULL_REQUEST, ImportFileError, IssueRecord
 from .github_fields import is_pull_request, record_from_github
+from .limits import check_payload
 from .text import NUL, REPLACEMENT, display_name, open_text
 
 _ESCAPED_NUL = "\\u0000"
@@ -22,24 +23,35 @@ def clean_line(line: str) -> str:
 
 def parse_line(line: str, where: str) -> IssueRecord | None:
     line = clean_line(line)
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise ImportFileError(f"{where}: not valid JSON ({exc.msg}, column {exc.colno})") from exc
+    obj = loads(line, where)
+    check_payload(line, obj, where)
     return PULL_REQUEST if isinstance(obj, dict) and is_pull_request(obj) else record_from_github(obj, where)
 
 
+def loads(text: str, where: str):
+    """json.loads, with every way it can fail (bad syntax, nesting that exhausts the stack, an integer of more
+    than 4,300 digits) named as a fault of the file."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ImportFileError(f"{where}: not valid JSON ({exc.msg}, column {exc.colno})") from exc
+    except RecursionError as exc:
+        raise ImportFileError(f"{where}: nested too deeply to be an issue record") from exc
+    except ValueError as exc:
+        raise ImportFileError(f"{where}: not usable JSON ({exc})") from exc
+
+
 def read_lines(path) -> Iterator[tuple[str, str]]:
-    """(where, line) for each non-blank line, where = "file, line N"."""
+    """(where, line) for each non-blank line, where = "FILE:LINE"."""
     name = display_name(path)
     lineno = 0
     with open_text(path) as f:
         try:
             for lineno, line in enumerate(f, start=1):  # noqa: B007 (read after the loop on error)
                 if line.strip():
-                    yield f"{name}, line {lineno}", line
+                    yield f"{name}:{lineno}", line
         except UnicodeDecodeError as exc:
-            raise ImportFileError(f"{name}, line {lineno + 1}: not UTF-8 text") from exc
+            raise ImportFileError(f"{name}:{lineno + 1}: not UTF-8 text ({exc.reason})") from exc
 
 
 def read(path) -> Iterator[IssueRecord | None]:

@@ -42,13 +42,23 @@ def text_field(obj: dict, field: str, where: str, required: bool = False) -> str
     value = obj.get(field)
     if value is None:
         if required:
-            raise ImportFileError(f"{where}: field '{field}' is missing")
+            raise ImportFileError(f"{where}: {field}: missing (expected text)")
         return ""
     if not isinstance(value, str):
-        raise ImportFileError(f"{where}: field '{field}' must be text, got {type(value).__name__}")
+        raise ImportFileError(f"{where}: {field}: {json_kind(value)} (expected text)")
     if required and not value.strip():
-        raise ImportFileError(f"{where}: field '{field}' is empty")
+        raise ImportFileError(f"{where}: {field}: empty (expected text)")
     return value
+
+
+def json_kind(value) -> str:
+    """A JSON value's kind in JSON's words, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    return {dict: "an object", list: "a list", str: "text", int: "a number", float: "a number"}.get(
+        type(value), type(value).__name__)
 
 
 def url_field(value: str, field: str, where: str) -> tuple[str, tuple[str, ...]]:
@@ -60,29 +70,37 @@ def url_field(value: str, field: str, where: str) -> tuple[str, tuple[str, ...]]
     if url:
         return url, ()
     shown = value if len(value) <= 60 else value[:57] + "..."
-    return "", (f"{where}: field '{field}' is not an http(s) link and was dropped: {shown!r}",)
+    return "", (f"{where}: {field}: not an http(s) link, dropped: {shown!r}",)
 
 
 def time_field(obj: dict, field: str, where: str):
     value = obj.get(field)
     if value in (None, ""):
         return None
+    expected = "expected an ISO 8601 date-time such as 2024-05-01T12:00:00Z"
     if not isinstance(value, str):
-        raise ImportFileError(f"{where}: field '{field}' is not an ISO 8601 date-time: {value!r}")
+        raise ImportFileError(f"{where}: {field}: {json_kind(value)} ({expected})")
+    shown = value if len(value) <= 40 else value[:37] + "..."
     try:
         # The C parser first (it reads what the platforms send, "Z" included); Django's for the rest.
         parsed = dt.datetime.fromisoformat(value)
     except ValueError:
-        parsed = parse_datetime(value)
+        try:
+            parsed = parse_datetime(value)
+        except ValueError as exc:  # well formed but impossible: 30 February, month 13, year 0
+            raise ImportFileError(f"{where}: {field}: {shown!r} is not a real date-time ({exc}; {expected})") from exc
     if parsed is None:
-        raise ImportFileError(f"{where}: field '{field}' is not an ISO 8601 date-time: {value!r}")
+        raise ImportFileError(f"{where}: {field}: {shown!r} is not a date-time ({expected})")
     return parsed
 
 
 def number_field(obj: dict, field: str, where: str) -> str:
     number = obj.get(field)
-    if isinstance(number, bool) or not isinstance(number, int | str) or str(number).strip() == "":
-        raise ImportFileError(f"{where}: field '{field}' is missing or not a number")
+    if number is None or isinstance(number, bool) or not isinstance(number, int | str) or str(number).strip() == "":
+        got = "missing" if number is None else "empty" if isinstance(number, str) else json_kind(number)
+        raise ImportFileError(f"{where}: {field}: {got} (expected the issue's number, such as 1234 or I8SLI3)")
+    if isinstance(number, int) and number.bit_length() > 63:
+        raise ImportFileError(f"{where}: {field}: a {len(str(abs(number)))}-digit number (at most 32 characters)")
     return str(number).strip()
 
 
@@ -92,19 +110,21 @@ def login_of(value, field: str, where: str) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, dict) and isinstance(value.get("login", ""), str):
-        return value.get("login", "") or value.get("name", "") or ""
-    raise ImportFileError(f"{where}: field '{field}' must be an object with 'login' or a name")
+        name = value.get("login", "") or value.get("name", "") or ""
+        if isinstance(name, str):
+            return name
+    raise ImportFileError(f"{where}: {field}: {json_kind(value)} (expected a user object with a 'login', or a name)")
 
 
 def label_names(value, where: str) -> list[str]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise ImportFileError(f"{where}: field 'labels' must be a list")
+        raise ImportFileError(f"{where}: labels: {json_kind(value)} (expected a list of labels)")
     names = []
     for i, label in enumerate(value):
         name = label.get("name") if isinstance(label, dict) else label
         if not isinstance(name, str):
-            raise ImportFileError(f"{where}: field 'labels[{i}]' must be a name or an object with 'name'")
+            raise ImportFileError(f"{where}: labels[{i}]: {json_kind(label)} (expected a name or an object with 'name')")
         names.append(name)
     return names

@@ -5,6 +5,7 @@ import uuid
 from pathlib import Path
 
 from django.conf import settings
+from django.core.exceptions import SuspiciousFileOperation
 from django.utils.text import get_valid_filename
 
 from ..models import IngestRun, Source
@@ -12,9 +13,14 @@ from . import runs
 
 
 def store_upload(uploaded) -> Path:
-    folder = Path(settings.MEDIA_ROOT) / "ingest"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{uuid.uuid4().hex}-{get_valid_filename(uploaded.name)}"
+    # A folder of its own, so that the file keeps its name: messages about it name the file its user chose.
+    folder = Path(settings.MEDIA_ROOT) / "ingest" / uuid.uuid4().hex
+    folder.mkdir(parents=True)
+    try:
+        name = get_valid_filename(Path(uploaded.name).name)
+    except SuspiciousFileOperation:  # a name such as ".." has nothing left once made safe
+        name = "upload"
+    path = folder / name
     with open(path, "wb") as out:
         for chunk in uploaded.chunks():
             out.write(chunk)

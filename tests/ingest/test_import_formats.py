@@ -70,13 +70,13 @@ def test_csv_with_bom_multiline_bodies_and_label_lists(tmp_path):
 
 def test_csv_errors_name_the_physical_line(tmp_path):
     text = 'number,title,body\n1,"First","spans\ntwo lines"\n2,,missing title\n'
-    with pytest.raises(ImportFileError, match=r"issues.csv, line 4: field 'title' is empty"):
+    with pytest.raises(ImportFileError, match=r"issues.csv:4: title: empty"):
         import_file(_write(tmp_path / "issues.csv", text), make_source("o/r"))
     assert not Issue.objects.exists()
 
 
 def test_csv_without_required_columns(tmp_path):
-    with pytest.raises(ImportFileError, match=r"x.csv, line 1: missing column\(s\) number"):
+    with pytest.raises(ImportFileError, match=r"x.csv:1: missing column\(s\) number"):
         import_file(_write(tmp_path / "x.csv", "title,body\nA,B\n"), make_source("o/r"))
 
 
@@ -90,7 +90,7 @@ def test_nul_characters_are_replaced_not_fatal(tmp_path):
 
 def test_broken_json_array_names_the_line(tmp_path):
     text = '[\n  {"number": 1, "title": "ok"},\n  {"number": 2, "title": "broken",,}\n]\n'
-    with pytest.raises(ImportFileError, match=r"broken.json, line 3: not valid JSON"):
+    with pytest.raises(ImportFileError, match=r"broken.json:3: not valid JSON"):
         import_file(_write(tmp_path / "broken.json", text), make_source("o/r"))
     assert not Issue.objects.exists()
 
@@ -111,7 +111,7 @@ def test_a_failed_import_is_recorded_on_its_run(tmp_path):
     with pytest.raises(ImportFileError):
         import_file(_write(tmp_path / "a.jsonl", "{not json"), source)
     run = IngestRun.objects.get()
-    assert run.status == IngestRun.Status.FAILED and "a.jsonl, line 1" in run.message and run.errors == 1
+    assert run.status == IngestRun.Status.FAILED and "a.jsonl:1" in run.message and run.errors == 1
 
 
 def test_framework_sources_keep_keyword_matches_and_record_them(tmp_path):
@@ -142,7 +142,7 @@ def test_worker_processes_give_the_same_result_and_the_same_errors(tmp_path, set
     run = import_file(_write(tmp_path / "big.jsonl", "\n".join(lines)), make_source("o/r"))
     assert run.created == 500 and Issue.objects.count() == 500
     lines[321] = "{broken"
-    with pytest.raises(ImportFileError, match=r"bad.jsonl, line 322: not valid JSON"):
+    with pytest.raises(ImportFileError, match=r"bad.jsonl:322: not valid JSON"):
         import_file(_write(tmp_path / "bad.jsonl", "\n".join(lines)), make_source("o/other"))
     assert not Issue.objects.filter(source__full_name="o/other").exists()
 
@@ -154,14 +154,14 @@ def test_import_command_detects_the_format(tmp_path, capsys):
 
 
 def test_import_command_reports_a_bad_file(tmp_path):
-    with pytest.raises(CommandError, match=r"x.csv, line 1: missing column"):
+    with pytest.raises(CommandError, match=r"x.csv:1: missing column"):
         call_command("import_issues", _write(tmp_path / "x.csv", "a,b\n1,2\n"), "--source", "o/r")
 
 
 def test_a_failed_import_reports_no_writes_even_after_progress(tmp_path, settings):
     lines = [json.dumps({"number": n, "title": f"Issue {n}"}) for n in range(1, 2500)] + ["{broken"]
     source = make_source("o/r")
-    with pytest.raises(ImportFileError, match="line 2500"):
+    with pytest.raises(ImportFileError, match="a.jsonl:2500: "):
         import_file(_write(tmp_path / "a.jsonl", "\n".join(lines)), source)
     run = IngestRun.objects.get()
     assert (run.status, run.created, run.updated) == ("failed", 0, 0)

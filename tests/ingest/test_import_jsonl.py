@@ -64,12 +64,12 @@ def test_comment_objects_are_kept(tmp_path):
 @pytest.mark.parametrize(
     ("bad_line", "message"),
     [
-        ('{"number": 3, "title": "x"', "a.jsonl, line 3: not valid JSON"),
-        (json.dumps(_issue(3, title=None)), "a.jsonl, line 3: field 'title' is missing"),
-        (json.dumps(_issue(3, created_at="yesterday")), "a.jsonl, line 3: field 'created_at' is not an ISO 8601"),
-        (json.dumps(_issue(3, labels="bug")), "a.jsonl, line 3: field 'labels' must be a list"),
-        (json.dumps({"title": "no number"}), "a.jsonl, line 3: field 'number' is missing"),
-        ("[1, 2]", "a.jsonl, line 3: must be a JSON object"),
+        ('{"number": 3, "title": "x"', "a.jsonl:3: not valid JSON"),
+        (json.dumps(_issue(3, title=None)), "a.jsonl:3: title: missing"),
+        (json.dumps(_issue(3, created_at="yesterday")), "a.jsonl:3: created_at: 'yesterday' is not a date-time"),
+        (json.dumps(_issue(3, labels="bug")), "a.jsonl:3: labels: text (expected a list"),
+        (json.dumps({"title": "no number"}), "a.jsonl:3: number: missing"),
+        ("[1, 2]", "a.jsonl:3: the record is a list (expected a JSON object"),
     ],
 )
 def test_a_bad_line_stops_the_import_names_file_and_line_and_changes_nothing(tmp_path, bad_line, message):
@@ -91,7 +91,7 @@ def test_command_imports_and_reports(tmp_path, capsys):
 
 def test_command_with_bad_file_leaves_no_source_behind(tmp_path):
     path = _write(tmp_path / "a.jsonl", [_issue(1), "not json"])
-    with pytest.raises(CommandError, match=r"a.jsonl, line 2: not valid JSON.*Nothing was imported"):
+    with pytest.raises(CommandError, match=r"a.jsonl:2: not valid JSON.*Nothing was imported"):
         call_command("import_issues", path, "--source", "new/repo")
     assert not Source.objects.exists() and not Issue.objects.exists()
 

@@ -69,7 +69,7 @@ def test_a_bad_upload_shows_file_and_line_and_imports_nothing(
     with django_capture_on_commit_callbacks(execute=True):
         client.post(reverse("ingest:source_ingest", args=[source.pk]), {"upload": "1", "file": upload})
     page = client.get(reverse("ingest:source_detail", args=[source.pk])).content.decode()
-    assert "issues.jsonl, line 2: not valid JSON" in page and "Nothing was imported" in page
+    assert "issues.jsonl:2: not valid JSON" in page and "Nothing was imported" in page
     assert not Issue.objects.exists()
 
 

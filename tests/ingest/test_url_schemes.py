@@ -61,7 +61,8 @@ def test_an_import_drops_a_javascript_url_with_a_warning_naming_the_line(tmp_pat
     run = import_file(str(path), make_source("o/r"), file_format=fmt)
     assert run.status == "succeeded" and run.created == 2
     assert dict(Issue.objects.values_list("number", "url")) == {"1": good, "2": ""}
-    assert "1 warning" in run.message and "line" in run.message and "not an http(s) link" in run.message
+    where = {"csv": "issues.csv:3: url:", "jsonl": "issues.jsonl:2: html_url:", "gh": "gh.json:1: url:"}[fmt]
+    assert "1 warning" in run.message and f"{where} not an http(s) link" in run.message
 
 
 @pytest.mark.django_db

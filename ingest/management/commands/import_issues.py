@@ -29,10 +29,12 @@ class Command(BaseCommand):
         progress = RunProgress(self.stderr)
         try:
             run = import_file(path, src, file_format=format, on_progress=progress)
-        except ImportFileError as exc:
+        except Exception as exc:
             if created:
-                src.delete()  # a source made only for this failed import would be a change too
-            raise CommandError(f"{exc}. Nothing was imported.") from exc
+                src.delete()  # a source made only for this failed import, and its failed run, would be changes too
+            if isinstance(exc, ImportFileError):
+                raise CommandError(f"{exc}. Nothing was imported.") from exc
+            raise
         finally:
             progress.close()
         self.stdout.write(self.style.SUCCESS(f"{src.full_name}: {run.message}."))

@@ -1,0 +1,47 @@
+"""Pure: an issue record checked against the columns it will be stored in, so that a value PostgreSQL would
+refuse stops the import with the file, line and field instead of a database error.
+
+The limits are constants because worker processes import no models; a test keeps them equal to Issue's.
+"""
+from __future__ import annotations
+
+import re
+
+from concord.textcheck import INT32_MAX, int_problem, json_problem, length_problem, text_problem
+
+from . import ImportFileError, IssueRecord
+
+MAX_LENGTH = {"number": 32, "url": 500, "title": 1000, "author": 200, "state": 32}
+# A JSON escape that decodes to a surrogate; only such a line can hold a lone one (raw UTF-8 cannot).
+SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def fail(where: str, field: str, problem: str) -> ImportFileError:
+    return ImportFileError(f"{where}: {field}: {problem}")
+
+
+def checked(record: IssueRecord, where: str) -> IssueRecord:
+    """The record, or ImportFileError naming the first field that cannot be stored as it is."""
+    for field, limit in MAX_LENGTH.items():
+        value = getattr(record, field)
+        problem = text_problem(value) or length_problem(value, limit)
+        if problem:
+            raise fail(where, field, problem)
+    if _CONTROL.search(record.number):
+        raise fail(where, "number", f"{record.number!r} contains a control character (expected a number such as "
+                                    "1234 or I8SLI3)")
+    if problem := text_problem(record.body):
+        raise fail(where, "body", problem)
+    if problem := int_problem(record.comment_count, 0, INT32_MAX):
+        raise fail(where, "comments", problem)
+    for name, value in (("labels", record.platform_labels), ("comments", record.comments)):
+        if found := json_problem(value, name):
+            raise fail(where, found[0], found[1])
+    return record
+
+
+def check_payload(raw: str, payload, where: str) -> None:
+    """The whole original object, walked only when its raw text holds what could make it unstorable."""
+    if SURROGATE_ESCAPE.search(raw) and (found := json_problem(payload)):
+        raise fail(where, found[0], found[1])
