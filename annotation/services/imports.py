@@ -4,7 +4,8 @@ Two CSV layouts, detected from the header:
 - long: one row per label, columns report, annotator, and either label (a code or name at any level) or
   type / theme / sub_theme; optional note.
 - wide: one row per report, a report column (Issue_URL, url, report or issue), one column per annotator
-  (Label1…Label7, or names), optionally a final-label column (Final_Label, final or final_label).
+  (Label1…LabelN, or the columns named with raters=), optionally a final-label column (Final_Label, final or
+  final_label). Any other column stops the import: a stray column must not become a person.
 """
 from __future__ import annotations
 
@@ -12,15 +13,20 @@ import csv
 import gzip
 import io
 import re
+import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.db.models import Count, Exists, Max, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from concord.textcheck import length_problem, text_problem
 from ingest.models import Issue, Source
 from taxonomy.models import Category, Taxonomy
 
@@ -33,6 +39,9 @@ LONG_LABEL_COLUMNS = ("label", "type", "theme", "sub_theme")
 _URL = re.compile(r"^https?://(?:www\.)?(github\.com|gitee\.com)/([^/\s]+/[^/\s]+)/issues/([^/?#\s]+)/?$")
 _SHORT = re.compile(r"^([\w.-]+/[\w.-]+)#(\w+)$")
 EXTERNAL_SOURCE = "external/ids"
+RATER_COLUMN = re.compile(r"label\d+", re.IGNORECASE)
+User = get_user_model()
+username_rule = UnicodeUsernameValidator()
 
 
 class ImportError_(ValueError):  # noqa: N801 - "ImportError" is a builtin
@@ -61,9 +70,31 @@ class Chain:
     sub_theme_id: int | None = None
 
 
+@contextmanager
 def _open(path: Path):
+    """The file as text, gzip-compressed or not; faults of compression or encoding become ImportError_."""
     raw = gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
-    return io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
+    with io.TextIOWrapper(raw, encoding="utf-8-sig", newline="") as text:
+        yield text
+
+
+def _read_fault(path: Path, line: int, exc: Exception) -> ImportError_:
+    if isinstance(exc, UnicodeDecodeError):
+        what = f"not UTF-8 text ({exc.reason})"
+    elif isinstance(exc, gzip.BadGzipFile | zlib.error):
+        what = f"not a gzip file ({exc}; expected a .csv, or a .csv.gz made by gzip)"
+    elif isinstance(exc, EOFError):
+        what = "the gzip file is cut short (it ends before its end marker)"
+    elif isinstance(exc, csv.Error) and "field larger than field limit" in str(exc):
+        what = f"a cell of more than {csv.field_size_limit():,} characters (a label file holds codes and short notes)"
+    elif isinstance(exc, csv.Error) and "unexpected end of data" in str(exc):
+        what = "a quoted cell opened in this row is never closed (expected a closing \")"
+    else:
+        what = str(exc)
+    return ImportError_(f"{path.name}:{line}: {what}; nothing was imported")
+
+
+_READ_FAULTS = (UnicodeDecodeError, gzip.BadGzipFile, zlib.error, EOFError, csv.Error)
 
 
 class Codes:
@@ -114,57 +145,131 @@ def _column(header: list[str], names: tuple[str, ...]) -> int | None:
     return next((lowered.index(n) for n in names if n in lowered), None)
 
 
-def _parse(path: Path, codes: Codes):
-    """Rows as (report key, annotator, chain, note) and finals as report key → chain; errors name row and column."""
+def _rater_columns(header: list[str], path: Path, raters: list[str] | None, skip: set[int]) -> dict[int, str]:
+    """Wide layout: the columns that are annotators. A column is a rater only when declared so (Label1…LabelN
+    by default, or named with raters=): a stray column such as "Final Label" must not become a person."""
+    if raters is not None:
+        where = {h.strip(): i for i, h in enumerate(header)}
+        missing = [r for r in raters if r not in where]
+        if missing:
+            raise ImportError_(f"{path.name}:1: no column named {', '.join(map(repr, missing))} (the raters asked "
+                               "for); nothing was imported")
+        chosen = {where[r]: r for r in raters}
+    else:
+        chosen = {i: h.strip() for i, h in enumerate(header) if RATER_COLUMN.fullmatch(h.strip())}
+    for i, name in enumerate(header):
+        if i not in chosen and i not in skip and name.strip():
+            raise ImportError_(
+                f"{path.name}:1: column {name.strip()!r} is not the report, a rater or the final label "
+                f"(expected {', '.join(REPORT_COLUMNS)}; Label1…LabelN or the columns given with --raters; "
+                f"{', '.join(FINAL_COLUMNS)}); nothing was imported")
+    if not chosen:
+        raise ImportError_(f"{path.name}:1: no rater columns (expected Label1…LabelN, or name them with --raters)")
+    return chosen
+
+
+def _cell(row: list[str], index: int | None) -> str:
+    return row[index] if index is not None and index < len(row) else ""
+
+
+def _checked_text(path: Path, line: int, column: str, value: str, limit: int | None = None) -> str:
+    problem = text_problem(value) or (length_problem(value, limit) if limit else None)
+    if problem:
+        raise ImportError_(f"{path.name}:{line}: column {column}: {problem}; nothing was imported")
+    return value
+
+
+def _parse(path: Path, codes: Codes, raters: list[str] | None = None, prefix: str = ""):
+    """Rows as (report key, annotator, chain, note) and finals as report key → chain; errors name the file, the
+    line where the row starts and the column."""
     labels: list[tuple[tuple, str, Chain, str]] = []
     finals: dict[tuple, Chain] = {}
-    with _open(path) as f:
-        reader = csv.reader(f)
-        header = next(reader, None)
-        if not header:
-            raise ImportError_(f"{path}: the file is empty")
-        layout = _layout(header)
-        report_col = _column(header, REPORT_COLUMNS)
-        if report_col is None:
-            raise ImportError_(f"{path}: no report column (one of {', '.join(REPORT_COLUMNS)})")
+    line = 1
+    try:
+        with _open(path) as f:
+            reader = csv.reader(f, strict=True)
+            header = next(reader, None)
+            if not header:
+                raise ImportError_(f"{path.name}:1: the file is empty (expected a header row)")
+            layout = _layout(header)
+            report_col = _column(header, REPORT_COLUMNS)
+            if report_col is None:
+                raise ImportError_(f"{path.name}:1: no report column (expected one of {', '.join(REPORT_COLUMNS)})")
+            username_room = User.username.field.max_length - len(prefix)
+            if layout == "wide":
+                final_col = _column(header, FINAL_COLUMNS)
+                rater_cols = _rater_columns(header, path, raters, {report_col, final_col})
+                for index, name in rater_cols.items():
+                    _annotator_name(path, 1, f"{header[index]} (header)", name, username_room)
+            else:
+                columns = {n: _column(header, (n,)) for n in ("annotator", "label", "sub_theme", "theme", "type",
+                                                               "note")}
 
-        def resolve(row_no: int, column: str, value: str) -> Chain:
-            chain = codes.chain(value)
-            if chain is None:
-                raise ImportError_(f"{path}: row {row_no}, column {column}: {value!r} is not a code or name "
-                                   "of the study's codebook; nothing was imported")
-            return chain
+            def resolve(column: str, value: str) -> Chain:
+                chain = codes.chain(value)
+                if chain is None:
+                    shown = value if len(value) <= 60 else value[:57] + "..."
+                    raise ImportError_(f"{path.name}:{line}: column {column}: {shown!r} is not a code or name of "
+                                       "the study's codebook; nothing was imported")
+                return chain
 
-        for row_no, row in enumerate(reader, start=2):
-            if not any(cell.strip() for cell in row):
-                continue
-            report = _report_key(row[report_col] if report_col < len(row) else "")
-            if report is None:
-                raise ImportError_(f"{path}: row {row_no}, column {header[report_col]}: no report named")
-            if layout == "long":
-                annotator = row[_column(header, ("annotator",))].strip()
-                label_col = _column(header, ("label",))
-                parts = [row[label_col]] if label_col is not None else [
-                    row[i] for i in (_column(header, (n,)) for n in ("sub_theme", "theme", "type"))
-                    if i is not None and i < len(row) and row[i].strip()][:1]
-                if not annotator or not parts or not parts[0].strip():
-                    raise ImportError_(f"{path}: row {row_no}: an annotator and a label are needed")
-                column = header[label_col] if label_col is not None else "type/theme/sub_theme"
-                note_col = _column(header, ("note",))
-                note = row[note_col].strip() if note_col is not None and note_col < len(row) else ""
-                labels.append((report, annotator, resolve(row_no, column, parts[0]), note))
-                continue
-            final_col = _column(header, FINAL_COLUMNS)
-            for index, name in enumerate(header):
-                value = row[index].strip() if index < len(row) else ""
-                if index == report_col or not value:
-                    continue
-                chain = resolve(row_no, name, value)
-                if index == final_col:
-                    finals.setdefault(report, chain)
-                else:
-                    labels.append((report, name.strip(), chain, ""))
+            # Messages name the line where a row starts (a quoted cell may span lines).
+            line = reader.line_num + 1
+            for row in reader:
+                next_line = reader.line_num + 1
+                if any(cell.strip() for cell in row):
+                    report = _report_key(_cell(row, report_col))
+                    if report is None:
+                        raise ImportError_(f"{path.name}:{line}: column {header[report_col]}: no report named")
+                    _check_report(path, line, header[report_col], report)
+                    if layout == "long":
+                        annotator = _annotator_name(path, line, "annotator", _cell(row, columns["annotator"]).strip(),
+                                                    username_room)
+                        if columns["label"] is not None:
+                            column, value = header[columns["label"]], _cell(row, columns["label"])
+                        else:
+                            column = "type/theme/sub_theme"
+                            value = next((_cell(row, columns[n]) for n in ("sub_theme", "theme", "type")
+                                          if _cell(row, columns[n]).strip()), "")
+                        if not annotator or not value.strip():
+                            raise ImportError_(f"{path.name}:{line}: an annotator and a label are needed "
+                                               f"(columns annotator and {column})")
+                        note = _checked_text(path, line, "note", _cell(row, columns["note"]).strip())
+                        labels.append((report, annotator, resolve(column, value), note))
+                    else:
+                        for index, name in rater_cols.items():
+                            if value := _cell(row, index).strip():
+                                labels.append((report, name, resolve(header[index], value), ""))
+                        if final_col is not None and (value := _cell(row, final_col).strip()):
+                            finals.setdefault(report, resolve(header[final_col], value))
+                line = next_line
+    except _READ_FAULTS as exc:
+        raise _read_fault(path, line, exc) from exc
     return layout, labels, finals
+
+
+def _annotator_name(path: Path, line: int, column: str, name: str, room: int) -> str:
+    """A name that can be a username (with the prefix): Django's own rule for usernames, and their length."""
+    if not name:
+        return name
+    problem = text_problem(name) or length_problem(name, room)
+    if problem is None:
+        try:
+            username_rule(name)
+        except ValidationError:
+            problem = f"{name[:40]!r} cannot be a username (expected letters, digits and @ . + - _ only)"
+    if problem:
+        raise ImportError_(f"{path.name}:{line}: column {column}: {problem}; nothing was imported")
+    return name
+
+
+def _check_report(path: Path, line: int, column: str, report: tuple[str, str, str]) -> None:
+    _platform, full_name, number = report
+    for what, value, limit in (("repository", full_name, Source._meta.get_field("full_name").max_length),
+                               ("issue number", number, Issue._meta.get_field("number").max_length)):
+        problem = text_problem(value) or length_problem(value, limit)
+        if problem:
+            raise ImportError_(f"{path.name}:{line}: column {column}: the {what} is {problem}; nothing was imported")
 
 
 def _reports(keys: set[tuple]) -> tuple[dict[tuple, int], int]:
@@ -192,7 +297,6 @@ def _reports(keys: set[tuple]) -> tuple[dict[tuple, int], int]:
 
 
 def _annotators(names: list[str], prefix: str) -> tuple[dict[str, int], list[str]]:
-    User = get_user_model()
     wanted = {n: f"{prefix}{n}" for n in names}
     found = dict(User.objects.filter(username__in=wanted.values()).values_list("username", "pk"))
     created = []
@@ -227,10 +331,17 @@ def _sync_queues(round: Round) -> None:
 
 @transaction.atomic
 def import_labels(study_name: str, path: str | Path, *, codebook: Taxonomy | None = None, prefix: str = "",
-                  lead=None, keep_first: bool = False) -> ImportSummary:
+                  lead=None, keep_first: bool = False, raters: list[str] | None = None) -> ImportSummary:
+    """raters: the wide layout's annotator columns, when not Label1…LabelN."""
     path = Path(path)
-    if not path.exists():
+    if not path.is_file():
         raise ImportError_(f"{path}: no such file")
+    for what, value, limit in (("study", study_name, Study._meta.get_field("name").max_length),
+                               ("prefix", prefix, User.username.field.max_length - 1)):
+        if problem := text_problem(value) or length_problem(value, limit):
+            raise ImportError_(f"{what}: {problem}")
+    if not study_name.strip():
+        raise ImportError_("study: a name is needed")
     study = Study.objects.filter(name=study_name).select_related("taxonomy").first()
     created = study is None
     if created:
@@ -238,7 +349,7 @@ def import_labels(study_name: str, path: str | Path, *, codebook: Taxonomy | Non
 
         study = Study.objects.create(name=study_name, taxonomy=codebook or load_codebook(),
                                      phase=Study.Phase.INDEPENDENT, description=f"Labels imported from {path.name}")
-    layout, rows, finals = _parse(path, Codes(study.taxonomy))
+    layout, rows, finals = _parse(path, Codes(study.taxonomy), raters=raters, prefix=prefix)
     summary = ImportSummary(study=study, study_created=created, layout=layout, rows=len(rows))
     if lead is not None:
         Membership.objects.get_or_create(study=study, user=lead, defaults={"role": Membership.Role.LEAD})

@@ -71,8 +71,8 @@ def test_long_layout_resolves_codes_names_and_reports_and_creates_what_is_missin
 
 
 @pytest.mark.parametrize("text, message", [
-    (LONG.replace(",A,", ",Z.9,"), r"row 6, column label: 'Z.9' is not a code or name"),
-    ("Issue_URL,Label1,Label2\nhttps://github.com/o/r/issues/1,C.1,C.99\n", r"row 2, column Label2: 'C.99'"),
+    (LONG.replace(",A,", ",Z.9,"), r"labels.csv:6: column label: 'Z.9' is not a code or name"),
+    ("Issue_URL,Label1,Label2\nhttps://github.com/o/r/issues/1,C.1,C.99\n", r"labels.csv:2: column Label2: 'C.99'"),
     ("annotator,label\nann,C.1\n", "no report column"),
 ])
 def test_bad_files_name_row_and_column_and_change_nothing(tmp_path, message, text):
