@@ -1,6 +1,15 @@
+import csv
+import sys
+
 from django.apps import AppConfig
 
 
 class ConcordConfig(AppConfig):
     # Template tags (the sanitised Markdown filter, link and one-time-token helpers) and one-time form tokens.
     name = "concord"
+
+    def ready(self):
+        # The csv module's cell limit is one setting for the whole process. Issue bodies with whole logs exceed
+        # its 128 KiB default, so it is lifted once, here, rather than by one reader in passing (which changed
+        # what every later reader in the same worker accepted); readers that want a smaller cell check it.
+        csv.field_size_limit(sys.maxsize)

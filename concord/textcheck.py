@@ -25,6 +25,11 @@ def text_problem(value: str) -> str | None:
     return None
 
 
+def shown_text(value: str, limit: int) -> str:
+    """A value as a message can quote it: cut to `limit` characters."""
+    return value if len(value) <= limit else value[: limit - 3] + "..."
+
+
 def length_problem(value: str, limit: int) -> str | None:
     if len(value) > limit:
         return f"{len(value):,} characters long (at most {limit:,})"
@@ -33,7 +38,8 @@ def length_problem(value: str, limit: int) -> str | None:
 
 def int_problem(value: int, low: int = 0, high: int = INT32_MAX) -> str | None:
     if not low <= value <= high:
-        return f"{value if abs(value) < 10**30 else 'a ' + str(len(str(abs(value)))) + '-digit number'} is out of range ({low} to {high:,})"
+        shown = value if abs(value) < 10**30 else f"a {len(str(abs(value)))}-digit number"
+        return f"{shown} is out of range ({low:,} to {high:,})"
     return None
 
 
@@ -53,8 +59,10 @@ def json_problem(value, path: str = "", depth: int = 0) -> tuple[str, str] | Non
         return (path or "(top)", problem) if problem else None
     if isinstance(value, dict):
         for key, item in value.items():
-            here = f"{path}.{key}" if path else str(key)
-            if (problem := text_problem(key)) is not None:
+            problem = text_problem(key)
+            shown = shown_text(key, 60) if problem is None else ascii(key)[1:61]
+            here = f"{path}.{shown}" if path else shown
+            if problem is not None:
                 return here, f"the key {problem}"
             if (found := json_problem(item, here, depth + 1)) is not None:
                 return found

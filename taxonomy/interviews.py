@@ -10,6 +10,8 @@ from pathlib import Path
 
 from django.db import transaction
 
+from concord.textcheck import length_problem, text_problem
+
 from .models import Category, GuideQuestion, InterviewGuide, InterviewSession, Participant, Quote
 
 CODE = re.compile(r"^[A-Z](?:\.\d+(?:\.[ivxlcdm]+)?)?$")
@@ -60,16 +62,33 @@ def _rows(path: Path) -> list[dict[str, str]]:
 
         try:
             sheet = openpyxl.load_workbook(path, read_only=True, data_only=True).worksheets[0]
+            values = [["" if v is None else str(v).strip() for v in row] for row in sheet.iter_rows(values_only=True)]
         except Exception as exc:  # noqa: BLE001 - openpyxl raises many kinds for a bad file
             raise InterviewError(f"{path.name}: not a readable XLSX workbook ({exc})") from exc
-        values = [["" if v is None else str(v).strip() for v in row] for row in sheet.iter_rows(values_only=True)]
+        if not values:
+            return []
         header, body = values[0], values[1:]
         return [dict(zip(header, row, strict=False)) for row in body if any(row)]
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise InterviewError(f"{path.name}: cannot be read as UTF-8 text ({exc})") from exc
-    return [{k.strip(): (v or "").strip() for k, v in row.items() if k} for row in csv.DictReader(io.StringIO(text))]
+    reader = csv.DictReader(io.StringIO(text), strict=True)
+    try:
+        return [{k.strip(): (v or "").strip() for k, v in row.items() if isinstance(k, str)} for row in reader]
+    except csv.Error as exc:
+        raise InterviewError(f"{path.name}:{reader.line_num}: {exc}") from exc
+
+
+def _fits(path: Path, line: int, model, values: dict) -> dict:
+    """The values, or InterviewError naming the first that its column cannot hold (length, NUL, Unicode)."""
+    for name, value in values.items():
+        if not isinstance(value, str):
+            continue
+        limit = model._meta.get_field(name).max_length
+        if problem := text_problem(value) or (length_problem(value, limit) if limit else None):
+            raise InterviewError(f"{path.name}:{line}: {name}: {problem}")
+    return values
 
 
 def _group(text: str) -> str:
@@ -97,23 +116,25 @@ def import_quotes(study, path: str | Path) -> ImportReport:
     for number, row in enumerate(rows, start=2):
         code = row["Participant"]
         if not code:
-            raise InterviewError(f"{path.name}: line {number}: no participant")
-        participant, created = Participant.objects.get_or_create(
-            study=study, code=code, defaults={"group": _group(row.get("Type", "")),
-                                              "experience": row.get("Experience Level", ""),
-                                              "frameworks": row.get("Framework Context", "")})
+            raise InterviewError(f"{path.name}:{number}: Participant: empty (expected a code such as U1)")
+        defaults = _fits(path, number, Participant, {"code": code, "group": _group(row.get("Type", "")),
+                                                     "experience": row.get("Experience Level", ""),
+                                                     "frameworks": row.get("Framework Context", "")})
+        quote = _fits(path, number, Quote, {"text": row["Thematic Quote"], "insight": row.get("Research Insight", ""),
+                                            "prompt": row.get("Prompt Category", "")})
+        participant, created = Participant.objects.get_or_create(study=study, code=defaults.pop("code"),
+                                                                 defaults=defaults)
         report.participants += created
         codes = split_codes(row["Linked Taxonomy Node(s)"])
         report.unknown += [(number, c) for c in codes if c not in known]
-        quote = Quote.objects.create(session=session_for(participant, guide), text=row["Thematic Quote"],
-                                     insight=row.get("Research Insight", ""), prompt=row.get("Prompt Category", ""))
+        quote = Quote.objects.create(session=session_for(participant, guide), **quote)
         quote.nodes.set([known[c] for c in codes if c in known])
         report.quotes += 1
     return report
 
 
 def _years(text: str) -> float | None:
-    match = re.match(r"\s*([\d.]+)\s*(year|month)", text.lower())
+    match = re.match(r"\s*(\d{1,3}(?:\.\d{1,2})?)\s*(year|month)", text.lower())
     if not match:
         return None
     value = float(match.group(1))
@@ -131,15 +152,16 @@ def import_interviewees(study, path: str | Path) -> ImportReport:
     if rows and "Roles" not in rows[0]:
         raise InterviewError(f"{path.name}: line 1: no 'Roles' column")
     seen: dict[str, int] = {}
-    for row in rows:
+    for number, row in enumerate(rows, start=2):
         group = _group(row["Roles"])
         seen[group] = seen.get(group, 0) + 1
         code = f"{'U' if group == 'user' else 'D' if group == 'developer' else group[:1].upper()}{seen[group]}"
         role = row["Roles"].split("-", 1)[-1].strip()
+        defaults = _fits(path, number, Participant, {"code": code, "group": group, "role": role,
+                                                     "tasks": row.get("Responsibilities", "")})
         participant, created = Participant.objects.update_or_create(
-            study=study, code=code, defaults={"group": group, "role": role,
-                                              "years": _years(row.get("Experience Years for LLMs", "")),
-                                              "tasks": row.get("Responsibilities", "")})
+            study=study, code=defaults.pop("code"),
+            defaults={**defaults, "years": _years(row.get("Experience Years for LLMs", ""))})
         report.participants += created
     return report
 

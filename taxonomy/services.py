@@ -5,6 +5,8 @@ from pathlib import Path
 
 from django.db import transaction
 
+from concord.textcheck import length_problem, text_problem
+
 from .models import Category, Taxonomy
 
 DEFAULT_CODEBOOK = Path(__file__).resolve().parent / "codebooks" / "llm-centric-2025.json"
@@ -14,11 +16,24 @@ class CodebookError(ValueError):
     """A codebook file that does not have the expected shape; the message names the file and field."""
 
 
-def _require(node: dict, field: str, where: str, path: str) -> str:
+def _require(node: dict, field: str, where: str, path: str, limit: int | None = None) -> str:
     value = node.get(field)
     if not isinstance(value, str) or not value.strip():
-        raise CodebookError(f"{path}: {where}: field '{field}' is missing or empty")
-    return value.strip()
+        raise CodebookError(f"{path}: {where}: {field}: missing or empty (expected text)")
+    return _text(node, field, where, path, limit)
+
+
+def _text(node: dict, field: str, where: str, path: str, limit: int | None = None) -> str:
+    """An optional text field, stripped; anything the database would refuse is named."""
+    value = node.get(field)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise CodebookError(f"{path}: {where}: {field}: {type(value).__name__} (expected text)")
+    value = value.strip()
+    if problem := text_problem(value) or (length_problem(value, limit) if limit else None):
+        raise CodebookError(f"{path}: {where}: {field}: {problem}")
+    return value
 
 
 def _flatten(data: dict, path: str) -> list[tuple[str | None, str, dict]]:
@@ -38,8 +53,10 @@ def _flatten(data: dict, path: str) -> list[tuple[str | None, str, dict]]:
             here = f"{where}.{key}[{i}]" if where else f"{key}[{i}]"
             if not isinstance(node, dict):
                 raise CodebookError(f"{path}: {here}: must be an object")
-            code = _require(node, "code", here, path)
-            _require(node, "name", here, path)
+            code = _require(node, "code", here, path, Category._meta.get_field("code").max_length)
+            _require(node, "name", here, path, Category._meta.get_field("name").max_length)
+            for field in ("definition", "inclusion", "exclusion"):
+                _text(node, field, here, path)
             rows.append((parent, level, node))
             if depth + 1 < len(levels) and levels[depth + 1][0] in node:
                 walk(node[levels[depth + 1][0]], depth + 1, code, here)
@@ -75,15 +92,20 @@ def load_codebook(path: str | Path = DEFAULT_CODEBOOK) -> Taxonomy:
         raise CodebookError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from exc
     except UnicodeDecodeError as exc:
         raise CodebookError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
+    except RecursionError as exc:
+        raise CodebookError(f"{path}: nested too deeply to be a codebook (types, themes, sub-themes)") from exc
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise CodebookError(f"{path}: not usable JSON ({exc})") from exc
     return codebook_from_data(data, path)
 
 
 def codebook_from_data(data: dict, path: str) -> Taxonomy:
     rows = _flatten(data, path)
-    name = _require(data, "name", "top level", path)
-    version = str(data.get("version") or "1").strip()
+    name = _require(data, "name", "top level", path, Taxonomy._meta.get_field("name").max_length)
+    version = _version(data, path)
+    source, note = _text(data, "source", "top level", path), _text(data, "note", "top level", path)
     taxonomy, _ = Taxonomy.objects.update_or_create(
-        name=name, version=version, defaults={"source": data.get("source", ""), "note": data.get("note", "")}
+        name=name, version=version, defaults={"source": source, "note": note}
     )
     by_code: dict[str, Category] = {}
     for position, (parent_code, level, node) in enumerate(rows):
@@ -95,13 +117,21 @@ def codebook_from_data(data: dict, path: str) -> Taxonomy:
                 "parent": by_code[parent_code] if parent_code else None,
                 "level": level,
                 "name": node["name"].strip(),
-                "definition": (node.get("definition") or "").strip(),
+                "definition": (node.get("definition") or "").strip(),  # each checked by _flatten
                 "inclusion": (node.get("inclusion") or "").strip(),
                 "exclusion": (node.get("exclusion") or "").strip(),
                 "position": position,
             },
         )
     return taxonomy
+
+
+def _version(data: dict, path: str) -> str:
+    value = data.get("version")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        value = str(value)  # "version": 2 is a version too
+    version = _text({"version": value}, "version", "top level", path, Taxonomy._meta.get_field("version").max_length)
+    return version or "1"
 
 
 @transaction.atomic
@@ -171,8 +201,10 @@ def import_codebook(path: str | Path) -> Taxonomy:
         try:
             with open(path, encoding="utf-8") as f:
                 data = json.load(f)
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             return load_codebook(path)  # which names the file and line of the fault
+        if not isinstance(data, dict):
+            return load_codebook(path)  # which names what is wrong with its shape
         name, version = str(data.get("name", "")).strip(), str(data.get("version") or "1").strip()
         if Taxonomy.objects.filter(name=name, version=version).exists():
             raise CodebookError(f"{path}: a codebook named {name!r}, version {version!r}, exists already; "

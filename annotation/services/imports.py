@@ -39,6 +39,7 @@ LONG_LABEL_COLUMNS = ("label", "type", "theme", "sub_theme")
 _URL = re.compile(r"^https?://(?:www\.)?(github\.com|gitee\.com)/([^/\s]+/[^/\s]+)/issues/([^/?#\s]+)/?$")
 _SHORT = re.compile(r"^([\w.-]+/[\w.-]+)#(\w+)$")
 EXTERNAL_SOURCE = "external/ids"
+CELL_LIMIT = 128 * 1024
 RATER_COLUMN = re.compile(r"label\d+", re.IGNORECASE)
 User = get_user_model()
 username_rule = UnicodeUsernameValidator()
@@ -85,8 +86,6 @@ def _read_fault(path: Path, line: int, exc: Exception) -> ImportError_:
         what = f"not a gzip file ({exc}; expected a .csv, or a .csv.gz made by gzip)"
     elif isinstance(exc, EOFError):
         what = "the gzip file is cut short (it ends before its end marker)"
-    elif isinstance(exc, csv.Error) and "field larger than field limit" in str(exc):
-        what = f"a cell of more than {csv.field_size_limit():,} characters (a label file holds codes and short notes)"
     elif isinstance(exc, csv.Error) and "unexpected end of data" in str(exc):
         what = "a quoted cell opened in this row is never closed (expected a closing \")"
     else:
@@ -217,6 +216,9 @@ def _parse(path: Path, codes: Codes, raters: list[str] | None = None, prefix: st
             line = reader.line_num + 1
             for row in reader:
                 next_line = reader.line_num + 1
+                if any(len(cell) > CELL_LIMIT for cell in row):
+                    raise ImportError_(f"{path.name}:{line}: a cell of more than {CELL_LIMIT:,} characters (a label "
+                                       "file holds codes and short notes); nothing was imported")
                 if any(cell.strip() for cell in row):
                     report = _report_key(_cell(row, report_col))
                     if report is None:

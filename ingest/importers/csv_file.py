@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import re
-import sys
 from collections.abc import Iterator
 
 from concord.textcheck import INT32_MAX
@@ -33,7 +32,6 @@ def _clean(value: str | None) -> str:
 
 def read(path) -> Iterator[IssueRecord]:
     name = display_name(path)
-    csv.field_size_limit(sys.maxsize)  # issue bodies with whole logs exceed the 128 KiB default
     with open_text(path) as f:
         # strict: a quote that is never closed is an error at the end of the file, not one issue that
         # swallows every line after it.

@@ -5,8 +5,8 @@ from collections.abc import Iterator
 
 from . import ImportFileError, IssueRecord
 from .github_fields import comments_of
-from .limits import check_payload, checked
 from .json_stream import iter_objects
+from .limits import check_payload, checked
 from .text import json_kind, label_names, login_of, number_field, scrub, text_field, time_field, url_field
 
 GH_FIELDS = {"createdAt", "closedAt", "updatedAt", "author", "url"}

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from . import PULL_REQUEST, ImportFileError, IssueRecord
 from .github_fields import is_pull_request, record_from_github
 from .limits import check_payload
-from .text import NUL, REPLACEMENT, display_name, open_text
+from .text import NUL, REPLACEMENT, display_name
 
 _ESCAPED_NUL = "\\u0000"
 
@@ -42,16 +42,24 @@ def loads(text: str, where: str):
 
 
 def read_lines(path) -> Iterator[tuple[str, str]]:
-    """(where, line) for each non-blank line, where = "FILE:LINE"."""
+    """(where, line) for each non-blank line, where = "FILE:LINE". Lines are decoded one by one, so that
+    invalid UTF-8 is reported on its own line (a text file decodes in blocks)."""
     name = display_name(path)
-    lineno = 0
-    with open_text(path) as f:
-        try:
-            for lineno, line in enumerate(f, start=1):  # noqa: B007 (read after the loop on error)
-                if line.strip():
-                    yield f"{name}:{lineno}", line
-        except UnicodeDecodeError as exc:
-            raise ImportFileError(f"{name}:{lineno + 1}: not UTF-8 text ({exc.reason})") from exc
+    try:
+        f = open(path, "rb")
+    except OSError as exc:
+        raise ImportFileError(f"{path}: cannot be read: {exc.strerror}") from exc
+    with f:
+        for lineno, raw in enumerate(f, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ImportFileError(f"{name}:{lineno}: not UTF-8 text ({exc.reason} at byte {exc.start + 1} of "
+                                      "the line)") from exc
+            if lineno == 1 and line.startswith("\ufeff"):
+                line = line[1:]
+            if line.strip():
+                yield f"{name}:{lineno}", line
 
 
 def read(path) -> Iterator[IssueRecord | None]:

@@ -14,7 +14,8 @@ from . import ImportFileError, IssueRecord
 MAX_LENGTH = {"number": 32, "url": 500, "title": 1000, "author": 200, "state": 32}
 # A JSON escape that decodes to a surrogate; only such a line can hold a lone one (raw UTF-8 cannot).
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# NUL arrives here as U+FFFD (see text.scrub): in a number it is as wrong as the control characters.
+_CONTROL = re.compile("[\x00-\x1f\x7f\ufffd]")
 
 
 def fail(where: str, field: str, problem: str) -> ImportFileError:

@@ -125,6 +125,7 @@ def label_names(value, where: str) -> list[str]:
     for i, label in enumerate(value):
         name = label.get("name") if isinstance(label, dict) else label
         if not isinstance(name, str):
-            raise ImportFileError(f"{where}: labels[{i}]: {json_kind(label)} (expected a name or an object with 'name')")
+            raise ImportFileError(
+                f"{where}: labels[{i}]: {json_kind(label)} (expected a name or an object with 'name')")
         names.append(name)
     return names

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from django.db import transaction
 
+from concord.textcheck import length_problem, text_problem
+
 from ..keywords import normalise_term
 from ..models import Keyword, KeywordList
 
@@ -20,25 +22,47 @@ class KeywordFileError(ValueError):
 
 @transaction.atomic
 def load_keyword_list(path) -> KeywordList:
+    name = Path(path).name
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8-sig"))
     except OSError as exc:
         raise KeywordFileError(f"{path}: cannot be read: {exc.strerror}") from exc
     except json.JSONDecodeError as exc:
-        raise KeywordFileError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from exc
+        raise KeywordFileError(f"{name}:{exc.lineno}: not valid JSON: {exc.msg}") from exc
+    except UnicodeDecodeError as exc:
+        raise KeywordFileError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    except RecursionError as exc:
+        raise KeywordFileError(f"{name}: nested too deeply to be a keyword list") from exc
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise KeywordFileError(f"{name}: not usable JSON ({exc})") from exc
     if not (isinstance(data, dict) and isinstance(data.get("name"), str) and isinstance(data.get("keywords"), list)):
-        raise KeywordFileError(f"{path}: expected an object with 'name' and a list 'keywords'")
+        raise KeywordFileError(f"{name}: top level: expected an object with 'name' and a list 'keywords'")
+    source = data.get("source", "")
+    if not isinstance(source, str):
+        raise KeywordFileError(f"{name}: source: {type(source).__name__} (expected text)")
+    _check(name, "name", data["name"], KeywordList._meta.get_field("name").max_length)
+    _check(name, "source", source, None)
+    if not data["name"].strip():
+        raise KeywordFileError(f"{name}: name: empty (expected the list's name)")
     entries = []
+    term_limit = Keyword._meta.get_field("term").max_length
     for i, entry in enumerate(data["keywords"]):
+        where = f"keywords[{i}]"
+        if not isinstance(entry, dict | str):
+            raise KeywordFileError(f"{name}: {where}: {type(entry).__name__} (expected a term or an object with "
+                                   "'term')")
         term = entry.get("term") if isinstance(entry, dict) else entry
         origin = entry.get("origin", Keyword.Origin.OTHER) if isinstance(entry, dict) else Keyword.Origin.OTHER
         if not isinstance(term, str) or not term.strip():
-            raise KeywordFileError(f"{path}: keywords[{i}]: field 'term' is missing or empty")
+            raise KeywordFileError(f"{name}: {where}: term: missing or empty (expected text)")
+        _check(name, f"{where}: term", normalise_term(term), term_limit)
         if origin not in Keyword.Origin.values:
-            raise KeywordFileError(f"{path}: keywords[{i}]: origin {origin!r} is not one of {Keyword.Origin.values}")
+            raise KeywordFileError(f"{name}: {where}: origin: {str(origin)[:40]!r} is not one of "
+                                   f"{', '.join(Keyword.Origin.values)}")
         status = entry.get("status", Keyword.Status.ACCEPTED) if isinstance(entry, dict) else Keyword.Status.ACCEPTED
         if status not in Keyword.Status.values:
-            raise KeywordFileError(f"{path}: keywords[{i}]: status {status!r} is not one of {Keyword.Status.values}")
+            raise KeywordFileError(f"{name}: {where}: status: {str(status)[:40]!r} is not one of "
+                                   f"{', '.join(Keyword.Status.values)}")
         entries.append((normalise_term(term), origin, status))
     keyword_list, _ = KeywordList.objects.update_or_create(
         name=data["name"].strip(), defaults={"description": data.get("source", "")}
@@ -48,6 +72,11 @@ def load_keyword_list(path) -> KeywordList:
         Keyword.objects.update_or_create(keyword_list=keyword_list, term=term, defaults={"origin": origin},
                                          create_defaults={"origin": origin, "status": status})
     return keyword_list
+
+
+def _check(name: str, field: str, value: str, limit: int | None) -> None:
+    if problem := text_problem(value) or (length_problem(value, limit) if limit else None):
+        raise KeywordFileError(f"{name}: {field}: {problem}")
 
 
 def load_shipped_lists() -> list[KeywordList]:

@@ -47,9 +47,9 @@ def test_a_codebook_with_other_categories_loads(tmp_path):
     ("document", "message"),
     [
         ({"name": "Bad", "types": []}, "non-empty list 'types'"),
-        ({"name": "Bad", "types": [{"code": "A"}]}, "types[0]: field 'name' is missing"),
+        ({"name": "Bad", "types": [{"code": "A"}]}, "types[0]: name: missing or empty"),
         ({"name": "Bad", "types": [{"code": "A", "name": "Q", "themes": [{"name": "no code"}]}]},
-         "types[0].themes[0]: field 'code' is missing"),
+         "types[0].themes[0]: code: missing or empty"),
         ({"name": "Bad", "types": [{"code": "A", "name": "Q"}, {"code": "A", "name": "R"}]},
          "duplicate category codes: A"),
     ],
