@@ -13,11 +13,18 @@ from .models import Issue
 
 STAGE = "concord_issue_stage"
 COLUMN_LIST = ", ".join(copy_rows.COLUMNS)
+# A stored row is rewritten only when a stored field differs (jsonb compares by value, not by text).
+_CHANGED = "({}) IS DISTINCT FROM ({})".format(
+    ", ".join(f"ingest_issue.{c}" for c in copy_rows.FIELDS), ", ".join(f"EXCLUDED.{c}" for c in copy_rows.FIELDS))
 _NUMBERS_AND_IDS = "SELECT number, id FROM ingest_issue WHERE source_id = %s AND number = ANY(%s)"
 
 
-def upsert(source_id: int, verdicts: list[Verdict]) -> list[tuple[int, bool]]:
-    """Write the issues of these verdicts; (issue id, was it new) for each, in order.
+NEW, UPDATED, UNCHANGED = "new", "updated", "unchanged"
+
+
+def upsert(source_id: int, verdicts: list[Verdict]) -> list[tuple[int, str]]:
+    """Write the issues of these verdicts; (issue id, NEW, UPDATED or UNCHANGED) for each, in order. A stored
+    issue is rewritten only when one of its stored fields differs: a re-ingest of unchanged issues says so.
 
     Runs inside the caller's transaction, so a failure leaves no row half-written.
     """
@@ -28,19 +35,24 @@ def upsert(source_id: int, verdicts: list[Verdict]) -> list[tuple[int, bool]]:
     return _upsert_orm(source_id, verdicts)
 
 
-def _upsert_orm(source_id: int, verdicts: list[Verdict]) -> list[tuple[int, bool]]:
+def _upsert_orm(source_id: int, verdicts: list[Verdict]) -> list[tuple[int, str]]:
     numbers = [v.number for v in verdicts]
-    existing = set(Issue.objects.filter(source_id=source_id, number__in=numbers).values_list("number", flat=True))
+    stored = {row["number"]: row for row in Issue.objects.filter(source_id=source_id, number__in=numbers)
+              .values("id", "number", *copy_rows.FIELDS)}
     fields = [f for f in copy_rows.FIELDS if f not in ("kept", "payload")]
     objects = [
         Issue(source_id=source_id, number=v.number, kept=v.kept,
               **{f: getattr(v.record, f) for f in fields}, payload=copy_rows.stored_payload(v.record.payload))
         for v in verdicts
     ]
+    same = {obj.number for obj in objects if obj.number in stored and all(
+        getattr(obj, f) == stored[obj.number][f] for f in copy_rows.FIELDS)}
     Issue.objects.bulk_create(
-        objects, update_conflicts=True, unique_fields=["source", "number"], update_fields=copy_rows.FIELDS
+        [obj for obj in objects if obj.number not in same], update_conflicts=True,
+        unique_fields=["source", "number"], update_fields=copy_rows.FIELDS,
     )
-    return [(obj.pk, obj.number not in existing) for obj in objects]
+    return [(stored[obj.number]["id"], UNCHANGED) if obj.number in same
+            else (obj.pk, UPDATED if obj.number in stored else NEW) for obj in objects]
 
 
 def _copy(raw, table: str, lines) -> None:
@@ -49,7 +61,7 @@ def _copy(raw, table: str, lines) -> None:
             copy.write(line)
 
 
-def _upsert_postgres(source_id: int, lines: dict[str, str]) -> list[tuple[int, bool]]:
+def _upsert_postgres(source_id: int, lines: dict[str, str]) -> list[tuple[int, str]]:
     numbers = list(lines)
     with connection.cursor() as cursor:
         raw = cursor.cursor
@@ -66,12 +78,14 @@ def _upsert_postgres(source_id: int, lines: dict[str, str]) -> list[tuple[int, b
             updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in [*copy_rows.FIELDS, "updated_at"])
             raw.execute(
                 f"INSERT INTO ingest_issue ({COLUMN_LIST}) SELECT {COLUMN_LIST} FROM {STAGE} "
-                f"ON CONFLICT (source_id, number) DO UPDATE SET {updates}"
+                f"ON CONFLICT (source_id, number) DO UPDATE SET {updates} WHERE {_CHANGED} RETURNING number"
             )
+            changed = {number for (number,) in raw.fetchall()}
             raw.execute(f"TRUNCATE {STAGE}")
         raw.execute(_NUMBERS_AND_IDS, [source_id, numbers])
         ids = dict(raw.fetchall())
-    return [(ids[number], number not in existing) for number in numbers]
+    return [(ids[number], NEW if number not in existing else UPDATED if number in changed else UNCHANGED)
+            for number in numbers]
 
 
 def replace_matches(old_issue_ids: list[int], pairs: list[tuple[int, int]]) -> None:

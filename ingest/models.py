@@ -155,6 +155,7 @@ class IngestRun(models.Model):
     fetched = models.PositiveIntegerField(default=0)
     created = models.PositiveIntegerField(default=0)
     updated = models.PositiveIntegerField(default=0)
+    unchanged = models.PositiveIntegerField(default=0, help_text="Stored already, with every field the same")
     skipped_pull_requests = models.PositiveIntegerField(default=0)
     filtered_out = models.PositiveIntegerField(default=0)
     errors = models.PositiveIntegerField(default=0)

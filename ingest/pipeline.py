@@ -20,6 +20,7 @@ class Counts:
     fetched: int = 0
     created: int = 0
     updated: int = 0
+    unchanged: int = 0
     skipped_pull_requests: int = 0
     filtered_out: int = 0
 
@@ -27,7 +28,7 @@ class Counts:
         return asdict(self)
 
     def summary(self, verb: str) -> str:
-        return (f"{self.fetched} {verb}: {self.created} new, {self.updated} updated, "
+        return (f"{self.fetched} {verb}: {self.created} new, {self.updated} updated, {self.unchanged} unchanged, "
                 f"{self.skipped_pull_requests} pull requests skipped, {self.filtered_out} filtered out")
 
 
@@ -96,16 +97,21 @@ class IssueWriter:
         with transaction.atomic():
             written = bulk.upsert(self.source.pk, list(batch.values()))
             self._write_matches(written, [v.terms for v in batch.values()])
-        created = sum(1 for _pk, new in written if new)
-        self.counts.created += created
-        self.counts.updated += len(written) - created
+        for _pk, state in written:
+            if state == bulk.NEW:
+                self.counts.created += 1
+            elif state == bulk.UPDATED:
+                self.counts.updated += 1
+            else:
+                self.counts.unchanged += 1
 
-    def _write_matches(self, written: list[tuple[int, bool]], terms_per_issue: list[frozenset[str]]) -> None:
+    def _write_matches(self, written: list[tuple[int, str]], terms_per_issue: list[frozenset[str]]) -> None:
         if self.rules.terms is None:
             return
-        # Only issues that existed before can have old matches to replace.
+        # Only issues that existed before can have old matches to replace (the keyword list may have changed
+        # while the issue did not).
         bulk.replace_matches(
-            [pk for pk, new in written if not new],
-            [(pk, self.keyword_ids[term]) for (pk, _new), terms in zip(written, terms_per_issue, strict=True)
+            [pk for pk, state in written if state != bulk.NEW],
+            [(pk, self.keyword_ids[term]) for (pk, _state), terms in zip(written, terms_per_issue, strict=True)
              for term in terms],
         )

@@ -7,7 +7,7 @@ from django.utils import timezone
 from ..models import IngestRun, Source
 from ..pipeline import Counts
 
-COUNT_FIELDS = ["fetched", "created", "updated", "skipped_pull_requests", "filtered_out"]
+COUNT_FIELDS = ["fetched", "created", "updated", "unchanged", "skipped_pull_requests", "filtered_out"]
 
 
 def create_run(source: Source, kind: str, user=None, **fields) -> IngestRun:

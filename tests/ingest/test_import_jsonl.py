@@ -48,6 +48,21 @@ def test_reimport_is_an_upsert_nothing_duplicates_nothing_is_lost(tmp_path):
     assert Issue.objects.get(number="2").title == "Renamed"
 
 
+def test_a_reimport_counts_as_updated_only_the_issues_that_changed(tmp_path):
+    """Issue 15, item 8: a re-ingest of unchanged issues said "540 updated"."""
+    source = make_source("o/r")
+    path = _write(tmp_path / "a.jsonl", [_issue(n) for n in range(1, 6)])
+    import_jsonl(path, source)
+    stamps = dict(Issue.objects.values_list("number", "updated_at"))
+    again = import_jsonl(path, source)
+    assert (again.created, again.updated, again.unchanged) == (0, 0, 5)
+    assert "0 updated, 5 unchanged" in again.message
+    assert dict(Issue.objects.values_list("number", "updated_at")) == stamps  # not rewritten
+    changed = import_jsonl(_write(tmp_path / "b.jsonl", [_issue(1, state="closed"), *[_issue(n) for n in range(2, 6)],
+                                                          _issue(6)]), source)
+    assert (changed.created, changed.updated, changed.unchanged) == (1, 1, 4)
+
+
 def test_pull_requests_are_skipped(tmp_path):
     source = make_source("o/r")
     result = import_jsonl(_write(tmp_path / "a.jsonl", [_issue(1), _issue(2, pull_request={"url": "x"})]), source)
