@@ -13,7 +13,8 @@ class RunProgress:
             self.bar.total = run.total
         self.bar.n = run.fetched
         self.bar.set_postfix_str(
-            f"new {run.created}, updated {run.updated}, unchanged {run.unchanged}, PRs skipped {run.skipped_pull_requests}, "
+            f"new {run.created}, updated {run.updated}, unchanged {run.unchanged}, "
+            f"PRs skipped {run.skipped_pull_requests}, "
             f"filtered out {run.filtered_out}, errors {run.errors}",
             refresh=False,
         )
