@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from concord.ids import parse_id
+from concord.textcheck import INT64_MAX
 from ingest.models import Issue
 from ingest.services.summaries import summary_for_display
 
@@ -148,7 +149,7 @@ class QueueNextAPI(APIView):
 
 
 class SkipSerializer(serializers.Serializer):
-    issue = serializers.IntegerField()
+    issue = serializers.IntegerField(min_value=1, max_value=INT64_MAX)
     reason = serializers.CharField(max_length=300)
 
 
@@ -186,11 +187,11 @@ class LabelSerializer(serializers.ModelSerializer):
 class LabelWriteSerializer(serializers.Serializer):
     """Plain ids: the service checks them against the study's codebook and your queue in one go."""
 
-    issue = serializers.IntegerField()
+    issue = serializers.IntegerField(min_value=1, max_value=INT64_MAX)
     is_relevant = serializers.BooleanField(default=True)
-    type = serializers.IntegerField(required=False, allow_null=True)
-    theme = serializers.IntegerField(required=False, allow_null=True)
-    sub_theme = serializers.IntegerField(required=False, allow_null=True)
+    type = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=INT64_MAX)
+    theme = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=INT64_MAX)
+    sub_theme = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=INT64_MAX)
     note = serializers.CharField(required=False, allow_blank=True, max_length=5000, default="")
 
 

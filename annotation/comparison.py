@@ -9,6 +9,7 @@ import numpy as np
 
 from agreement.contingency import Comparison, compare
 from agreement.ties import final_label
+from concord.textcheck import INT64_MAX, fitted, int_problem
 from ingest.models import Keyword
 from ingest.screening import seeded_sample
 from taxonomy.models import Category
@@ -125,6 +126,16 @@ def as_dict(result: Comparison, by: str, level: str) -> dict:
             "undefined_because": result.undefined_because}
 
 
+def _check_subset(name: str, seed: int | None = None) -> None:
+    """A subset's name and seed must fit their columns (PostgreSQL refuses what SQLite would store)."""
+    try:
+        fitted(name, "name", Subset._meta.get_field("name").max_length)
+    except ValueError as exc:
+        raise ComparisonError(str(exc)) from exc
+    if seed is not None and (problem := int_problem(seed, 0, INT64_MAX)):
+        raise ComparisonError(f"seed: {problem}")
+
+
 def draw_baseline(study: Study, size: int, seed: int, name: str = "baseline", keyword_group: str = "") -> Subset:
     """A seeded random sample of the study's sources' issues that matched no keyword (or, with `keyword_group`,
     that matched a keyword of that group), not yet in the study, added to it as its own subset and to the open
@@ -136,6 +147,9 @@ def draw_baseline(study: Study, size: int, seed: int, name: str = "baseline", ke
 
     if size < 1:
         raise ComparisonError("size: draw at least one report")
+    _check_subset(name, seed)
+    if keyword_group and keyword_group not in Keyword.Origin.values:
+        raise ComparisonError(f"keyword_group: {keyword_group[:40]!r} is not one of {', '.join(Keyword.Origin.values)}")
     if study.subsets.filter(name=name).exists():
         raise ComparisonError(f"name: the study has a subset named {name!r} already")
     sources = study.issues.values("source_id").distinct()
@@ -165,6 +179,7 @@ def define_subset(study: Study, name: str, *, sources: list[str] = (), years: li
     name = name.strip()
     if not name:
         raise ComparisonError("name: give the subset a name")
+    _check_subset(name)
     if study.subsets.filter(name=name).exists():
         raise ComparisonError(f"name: the study has a subset named {name!r} already")
     issues = study.issues.all()

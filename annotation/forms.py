@@ -3,6 +3,7 @@ from __future__ import annotations
 from django import forms
 
 from concord.ids import parse_id
+from concord.textcheck import INT64_MAX
 
 from .services.labels import LabelInput
 
@@ -72,7 +73,8 @@ class StudySetupForm(forms.Form):
                                  help_text="Empty: every annotator labels every report. k: k annotators per report.")
     with_pilot = forms.BooleanField(required=False, initial=True, label="Start with the lead's pilot")
     pilot_percent = forms.FloatField(min_value=0, max_value=100, initial=18, label="Pilot sample (%)")
-    seed = forms.IntegerField(min_value=0, help_text="The same seed draws the same pilot sample and spread.")
+    seed = forms.IntegerField(min_value=0, max_value=INT64_MAX,
+                              help_text="The same seed draws the same pilot sample and spread.")
     lead_labels_blind = forms.BooleanField(
         required=False, initial=True, label="The lead labels blind",
         help_text="While the lead's own queue of the independent round is unfinished, the lead sees what an "
@@ -129,7 +131,7 @@ class StudySettingsForm(forms.Form):
                                            "independent round begins.")
     pilot_percent = forms.FloatField(min_value=0, max_value=100, label="Pilot sample (%)",
                                      help_text="With the seed, fixed once the pilot's first label is saved.")
-    seed = forms.IntegerField(min_value=0)
+    seed = forms.IntegerField(min_value=0, max_value=INT64_MAX)
     lead_labels_blind = forms.BooleanField(
         required=False, label="The lead labels blind",
         help_text="While the lead's own queue of the independent round is unfinished, the lead sees what an "

@@ -72,3 +72,10 @@ def json_problem(value, path: str = "", depth: int = 0) -> tuple[str, str] | Non
             if (found := json_problem(item, f"{path}[{i}]", depth + 1)) is not None:
                 return found
     return None
+
+
+def fitted(value: str, field: str, limit: int | None = None) -> str:
+    """The value, or ValueError("field: what is wrong"): for actions that read a form value directly."""
+    if problem := text_problem(value) or (length_problem(value, limit) if limit else None):
+        raise ValueError(f"{field}: {problem}")
+    return value

@@ -7,6 +7,8 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
+from concord.textcheck import fitted
+
 from .models import Category, ChangeLogEntry, Proposal, Taxonomy
 from .services import CodebookError, add_category
 
@@ -98,6 +100,10 @@ def rename(study, user, category_id: int, name: str, reason: str, quote=None,
     category = _live(study, category_id)
     if not name.strip():
         raise CodebookError("name: the new name is empty")
+    try:
+        fitted(name.strip(), "name", Category._meta.get_field("name").max_length)
+    except ValueError as exc:
+        raise CodebookError(str(exc)) from exc
     before = _snapshot(category)
     category.name = name.strip()
     category.save(update_fields=["name"])

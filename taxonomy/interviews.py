@@ -226,6 +226,7 @@ def revise_guide(study, *, add: dict | None = None, remove: int | None = None) -
                                          text=question.text, kind=question.kind, group=question.group,
                                          node=question.node, top=question.top)
     if add:
+        _check_question(add)
         node = None
         if add.get("node"):
             node = Category.objects.filter(taxonomy=study.taxonomy_id, code=add["node"].strip(),
@@ -243,6 +244,20 @@ def revise_guide(study, *, add: dict | None = None, remove: int | None = None) -
                                      group=(add.get("group") or "").strip(), node=node,
                                      top=int(add.get("top") or 3))
     return guide
+
+
+def _check_question(add: dict) -> None:
+    """A new question's fields fit their columns and choices, or InterviewError names the field."""
+    for name in ("part", "text", "group", "node"):
+        limit = GuideQuestion._meta.get_field(name).max_length if name != "node" else None
+        if problem := text_problem(add.get(name) or "") or (length_problem(add.get(name) or "", limit) if limit
+                                                             else None):
+            raise InterviewError(f"{name}: {problem}")
+    if add.get("kind") and add["kind"] not in GuideQuestion.Kind.values:
+        raise InterviewError(f"kind: {str(add['kind'])[:40]!r} is not one of {', '.join(GuideQuestion.Kind.values)}")
+    top = str(add.get("top") or "3")
+    if not (top.isascii() and top.isdigit() and int(top) <= 100):
+        raise InterviewError(f"top: {top[:40]!r} is not a number of places (0 to 100)")
 
 
 def interviews_document(study) -> dict:

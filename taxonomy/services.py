@@ -5,7 +5,7 @@ from pathlib import Path
 
 from django.db import transaction
 
-from concord.textcheck import length_problem, text_problem
+from concord.textcheck import fitted, length_problem, text_problem
 
 from .models import Category, Taxonomy
 
@@ -183,6 +183,11 @@ def add_category(parent: Category, name: str, definition: str = "") -> Category:
     name = name.strip()
     if not name:
         raise CodebookError("name: a category needs a name")
+    try:
+        fitted(name, "name", Category._meta.get_field("name").max_length)
+        fitted(definition, "definition")
+    except ValueError as exc:
+        raise CodebookError(str(exc)) from exc
     if parent.level == Category.Level.SUB_THEME:
         raise CodebookError("parent: sub-themes have no children; choose a type or a theme")
     if parent.children.filter(name__iexact=name, retired_at__isnull=True).exists():

@@ -16,6 +16,7 @@ from annotation.permissions import can_label, can_manage, can_view_all_labels
 from annotation.selectors import current_round
 from concord.http import HtmxHttpRequest
 from concord.ids import parse_id
+from concord.textcheck import length_problem
 
 from . import changes
 from .forms import ChangeForm, ProposalForm, VoteForm
@@ -258,7 +259,10 @@ def details(request: HtmxHttpRequest, study_id: int, category_id: int):
             raise PermissionDenied
         try:
             if request.POST.get("remove"):
-                remove_detail(study, request.user, int(request.POST["remove"]))
+                detail_id = parse_id(request.POST["remove"])
+                if detail_id is None:
+                    raise CodebookError(f"remove: {request.POST['remove'][:40]!r} is not a detail's id")
+                remove_detail(study, request.user, detail_id)
             else:
                 add_detail(study, request.user, category, request.POST.get("text", ""),
                            _examples(study, request.POST.get("examples", "")))
@@ -435,7 +439,10 @@ def guide(request: HtmxHttpRequest, study_id: int):
     if request.method == "POST":
         try:
             if request.POST.get("remove"):
-                revise_guide(study, remove=int(request.POST["remove"]))
+                question_id = parse_id(request.POST["remove"])
+                if question_id is None:
+                    raise InterviewError(f"remove: {request.POST['remove'][:40]!r} is not a question's id")
+                revise_guide(study, remove=question_id)
             else:
                 revise_guide(study, add={k: request.POST.get(k, "") for k in ("part", "text", "kind", "node", "top",
                                                                              "group")})
@@ -450,6 +457,13 @@ def guide(request: HtmxHttpRequest, study_id: int):
                                                    "versions": study.guides.count()})
 
 
+def _years(text: str) -> float | None:
+    """Years of experience from a form: a plain number up to 100, else unknown."""
+    if text.isascii() and text.replace(".", "", 1).isdigit() and len(text) <= 6 and float(text) <= 100:
+        return float(text)
+    return None
+
+
 @login_required
 @require_POST
 def participant_add(request: HtmxHttpRequest, study_id: int):
@@ -457,14 +471,19 @@ def participant_add(request: HtmxHttpRequest, study_id: int):
 
     study = get_study_for(request, study_id, can_manage)
     code, group = request.POST.get("code", "").strip(), request.POST.get("group", "").strip().lower()
-    if not code or not group:
+    too_long = [f"{name}: {problem}" for name in ("code", "group", "role", "frameworks")
+                if (problem := length_problem(request.POST.get(name, "").strip(),
+                                              Participant._meta.get_field(name).max_length))]
+    if too_long:
+        messages.error(request, "; ".join(too_long))
+    elif not code or not group:
         messages.error(request, "A participant needs a code (such as U12) and a group.")
     elif Participant.objects.filter(study=study, code=code).exists():
         messages.error(request, f"{code} exists already.")
     else:
         years = request.POST.get("years", "").strip()
         Participant.objects.create(study=study, code=code, group=group, role=request.POST.get("role", "").strip(),
-                                   years=float(years) if years.replace(".", "", 1).isdigit() else None,
+                                   years=_years(years),
                                    frameworks=request.POST.get("frameworks", "").strip(),
                                    tasks=request.POST.get("tasks", "").strip())
     return redirect("taxonomy:interviews", study_id=study.pk)
