@@ -75,6 +75,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     # After the CSRF check (a forged request learns nothing), before any view reads the form.
     "concord.boundary.RefuseUnstorableInput",
+    # A lost database connection is a 503 saying nothing was saved (its process_exception).
+    "concord.faults.DatabaseConnectionLost",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -210,13 +212,34 @@ if REDIS_URL:
     # A shared cache lets sessions be read without a database query on every request (the labeling page
     # is requested thousands of times a day per annotator). Only with a cache every process shares: a
     # per-process cache would keep a logged-out session alive in the other processes.
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
-                          "KEY_PREFIX": "concord"}}
+    # Redis may go away: django-redis then answers every read as a miss and drops writes (IGNORE_EXCEPTIONS)
+    # within half a second, so sessions fall back to the database behind them (cached_db) and annotators keep
+    # labeling; the API throttle counts, which live here too, fail open meanwhile (login lock-outs are kept in
+    # the database).
+    CACHES = {"default": {
+        "BACKEND": "django_redis.cache.RedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX": "concord",
+        "OPTIONS": {"IGNORE_EXCEPTIONS": True, "SOCKET_CONNECT_TIMEOUT": 0.5, "SOCKET_TIMEOUT": 0.5},
+    }}
+    DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
     SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 30 * 60)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 35 * 60)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A task is acknowledged when it has run, not when a worker takes it, and a worker that dies (killed, out of
+# memory) gives it back: a killed import is retried by the next worker (imports are idempotent). With Redis a
+# task taken by a worker that vanished whole comes back after the visibility timeout.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 2 * 60 * 60),
+    # Sending a task from a page tries the broker once more, at once, then gives up (the page says the queue
+    # is unavailable) rather than keeping the person waiting through kombu's default reconnects.
+    "max_retries": 1, "interval_start": 0, "interval_step": 0.2,
+}
+# A running ingest whose heartbeat is older than this was killed; it is marked interrupted.
+INGEST_HEARTBEAT_STALE_SECONDS = env_int("INGEST_HEARTBEAT_STALE_SECONDS", 5 * 60)
 
 # Ingest: platform APIs (tests point the base URLs at a local server)
 GITHUB_API_URL = os.environ.get("GITHUB_API_URL", "https://api.github.com")

@@ -170,6 +170,11 @@ class IngestRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Set by the running process at every batch or page (and during waits); a run whose heartbeat stops was
+    # killed, and is marked interrupted (services.runs.interrupt_stale).
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # A re-run of a failed file run points to it.
+    retry_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="retries")
 
     class Meta:
         ordering = ["-created_at", "-id"]

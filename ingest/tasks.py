@@ -3,7 +3,8 @@ from __future__ import annotations
 from celery import shared_task
 
 
-@shared_task
+# No result is stored: the run's row is the result, and sending needs no result store (Redis may be away).
+@shared_task(ignore_result=True)
 def run_ingest_task(run_id: int) -> dict:
     """Run one queued ingest (file or API); its row holds progress and outcome."""
     from .importers import ImportFileError
@@ -22,7 +23,7 @@ def run_ingest_task(run_id: int) -> dict:
     return {"run": run.pk, "status": run.status}
 
 
-@shared_task
+@shared_task(ignore_result=True)
 def summarise_source_task(batch_id: int) -> dict:
     """Summarise a source's kept issues; the batch row holds progress and outcome."""
     from .models import SummaryBatch

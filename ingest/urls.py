@@ -23,4 +23,5 @@ urlpatterns = [
     path("screening/samples/<int:sample_id>/items/<int:item_id>/judge/", screening.item_judge, name="item_judge"),
     # Runs
     path("runs/<int:run_id>/progress/", views.run_progress, name="run_progress"),
+    path("runs/<int:run_id>/retry/", views.run_retry, name="run_retry"),
 ]

@@ -146,6 +146,7 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "ingest:source_decisions_csv": (staff, GET, None),
     "ingest:batch_progress": (staff, GET, {200, 286}),
     "ingest:run_progress": (staff, GET, {200, 286}),
+    "ingest:run_retry": (staff, POST, {302}),
     "ingest:screening_list": (logged_in, GET, None),
     "ingest:screening_report": (staff, GET, None),
     "ingest:sample_create": (staff, POST, {302}),

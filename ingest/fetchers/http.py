@@ -35,6 +35,9 @@ class Answer:
     data: object
 
 
+WAIT_SLICE = 60.0
+
+
 class ApiClient:
     def __init__(self, *, headers: dict[str, str] | None = None, params: dict[str, str] | None = None,
                  attempts: int = 5, backoff: float = 2.0, timeout: float = 60.0, max_wait: float = 3700.0,
@@ -55,9 +58,15 @@ class ApiClient:
 
     def _wait(self, seconds: float, why: str) -> None:
         seconds = max(0.0, min(seconds, self.max_wait))
-        self.on_wait(f"{why}; waiting {seconds:.0f} s")
         log.info("%s; waiting %.1f s", why, seconds)
-        self.sleep(seconds)
+        # In slices, each reported: the report is the run's heartbeat, and an hour's wait must not look dead.
+        while True:
+            self.on_wait(f"{why}; waiting {seconds:.0f} s")
+            step = min(seconds, WAIT_SLICE)
+            self.sleep(step)
+            seconds -= step
+            if seconds <= 0:
+                return
 
     def _rate_limit_wait(self, response: requests.Response) -> float | None:
         """Seconds to wait when the answer is a rate limit (primary or secondary), else None."""

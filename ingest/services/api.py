@@ -37,8 +37,7 @@ def run_api_ingest(run: IngestRun, on_progress=None) -> IngestRun:
     page_errors: list[str] = []
 
     def on_wait(message: str) -> None:
-        run.message = message
-        run.save(update_fields=["message"])
+        runs.beat(run, message)
         if on_progress:
             on_progress(run)
 

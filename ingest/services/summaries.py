@@ -5,6 +5,8 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from concord import queueing
+
 from ..models import Issue, Source, Summary, SummaryBatch
 from ..summaries import content_hash, summariser_from_settings
 from ..summaries.extractive import summarise_text
@@ -22,7 +24,14 @@ def start_summary_batch(source: Source, user=None, summariser=None) -> SummaryBa
     summariser = summariser or summariser_from_settings()
     batch = SummaryBatch.objects.create(source=source, backend=summariser.name, model=summariser.model,
                                         prompt_version=summariser.prompt_version, created_by=user)
-    transaction.on_commit(lambda: summarise_source_task.delay(batch.pk))
+    def send() -> None:
+        try:
+            queueing.send(summarise_source_task, batch.pk)
+        except queueing.QueueUnavailable as exc:
+            SummaryBatch.objects.filter(pk=batch.pk).update(status=SummaryBatch.Status.FAILED, message=str(exc),
+                                                            finished_at=timezone.now())
+
+    transaction.on_commit(send)
     return batch
 
 

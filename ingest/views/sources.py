@@ -3,11 +3,13 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
+from concord import once, queueing
 from concord.http import HtmxHttpRequest
 
 from ..forms import SourceForm, UploadForm
@@ -41,6 +43,7 @@ def source_list(request: HtmxHttpRequest):
 @require_GET
 def source_detail(request: HtmxHttpRequest, source_id: int):
     source = get_object_or_404(Source.objects.select_related("keyword_list"), pk=source_id)
+    runs.interrupt_stale()  # a run whose worker was killed says so, rather than "running" for ever
     return render(request, "ingest/source_detail.html", {
         "source": source, "runs": source.runs.select_related("created_by")[:50], "upload_form": UploadForm(),
         "issue_count": source.issues.count(), "kept_count": source.issues.filter(kept=True).count(),
@@ -56,7 +59,11 @@ def source_ingest(request: HtmxHttpRequest, source_id: int):
     source = get_object_or_404(Source, pk=source_id)
     if "summarise" in request.POST:
         batch = start_summary_batch(source, user=request.user)
-        messages.info(request, f"Summarising the kept issues of {source} with the {batch.backend} backend.")
+        batch.refresh_from_db()
+        if batch.status == SummaryBatch.Status.FAILED:
+            messages.error(request, batch.message)
+        else:
+            messages.info(request, f"Summarising the kept issues of {source} with the {batch.backend} backend.")
         return redirect("ingest:source_detail", source_id=source.pk)
     if "upload" in request.POST:
         form = UploadForm(request.POST, request.FILES)
@@ -70,8 +77,29 @@ def source_ingest(request: HtmxHttpRequest, source_id: int):
         except ValueError as exc:
             messages.error(request, str(exc))
             return redirect("ingest:source_detail", source_id=source.pk)
-    messages.info(request, f"Started run {run.pk}.")
+    run.refresh_from_db()
+    if run.status == IngestRun.Status.FAILED and run.message.startswith(queueing.UNAVAILABLE[:20]):
+        messages.error(request, f"Run {run.pk}: {run.message}")
+    else:
+        messages.info(request, f"Started run {run.pk}.")
     return redirect("ingest:source_detail", source_id=source.pk)
+
+
+@login_required
+@staff_required
+@require_POST
+def run_retry(request: HtmxHttpRequest, run_id: int):
+    """Run a failed file run's file again: one click, and once (the run must still be the failed one shown)."""
+    run = get_object_or_404(IngestRun.objects.select_related("source"), pk=run_id)
+    try:
+        with transaction.atomic():
+            once.claim(request.POST.get(once.FIELD))
+            again = runs.retry(run, user=request.user)
+    except (once.AlreadySent, ValueError) as exc:
+        messages.error(request, f"Run {run.pk}: {exc}")
+    else:
+        messages.info(request, f"Started run {again.pk}, a re-run of run {run.pk}.")
+    return redirect("ingest:source_detail", source_id=run.source_id)
 
 
 @login_required
@@ -86,6 +114,7 @@ def batch_progress(request: HtmxHttpRequest, batch_id: int):
 @staff_required
 @require_GET
 def run_progress(request: HtmxHttpRequest, run_id: int):
+    runs.interrupt_stale()
     run = get_object_or_404(IngestRun.objects.select_related("source"), pk=run_id)
     return _polled(request, "_job_progress.html", {"run": run}, run.is_finished)
 

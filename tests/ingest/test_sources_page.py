@@ -130,3 +130,38 @@ def test_summarise_button_makes_summaries_and_shows_the_batch(client_as, admin, 
     assert Summary.objects.get().text.startswith("Loading the model fails")
     page = client.get(reverse("ingest:source_detail", args=[source.pk])).content.decode()
     assert "1 made, 0 from the cache, 0 failed" in page
+
+
+def test_a_run_whose_heartbeat_stopped_is_shown_interrupted_and_runs_again_in_one_click(
+    client_as, admin, media, settings, django_capture_on_commit_callbacks
+):
+    """Issue 15, item 5: a killed import stayed "running" for ever."""
+    import datetime as dt
+    import secrets
+
+    from django.utils import timezone
+
+    from concord.once import FIELD
+
+    media.mkdir(parents=True)
+    path = media / "issues.jsonl"
+    path.write_text('{"number": 1, "title": "A"}\n{"number": 2, "title": "B"}\n')
+    source = Source.objects.create(full_name="o/r")
+    long_ago = timezone.now() - dt.timedelta(seconds=settings.INGEST_HEARTBEAT_STALE_SECONDS + 60)
+    dead = IngestRun.objects.create(source=source, kind="file", status="running", file_path=str(path),
+                                    file_format="jsonl", fetched=1, started_at=long_ago, heartbeat_at=long_ago)
+    alive = IngestRun.objects.create(source=source, kind="file", status="running", file_path=str(path),
+                                     file_format="jsonl", started_at=long_ago, heartbeat_at=timezone.now())
+    client = client_as(admin)
+    page = client.get(reverse("ingest:source_detail", args=[source.pk])).content.decode()
+    dead.refresh_from_db()
+    alive.refresh_from_db()
+    assert dead.status == "failed" and "Interrupted: no heartbeat since" in dead.message
+    assert alive.status == "running"  # still beating
+    assert "Interrupted: no heartbeat since" in page and "Run this file again" in page
+    token = secrets.token_hex(16)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("ingest:run_retry", args=[dead.pk]), {FIELD: token})
+        client.post(reverse("ingest:run_retry", args=[dead.pk]), {FIELD: token})  # a double click: once
+    again = IngestRun.objects.get(retry_of=dead)
+    assert again.status == "succeeded" and again.created == 2 and Issue.objects.count() == 2

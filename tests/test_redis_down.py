@@ -1,0 +1,111 @@
+"""Redis stopped under a running Concord (issue 15, item 7): a real redis-server that the test starts and stops.
+
+Sessions live in the cached-database backend (Redis in front, the database behind), so logged-in annotators
+keep labeling and people can still log in while Redis is away; a page that starts long work says the queue is
+unavailable instead of failing.
+"""
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+
+import pytest
+import redis
+from django.test import Client
+from django.urls import reverse
+
+from annotation.models import Label
+from concord.celery import app as celery_app
+from ingest.models import Source, SummaryBatch
+
+pytestmark = [
+    # Transactions commit as in production, so that work is sent to the queue while the page is being made.
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server (CI has it)"),
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def own_redis():
+    port = _free_port()
+    server = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                               "--appendonly", "no"], stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            redis.Redis(port=port, socket_timeout=1).ping()
+            break
+        except redis.ConnectionError:
+            if time.monotonic() > deadline:
+                server.kill()
+                pytest.fail("redis-server did not start")
+            time.sleep(0.1)
+    yield port, server
+    server.kill()
+    server.wait(timeout=10)
+
+
+@pytest.fixture
+def redis_in_front(own_redis, settings):
+    port, server = own_redis
+    url = f"redis://127.0.0.1:{port}/0"
+    settings.CACHES = {"default": {
+        "BACKEND": "django_redis.cache.RedisCache", "LOCATION": url, "KEY_PREFIX": "concord-test",
+        "OPTIONS": {"IGNORE_EXCEPTIONS": True, "SOCKET_CONNECT_TIMEOUT": 0.5, "SOCKET_TIMEOUT": 0.5},
+    }}
+    settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    # The queue on the same Redis, as deployed.
+    saved = {k: celery_app.conf[k] for k in ("broker_url", "task_always_eager")}
+    celery_app.conf.update(broker_url=url, task_always_eager=False)
+    celery_app._pool = None
+    celery_app.amqp._producer_pool = None
+    yield port, server
+    celery_app.conf.update(**saved)
+    celery_app._pool = None
+    celery_app.amqp._producer_pool = None
+
+
+def _log_in(username: str) -> Client:
+    client = Client()
+    response = client.post(reverse("login"), {"username": username, "password": f"pw-{username}"})
+    assert response.status_code == 302, response.content[:500]
+    return client
+
+
+def test_annotators_keep_labeling_and_logging_in_while_redis_is_away(redis_in_front, study, annotator_a,
+                                                                       annotator_b, admin):
+    port, server = redis_in_front
+    alice = _log_in(annotator_a.username)
+    assert redis.Redis(port=port).keys("*"), "the session should be cached in Redis"
+    first, second = study.issues.order_by("pk")[:2]
+
+    server.kill()
+    server.wait(timeout=10)
+
+    # Alice's session is read from the database behind the cache: she stays logged in and labels.
+    assert alice.get(reverse("annotation:queue", args=[study.pk])).status_code == 200
+    response = alice.post(reverse("api:label_list", args=[study.pk]), {"issue": first.pk, "is_relevant": False},
+                          content_type="application/json")
+    assert response.status_code == 201, response.content[:500]
+    # Logging in needs no cache either.
+    bob = _log_in(annotator_b.username)
+    response = bob.post(reverse("api:label_list", args=[study.pk]), {"issue": second.pk, "is_relevant": False},
+                        content_type="application/json")
+    assert response.status_code == 201
+    assert Label.objects.filter(study=study).count() == 2
+
+    # Long work needs the queue: the page says it is unavailable, and the job's row keeps why.
+    admin_client = _log_in(admin.username)
+    source = Source.objects.create(full_name="o/r")
+    response = admin_client.post(reverse("ingest:source_ingest", args=[source.pk]), {"summarise": "1"}, follow=True)
+    assert response.status_code == 200 and "The task queue is unavailable" in response.content.decode()
+    batch = SummaryBatch.objects.get(source=source)
+    assert batch.status == SummaryBatch.Status.FAILED and "Redis does not answer" in batch.message
