@@ -35,7 +35,7 @@ test: install
 
 # A Celery worker, for when REDIS_URL is set.
 worker: install
-	$(BIN)/celery -A concord worker --loglevel=info
+	$(BIN)/celery -A concord worker --queues ingest,summaries,statistics,celery --loglevel=info
 
 lint: install
 	$(BIN)/ruff check .

@@ -13,6 +13,10 @@ their queues marked to match. Then:
 2. Starts gunicorn on 127.0.0.1 and runs 7 threads, one per labeler, each logged in with its own session
    and doing next + submit round trips through the API. Prints round-trip p50/p95, round trips per second,
    and checks that every submitted label is stored exactly once.
+3. The open loop (bench/open_loop.py): 200 more annotators, each reading 5 s on average between labels
+   (about 40 round trips/s offered), for --open-loop seconds; then higher rates until p95 passes 500 ms.
+4. With --pgbouncer, the open loop again with gunicorn reaching PostgreSQL through Debian's pgbouncer in
+   transaction mode (apt-get install pgbouncer).
 """
 from __future__ import annotations
 
@@ -27,7 +31,10 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
+from pathlib import Path
 
+import open_loop
 from common import DEFAULT_URL, ROOT, setup_django
 
 TODO = 1300
@@ -171,11 +178,12 @@ class Annotator:
         return response.status, (json.loads(data) if data else None)
 
 
-def measure_concurrent(study, labelers, themes, round_trips: int, workers: int, threads: int) -> None:
-    from annotation.models import Label, Queue
-
+@contextmanager
+def gunicorn(workers: int, threads: int, **env_extra):
+    """The app under gunicorn on a free port, as the Docker image runs it; yields the port."""
     port = _free_port()
-    env = {**os.environ, "ALLOWED_HOSTS": "127.0.0.1", "SECURE_SSL_REDIRECT": "0", "SECURE_COOKIES": "0"}
+    env = {**os.environ, "ALLOWED_HOSTS": "127.0.0.1", "SECURE_SSL_REDIRECT": "0", "SECURE_COOKIES": "0",
+           **env_extra}
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "concord.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
          "--threads", str(threads), "--log-level", "warning"], cwd=ROOT, env=env)
@@ -186,6 +194,48 @@ def measure_concurrent(study, labelers, themes, round_trips: int, workers: int, 
                 break
             except OSError:
                 time.sleep(0.1)
+        yield port
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+@contextmanager
+def pgbouncer(database_url: str):
+    """Debian's pgbouncer in transaction mode in front of the bench database; yields its DATABASE_URL."""
+    import shutil
+    import tempfile
+    from urllib.parse import urlsplit
+
+    binary = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
+    url = urlsplit(database_url)
+    port = _free_port()
+    with tempfile.TemporaryDirectory() as folder:
+        ini = Path(folder) / "pgbouncer.ini"
+        ini.write_text(
+            f"[databases]\n{url.path.lstrip('/')} = host={url.hostname} port={url.port or 5432}\n"
+            f"[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = {port}\nauth_type = trust\n"
+            f"auth_file = {folder}/users.txt\npool_mode = transaction\nmax_client_conn = 1000\n"
+            f"default_pool_size = 20\nunix_socket_dir =\nlogfile = {folder}/pgbouncer.log\n")
+        (Path(folder) / "users.txt").write_text(f'"{url.username or "postgres"}" ""\n')
+        process = subprocess.Popen([binary, str(ini)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        try:
+            for _ in range(100):
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            yield url._replace(netloc=f"{url.username or 'postgres'}@127.0.0.1:{port}").geturl()
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+
+
+def measure_concurrent(study, labelers, themes, round_trips: int, workers: int, threads: int) -> None:
+    from annotation.models import Label, Queue
+
+    with gunicorn(workers, threads) as port:
         sessions = [Annotator("127.0.0.1", port, p.username,
                               "bench-pw-lead" if p.username == "lead" else f"bench-pw-{p.username}")
                     for p in labelers]
@@ -218,9 +268,6 @@ def measure_concurrent(study, labelers, themes, round_trips: int, workers: int, 
         for thread in pool:
             thread.join()
         elapsed = time.perf_counter() - started
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
     all_times = [t for per in times for t in per]
     total = len(all_times)
     print(f"gunicorn               {workers} workers × {threads} threads, {len(sessions)} annotators at once")
@@ -248,6 +295,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL))
     parser.add_argument("--reuse", action="store_true", help="keep the study a previous run built (for tuning)")
+    parser.add_argument("--open-loop", type=float, default=60, help="seconds of the 200-annotator open loop (0: none)")
+    parser.add_argument("--pgbouncer", action="store_true", help="also run the open loop through Debian's pgbouncer")
     args = parser.parse_args()
     # The test client speaks plain http to "testserver".
     os.environ.update(ALLOWED_HOSTS="testserver", SECURE_SSL_REDIRECT="0")
@@ -274,7 +323,17 @@ def main() -> None:
           f"{Label.objects.count()} labels, {LABELERS} labelers")
     if args.requests:
         measure_in_process(study, labelers[1], themes, args.requests)
-    measure_concurrent(study, labelers, themes, args.round_trips, args.workers, args.threads)
+    if args.round_trips:
+        measure_concurrent(study, labelers, themes, args.round_trips, args.workers, args.threads)
+    if args.open_loop:
+        with gunicorn(args.workers, args.threads) as port:
+            open_loop.measure(study, themes, port, seconds=args.open_loop)
+    if args.pgbouncer:
+        # The same open-loop load, with gunicorn reaching PostgreSQL through PgBouncer in transaction mode.
+        with pgbouncer(args.database_url) as pooled_url, gunicorn(args.workers, args.threads, DATABASE_URL=pooled_url,
+                                                                  DB_BEHIND_PGBOUNCER="1") as port:
+            print("through PgBouncer      transaction pooling, 20 server connections")
+            open_loop.measure(study, themes, port, seconds=args.open_loop or 60, prefix="pgb")
 
 
 if __name__ == "__main__":

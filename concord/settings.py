@@ -122,6 +122,12 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Parameters travel apart from the SQL: bulk writes of long issue bodies skip client-side quoting.
     DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = env_bool("DB_SERVER_SIDE_BINDING", True)
+    if env_bool("DB_BEHIND_PGBOUNCER", False):
+        # PgBouncer in transaction mode hands a server connection to another client between transactions: no
+        # server-side cursor (it would outlive its transaction: exports then read each batch whole) and no named
+        # prepared statement (it lives in the server session). psycopg prepares none with a threshold of None.
+        DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+        DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Auth
@@ -238,6 +244,14 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # is unavailable) rather than keeping the person waiting through kombu's default reconnects.
     "max_retries": 1, "interval_start": 0, "interval_step": 0.2,
 }
+# Separate queues, so that a long ingest never delays summaries or statistics: each can have workers of its
+# own (docker-compose.yml runs one per queue). `make worker` and the tests' worker take all of them.
+CELERY_TASK_ROUTES = {
+    "ingest.tasks.run_ingest_task": {"queue": "ingest"},
+    "ingest.tasks.summarise_source_task": {"queue": "summaries"},
+    "agreement.tasks.*": {"queue": "statistics"},
+}
+CELERY_QUEUES_ALL = "ingest,summaries,statistics,celery"
 # A running ingest whose heartbeat is older than this was killed; it is marked interrupted.
 INGEST_HEARTBEAT_STALE_SECONDS = env_int("INGEST_HEARTBEAT_STALE_SECONDS", 5 * 60)
 

@@ -34,7 +34,7 @@ def celery_worker_process(django_db_setup, django_db_blocker):
     env = {**os.environ, "DATABASE_URL": test_url}
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "concord", "worker", "--pool=solo", "--loglevel=warning",
-         "--hostname", f"test-{os.getpid()}@%h"],
+         "--hostname", f"test-{os.getpid()}@%h", "--queues", settings.CELERY_QUEUES_ALL],
         cwd=ROOT, env=env,
     )
     try:

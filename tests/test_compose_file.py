@@ -1,0 +1,45 @@
+"""docker-compose.yml is a valid Compose file (issue 15, item 9). `docker compose config` is not installable
+on the CI machine, so the file is parsed by compose-spec (bindings of the Rust compose_spec crate, a
+validating parser of the Compose Specification) after PyYAML has resolved its merge keys, and the references
+between services and volumes are checked here."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from compose_spec import PyCompose
+from django.conf import settings
+
+COMPOSE = Path(__file__).resolve().parent.parent / "docker-compose.yml"
+
+
+def _load() -> dict:
+    return yaml.safe_load(COMPOSE.read_text())
+
+
+def test_the_compose_file_follows_the_specification():
+    compose = PyCompose.from_json(json.dumps(_load()))
+    assert {"postgres", "pgbouncer", "redis", "web", "worker-ingest", "worker-summaries",
+            "worker-statistics"} <= set(compose.service_names())
+
+
+def test_every_reference_names_something_declared():
+    data = _load()
+    services, volumes = data["services"], set(data.get("volumes") or {})
+    for name, service in services.items():
+        for needed in service.get("depends_on") or {}:
+            assert needed in services, f"{name} depends on {needed}, which is not a service"
+        for mount in service.get("volumes") or []:
+            source = mount.split(":", 1)[0]
+            assert source.startswith((".", "/")) or source in volumes, f"{name} mounts undeclared {source}"
+
+
+def test_every_queue_has_a_worker_and_every_worker_a_queue():
+    routed = {route["queue"] for route in settings.CELERY_TASK_ROUTES.values()} | {"celery"}
+    served = set()
+    for service in _load()["services"].values():
+        command = service.get("command") or ""
+        if "celery" in command and " worker" in command:
+            served |= set(command.split("--queues ", 1)[1].split()[0].split(","))
+    assert routed == served == set(settings.CELERY_QUEUES_ALL.split(","))
