@@ -218,7 +218,10 @@ def pgbouncer(database_url: str):
             f"auth_file = {folder}/users.txt\npool_mode = transaction\nmax_client_conn = 1000\n"
             f"default_pool_size = 20\nunix_socket_dir =\nlogfile = {folder}/pgbouncer.log\n")
         (Path(folder) / "users.txt").write_text(f'"{url.username or "postgres"}" ""\n')
-        process = subprocess.Popen([binary, str(ini)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        # PgBouncer will not run as root; -u switches to the postgres user, who must read the folder.
+        os.chmod(folder, 0o777)
+        user = ["-u", "postgres"] if os.geteuid() == 0 else []
+        process = subprocess.Popen([binary, *user, str(ini)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         try:
             for _ in range(100):
                 try:

@@ -43,7 +43,7 @@ def _connection_lost() -> bool:
     timeout, say) is a different fault and stays a 500."""
     for conn in connections.all(initialized_only=True):
         if conn.connection is None:
-            continue
+            return True  # it could not connect at all: the database is down or refuses connections
         try:
             if not conn.is_usable():
                 return True

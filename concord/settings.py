@@ -124,7 +124,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = env_bool("DB_SERVER_SIDE_BINDING", True)
     if env_bool("DB_BEHIND_PGBOUNCER", False):
         # PgBouncer in transaction mode hands a server connection to another client between transactions: no
-        # server-side cursor (it would outlive its transaction: exports then read each batch whole) and no named
+        # server-side cursor (it would outlive its transaction: exports then receive whole results) and no named
         # prepared statement (it lives in the server session). psycopg prepares none with a threshold of None.
         DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
         DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None

@@ -72,6 +72,7 @@ def interrupt_stale(stale_after: float | None = None) -> int:
     marked = 0
     stale = IngestRun.objects.filter(status=IngestRun.Status.RUNNING).filter(
         Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff))
+    marked += _interrupt_stale_batches(cutoff)
     for run in stale.only("pk", "kind", "heartbeat_at", "started_at", "fetched"):
         last = run.heartbeat_at or run.started_at
         said = (f"Interrupted: no heartbeat since {last:%Y-%m-%d %H:%M:%S} UTC (its worker was stopped or killed).")
@@ -88,6 +89,23 @@ def interrupt_stale(stale_after: float | None = None) -> int:
         # Guarded by the status, so a run that finished meanwhile keeps its outcome.
         marked += IngestRun.objects.filter(pk=run.pk, status=IngestRun.Status.RUNNING).update(
             status=IngestRun.Status.FAILED, message=said, finished_at=timezone.now(), **writes)
+    return marked
+
+
+def _interrupt_stale_batches(cutoff) -> int:
+    """Summary batches too: every summary made is kept (each is its own row), and a new batch makes the rest."""
+    from ..models import SummaryBatch
+
+    marked = 0
+    stale = SummaryBatch.objects.filter(status=SummaryBatch.Status.RUNNING).filter(
+        Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff))
+    for batch in stale.only("pk", "heartbeat_at", "started_at", "made", "cached"):
+        last = batch.heartbeat_at or batch.started_at
+        marked += SummaryBatch.objects.filter(pk=batch.pk, status=SummaryBatch.Status.RUNNING).update(
+            status=SummaryBatch.Status.FAILED, finished_at=timezone.now(),
+            message=(f"Interrupted: no heartbeat since {last:%Y-%m-%d %H:%M:%S} UTC (its worker was stopped or "
+                     f"killed). The {batch.made + batch.cached} summaries made are kept; summarising again "
+                     "makes the rest."))
     return marked
 
 

@@ -73,9 +73,10 @@ def run_summary_batch(batch: SummaryBatch, summariser=None) -> SummaryBatch:
     """Summarise every kept issue of the source that has no summary of this backend, model and prompt yet."""
     summariser = summariser or summariser_from_settings()
     batch.status, batch.started_at = SummaryBatch.Status.RUNNING, timezone.now()
+    batch.heartbeat_at = batch.started_at
     issues = list(_missing(batch).select_related("source"))
     batch.total = len(issues)
-    batch.save(update_fields=["status", "started_at", "total"])
+    batch.save(update_fields=["status", "started_at", "heartbeat_at", "total"])
     counts = {"made": 0, "cached": 0, "failed": 0}
     down_in_a_row, stopped = 0, ""
     for i, issue in enumerate(issues, start=1):
@@ -83,7 +84,7 @@ def run_summary_batch(batch: SummaryBatch, summariser=None) -> SummaryBatch:
         down_in_a_row = down_in_a_row + 1 if outcome == "down" else 0
         counts["failed" if outcome == "down" else outcome] += 1
         if i % PROGRESS_EVERY == 0 or i == len(issues) or down_in_a_row >= DOWN_AFTER:
-            SummaryBatch.objects.filter(pk=batch.pk).update(**counts)
+            SummaryBatch.objects.filter(pk=batch.pk).update(**counts, heartbeat_at=timezone.now())
         if down_in_a_row >= DOWN_AFTER:
             stopped = (f"stopped: the endpoint gave no answer for {DOWN_AFTER} issues in a row "
                        f"({_error_of(issue, batch)}); {len(issues) - i} issues not tried. ")

@@ -106,6 +106,7 @@ def run_retry(request: HtmxHttpRequest, run_id: int):
 @staff_required
 @require_GET
 def batch_progress(request: HtmxHttpRequest, batch_id: int):
+    runs.interrupt_stale()
     batch = get_object_or_404(SummaryBatch.objects.select_related("source"), pk=batch_id)
     return _polled(request, "ingest/_summary_batch.html", {"batch": batch}, batch.is_finished)
 

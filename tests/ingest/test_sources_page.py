@@ -5,7 +5,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from ingest.models import IngestRun, Issue, Source
+from ingest.models import IngestRun, Issue, Source, SummaryBatch
 from tests.ingest.replay import GITHUB_REPO, serve_github_listing
 
 pytestmark = pytest.mark.django_db
@@ -165,3 +165,18 @@ def test_a_run_whose_heartbeat_stopped_is_shown_interrupted_and_runs_again_in_on
         client.post(reverse("ingest:run_retry", args=[dead.pk]), {FIELD: token})  # a double click: once
     again = IngestRun.objects.get(retry_of=dead)
     assert again.status == "succeeded" and again.created == 2 and Issue.objects.count() == 2
+
+
+def test_a_summary_batch_whose_heartbeat_stopped_is_shown_interrupted(client_as, admin, settings):
+    import datetime as dt
+
+    from django.utils import timezone
+
+    source = Source.objects.create(full_name="o/r")
+    long_ago = timezone.now() - dt.timedelta(seconds=settings.INGEST_HEARTBEAT_STALE_SECONDS + 60)
+    batch = SummaryBatch.objects.create(source=source, backend="extractive", prompt_version="1", status="running",
+                                        made=4, started_at=long_ago, heartbeat_at=long_ago)
+    page = client_as(admin).get(reverse("ingest:source_detail", args=[source.pk])).content.decode()
+    batch.refresh_from_db()
+    assert batch.status == "failed" and "The 4 summaries made are kept" in batch.message
+    assert "Interrupted: no heartbeat since" in page
