@@ -178,6 +178,16 @@ class Annotator:
         return response.status, (json.loads(data) if data else None)
 
 
+def _wait_for_port(port: int) -> None:
+    """Until something listens on 127.0.0.1:port (at most ten seconds)."""
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+
+
 @contextmanager
 def gunicorn(workers: int, threads: int, **env_extra):
     """The app under gunicorn on a free port, as the Docker image runs it; yields the port."""
@@ -188,12 +198,7 @@ def gunicorn(workers: int, threads: int, **env_extra):
         [sys.executable, "-m", "gunicorn", "concord.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
          "--threads", str(threads), "--log-level", "warning"], cwd=ROOT, env=env)
     try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        _wait_for_port(port)
         yield port
     finally:
         server.terminate()
@@ -223,12 +228,7 @@ def pgbouncer(database_url: str):
         user = ["-u", "postgres"] if os.geteuid() == 0 else []
         process = subprocess.Popen([binary, *user, str(ini)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         try:
-            for _ in range(100):
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                    break
-                except OSError:
-                    time.sleep(0.1)
+            _wait_for_port(port)
             yield url._replace(netloc=f"{url.username or 'postgres'}@127.0.0.1:{port}").geturl()
         finally:
             process.terminate()
