@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.core.exceptions import ValidationError
 
 from concord.ids import parse_id
 from concord.textcheck import INT64_MAX
@@ -9,6 +10,18 @@ from .services.labels import LabelInput
 
 NOT_RELEVANT_CHOICE = "NR"
 
+
+
+class IdsField(forms.ModelMultipleChoiceField):
+    """Chosen ids that are not whole numbers of 1 to 18 digits are refused before any query: SQLite cannot even
+    bind an integer past 64 bits (OverflowError), where PostgreSQL answers that nothing matches."""
+
+    def _check_values(self, value):
+        for pk in value:
+            if parse_id(str(pk)) is None:
+                raise ValidationError(self.error_messages["invalid_pk_value"], code="invalid_pk_value",
+                                      params={"pk": str(pk)[:40]})
+        return super()._check_values(value)
 
 class LabelForm(forms.Form):
     """The labeling form. Codebook rules (theme under type, …) are checked by the service, not here."""
@@ -56,8 +69,8 @@ class StudySetupForm(forms.Form):
     name = forms.CharField(max_length=200)
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
     codebook = forms.ModelChoiceField(queryset=None, help_text="The study gets its own copy, which its pilot may grow.")
-    sources = forms.ModelMultipleChoiceField(queryset=None, required=False, help_text="None chosen: every source.")
-    keywords = forms.ModelMultipleChoiceField(queryset=None, required=False,
+    sources = IdsField(queryset=None, required=False, help_text="None chosen: every source.")
+    keywords = IdsField(queryset=None, required=False,
                                               help_text="Reports that matched any of these keywords.")
     verdict = forms.ChoiceField(required=False, choices=[
         ("", "Any screening verdict"), ("included", "Screened in"), ("excluded", "Screened out"),
@@ -67,7 +80,7 @@ class StudySetupForm(forms.Form):
     saved_list = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}),
                                  help_text="One report per line, owner/repo#123 or its URL; replaces the rules above.")
     lead = forms.ModelChoiceField(queryset=None)
-    annotators = forms.ModelMultipleChoiceField(queryset=None, required=False,
+    annotators = IdsField(queryset=None, required=False,
                                                 help_text="More can join later through invitation links.")
     overlap = forms.IntegerField(required=False, min_value=1, max_value=50,
                                  help_text="Empty: every annotator labels every report. k: k annotators per report.")

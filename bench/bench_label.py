@@ -279,7 +279,8 @@ def measure_concurrent(study, labelers, themes, round_trips: int, workers: int, 
     stored = Label.objects.filter(study=study).count() - labels_before
     distinct = sum(len(set(s)) for s in submitted)
     # Each queue counted each of its reports once.
-    done = {q.annotator_id: q.done for q in Queue.objects.filter(round__study=study)}
+    # The labelers' queues (a reused study also holds the open loop's annotators).
+    done = {q.annotator_id: q.done for q in Queue.objects.filter(round__study=study, annotator__in=labelers)}
     expected = {p.pk: done_before[p.pk] + len(set(submitted[i])) for i, p in enumerate(labelers)}
     print(f"labels                 {total} submitted, {distinct} distinct reports, {stored} new labels stored, "
           f"{len(errors)} errors")
