@@ -109,8 +109,13 @@ def _interrupt_stale_batches(cutoff) -> int:
     return marked
 
 
+@transaction.atomic
 def retry(run: IngestRun, user=None) -> IngestRun:
-    """A new run of a failed file run's file, queued; ValueError when it cannot be retried."""
+    """A new run of a failed file run's file, queued; ValueError when it cannot be retried. A run is re-run
+    once: its row is locked, so two people (or two tabs) asking at once make one re-run, and the second is told."""
+    run = IngestRun.objects.select_for_update().get(pk=run.pk)
+    if run.retries.exists():
+        raise ValueError(f"it was run again already (run {run.retries.order_by('pk').first().pk})")
     if run.kind != IngestRun.Kind.FILE or run.status != IngestRun.Status.FAILED:
         raise ValueError("only a failed file run can be run again")
     if not os.path.isfile(run.file_path):

@@ -180,3 +180,23 @@ def test_a_summary_batch_whose_heartbeat_stopped_is_shown_interrupted(client_as,
     batch.refresh_from_db()
     assert batch.status == "failed" and "The 4 summaries made are kept" in batch.message
     assert "Interrupted: no heartbeat since" in page
+
+
+def test_a_failed_run_is_run_again_once_from_two_tabs(client_as, admin, media, django_capture_on_commit_callbacks):
+    """Two forms with two tokens (two tabs, or two admins) ask for one re-run: the second is refused."""
+    import secrets
+
+    from concord.once import FIELD
+
+    media.mkdir(parents=True)
+    path = media / "issues.jsonl"
+    path.write_text('{"number": 1, "title": "A"}\n')
+    failed = IngestRun.objects.create(source=Source.objects.create(full_name="o/r"), kind="file", status="failed",
+                                      file_path=str(path), file_format="jsonl")
+    client = client_as(admin)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("ingest:run_retry", args=[failed.pk]), {FIELD: secrets.token_hex(16)})
+        page = client.post(reverse("ingest:run_retry", args=[failed.pk]), {FIELD: secrets.token_hex(16)},
+                           follow=True).content.decode()
+    assert IngestRun.objects.filter(retry_of=failed).count() == 1
+    assert "it was run again already" in page
