@@ -188,9 +188,33 @@ def _wait_for_port(port: int) -> None:
             time.sleep(0.1)
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU of a live process and of its children that have exited and been waited for."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+class Server:
+    """A running gunicorn: its port, and the CPU its processes (master and workers) have used so far."""
+
+    def __init__(self, process: subprocess.Popen, port: int):
+        self.process, self.port = process, port
+
+    def cpu_seconds(self) -> float:
+        master = self.process.pid
+        children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+        total = _cpu_seconds(master)
+        for pid in children:
+            try:
+                total += _cpu_seconds(int(pid))
+            except FileNotFoundError:  # a worker restarted meanwhile; the master counts it once waited for
+                pass
+        return total
+
+
 @contextmanager
 def gunicorn(workers: int, threads: int, **env_extra):
-    """The app under gunicorn on a free port, as the Docker image runs it; yields the port."""
+    """The app under gunicorn on a free port, as the Docker image runs it; yields a Server."""
     port = _free_port()
     env = {**os.environ, "ALLOWED_HOSTS": "127.0.0.1", "SECURE_SSL_REDIRECT": "0", "SECURE_COOKIES": "0",
            **env_extra}
@@ -199,7 +223,7 @@ def gunicorn(workers: int, threads: int, **env_extra):
          "--threads", str(threads), "--log-level", "warning"], cwd=ROOT, env=env)
     try:
         _wait_for_port(port)
-        yield port
+        yield Server(server, port)
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -238,8 +262,8 @@ def pgbouncer(database_url: str):
 def measure_concurrent(study, labelers, themes, round_trips: int, workers: int, threads: int) -> None:
     from annotation.models import Label, Queue
 
-    with gunicorn(workers, threads) as port:
-        sessions = [Annotator("127.0.0.1", port, p.username,
+    with gunicorn(workers, threads) as server:
+        sessions = [Annotator("127.0.0.1", server.port, p.username,
                               "bench-pw-lead" if p.username == "lead" else f"bench-pw-{p.username}")
                     for p in labelers]
         labels_before = Label.objects.filter(study=study).count()
@@ -265,17 +289,19 @@ def measure_concurrent(study, labelers, themes, round_trips: int, workers: int, 
                 submitted[index].append(issue_id)
 
         pool = [threading.Thread(target=annotate, args=(i,)) for i in range(len(sessions))]
-        started = time.perf_counter()
+        started, cpu_before = time.perf_counter(), server.cpu_seconds()
         for thread in pool:
             thread.start()
         for thread in pool:
             thread.join()
-        elapsed = time.perf_counter() - started
+        elapsed, cpu = time.perf_counter() - started, server.cpu_seconds() - cpu_before
     all_times = [t for per in times for t in per]
     total = len(all_times)
     print(f"gunicorn               {workers} workers × {threads} threads, {len(sessions)} annotators at once")
     print(_summary("round trip (api)", all_times).replace("requests", "round trips"))
     print(f"throughput             {total / elapsed:.1f} round trips/s ({total} in {elapsed:.1f} s)")
+    # Independent of how busy the clients keep the two cores: what one round trip costs the server.
+    print(f"server CPU             {1000 * cpu / total:.1f} ms per round trip (gunicorn's processes)")
     stored = Label.objects.filter(study=study).count() - labels_before
     distinct = sum(len(set(s)) for s in submitted)
     # Each queue counted each of its reports once.
@@ -330,14 +356,14 @@ def main() -> None:
     if args.round_trips:
         measure_concurrent(study, labelers, themes, args.round_trips, args.workers, args.threads)
     if args.open_loop:
-        with gunicorn(args.workers, args.threads) as port:
-            open_loop.measure(study, themes, port, seconds=args.open_loop)
+        with gunicorn(args.workers, args.threads) as server:
+            open_loop.measure(study, themes, server, seconds=args.open_loop)
     if args.pgbouncer:
         # The same open-loop load, with gunicorn reaching PostgreSQL through PgBouncer in transaction mode.
         with pgbouncer(args.database_url) as pooled_url, gunicorn(args.workers, args.threads, DATABASE_URL=pooled_url,
-                                                                  DB_BEHIND_PGBOUNCER="1") as port:
+                                                                  DB_BEHIND_PGBOUNCER="1") as server:
             print("through PgBouncer      transaction pooling, 20 server connections")
-            open_loop.measure(study, themes, port, seconds=args.open_loop or 60, prefix="pgb")
+            open_loop.measure(study, themes, server, seconds=args.open_loop or 60, prefix="pgb")
 
 
 if __name__ == "__main__":

@@ -81,7 +81,7 @@ class Browser:
                     raise
 
 
-def run(study, sessions, themes, port: int, rate_scale: float, seconds: float) -> dict:
+def run(study, sessions, themes, server, rate_scale: float, seconds: float) -> dict:
     """Every annotator labels for `seconds`, reading THINK / rate_scale seconds on average between labels."""
     theme_id, type_id = themes[1]
     times: list[float] = []
@@ -89,7 +89,7 @@ def run(study, sessions, themes, port: int, rate_scale: float, seconds: float) -
     errors: list[str] = []
     lock = threading.Lock()
     stop_at = time.perf_counter() + seconds
-    clients = [(user, Browser(port, key)) for user, key in sessions]
+    clients = [(user, Browser(server.port, key)) for user, key in sessions]
 
     def annotate(user, client, seed: int) -> None:
         rng = random.Random(seed)
@@ -122,11 +122,12 @@ def run(study, sessions, themes, port: int, rate_scale: float, seconds: float) -
             time.sleep(max(0.0, min(rng.expovariate(rate_scale / THINK), stop_at - time.perf_counter())))
 
     threads = [threading.Thread(target=annotate, args=(u, c, n)) for n, (u, c) in enumerate(clients)]
-    began = time.perf_counter()
+    began, cpu_before = time.perf_counter(), server.cpu_seconds()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    cpu = server.cpu_seconds() - cpu_before
     # The rate over the window requests were sent in (the last answers may come a little after it).
     wall = max(seconds, time.perf_counter() - began) if not times else seconds
     times.sort()
@@ -135,21 +136,23 @@ def run(study, sessions, themes, port: int, rate_scale: float, seconds: float) -
         return times[min(len(times) - 1, int(share * len(times)))] * 1000 if times else float("nan")
 
     return {"offered": len(sessions) * rate_scale / THINK, "achieved": len(times) / wall, "n": len(times),
-            "p50": pct(0.50), "p95": pct(0.95), "p99": pct(0.99), "submitted": submitted, "errors": errors}
+            "p50": pct(0.50), "p95": pct(0.95), "p99": pct(0.99), "submitted": submitted, "errors": errors,
+            "cpu_ms": 1000 * cpu / len(times) if times else float("nan")}
 
 
-def measure(study, themes, port: int, seconds: float = 60.0, step_seconds: float = 20.0, prefix: str = "open") -> None:
+def measure(study, themes, server, seconds: float = 60.0, step_seconds: float = 20.0, prefix: str = "open") -> None:
     from annotation.models import Label
 
     sessions = add_annotators(study, prefix=prefix)
     before = Label.objects.filter(study=study).count()
-    result = run(study, sessions, themes, port, 1.0, seconds)
+    result = run(study, sessions, themes, server, 1.0, seconds)
     stored = Label.objects.filter(study=study).count() - before
     distinct = len(set(result["submitted"]))
     print(f"open loop              {ANNOTATORS} annotators, one label every {THINK:.0f} s each on average "
           f"(offered {result['offered']:.0f} round trips/s) for {seconds:.0f} s")
     print(f"  achieved             {result['achieved']:.1f} round trips/s, {result['n']} round trips")
     print(f"  round trip           p50 {result['p50']:.1f} ms, p95 {result['p95']:.1f} ms, p99 {result['p99']:.1f} ms")
+    print(f"  server CPU           {result['cpu_ms']:.1f} ms per round trip (gunicorn's processes)")
     print(f"  labels               {len(result['submitted'])} saved answers, {distinct} distinct, {stored} stored, "
           f"{len(result['errors'])} errors")
     assert not result["errors"], result["errors"][:3]
@@ -159,7 +162,7 @@ def measure(study, themes, port: int, seconds: float = 60.0, step_seconds: float
     scales = (1.5, 2.0, 3.0, 4.0, 6.0, 8.0) if result["p95"] <= 500 else (0.75, 0.5, 0.35, 0.25)
     held = result if result["p95"] <= 500 else None
     for scale in scales:
-        step = run(study, sessions, themes, port, scale, step_seconds)
+        step = run(study, sessions, themes, server, scale, step_seconds)
         print(f"  offered {step['offered']:5.0f}/s       achieved {step['achieved']:5.1f}/s, p50 {step['p50']:.0f} ms, "
               f"p95 {step['p95']:.0f} ms{', errors ' + str(len(step['errors'])) if step['errors'] else ''}")
         if (step["p95"] <= 500) == (scales[0] < 1):

@@ -4,9 +4,9 @@ from dataclasses import dataclass
 
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
-from django.db.models import Count, F
 from django.utils import timezone
 
+from concord import rows
 from ingest.models import Issue
 from taxonomy.models import Category
 
@@ -42,11 +42,16 @@ def _validated(round: Round, data: LabelInput) -> dict:
     if data.sub_theme_id and not data.theme_id:
         raise LabelError("sub_theme", "a sub-theme needs its theme")
     wanted = [pk for pk in (data.type_id, data.theme_id, data.sub_theme_id) if pk]
-    # One query for the three choices, and whether the chosen type has themes at all.
-    found = {
-        c.pk: c for c in Category.objects.filter(pk__in=wanted, taxonomy=round.study.taxonomy_id)
-        .annotate(n_children=Count("children"))
-    }
+    # One query for the three choices, and whether the chosen type has themes at all (see concord.rows).
+    found = {}
+    for row in rows.fetch_all(
+            f"SELECT {rows.columns(Category, 'c')}, "
+            "(SELECT COUNT(*) FROM taxonomy_category k WHERE k.parent_id = c.id) FROM taxonomy_category c "
+            f"WHERE c.id IN ({', '.join(['%s'] * len(wanted))}) AND c.taxonomy_id = %s",
+            [*wanted, round.study.taxonomy_id]):
+        category = rows.instance(Category, row)
+        category.n_children = row[-1]
+        found[category.pk] = category
     chain: list[Category | None] = []
     parent = None
     for pk, level, field in ((data.type_id, Category.Level.TYPE, "type"),
@@ -118,6 +123,11 @@ def _store(key: dict, fields: dict, revise: bool) -> Label:
     return label
 
 
+# The user's assignment of one report in the round, not done yet: params round, annotator, issue, False.
+_MINE = ("queue_id = (SELECT q.id FROM annotation_queue q WHERE q.round_id = %s AND q.annotator_id = %s) "
+         "AND issue_id = %s AND done = %s")
+
+
 def submit_label(user, round: Round, issue: Issue | int, data: LabelInput) -> Label:
     """Record the user's label for a report of their queue; a second submission revises it, and history keeps
     the first. Marking the report done in the queue and storing the label commit together or not at all."""
@@ -131,14 +141,19 @@ def submit_label(user, round: Round, issue: Issue | int, data: LabelInput) -> La
             with transaction.atomic():
                 # The assignment row is locked first, so two tabs submitting the same report queue up here
                 # and only the first one counts the report as done.
-                mine = Assignment.objects.filter(queue__round=round, queue__annotator=user, issue_id=issue_id)
-                first_time = bool(mine.filter(done=False, requeued_because="").update(done=True))
+                # Plain SQL on the round trip's path (see concord.rows).
+                mine = [round.pk, user.pk, issue_id, False, ""]
+                first_time = bool(rows.execute(f"UPDATE annotation_assignment SET done = %s WHERE {_MINE} "
+                                               "AND requeued_because = %s", [True, *mine]))
                 # A report a codebook change sent back has its old label: this submission revises it.
-                came_back = not first_time and bool(
-                    mine.filter(done=False).exclude(requeued_because="").update(done=True, requeued_because=""))
+                came_back = not first_time and bool(rows.execute(
+                    f"UPDATE annotation_assignment SET done = %s, requeued_because = %s WHERE {_MINE} "
+                    "AND requeued_because <> %s", [True, "", *mine]))
                 if first_time or came_back:
-                    Queue.objects.filter(round=round, annotator=user).update(done=F("done") + 1)
-                elif not mine.exists():
+                    rows.execute("UPDATE annotation_queue SET done = done + 1 WHERE round_id = %s "
+                                 "AND annotator_id = %s", [round.pk, user.pk])
+                elif not Assignment.objects.filter(queue__round=round, queue__annotator=user,
+                                                   issue_id=issue_id).exists():
                     raise LabelError("issue", f"report {issue_id} is not in your queue for round {round.number} "
                                               f"of {study}")
                 return _store(key, fields, revise=attempt > 0 or not first_time)

@@ -1,0 +1,100 @@
+"""The labeling round trip's hand-written reads (concord.rows) give what the ORM gives, on SQLite and PostgreSQL:
+the same instances, field by field, with the database's converters applied (booleans, dates, JSON)."""
+from __future__ import annotations
+
+import datetime
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from annotation.access import load_study
+from annotation.models import Assignment, Membership, Queue, Study
+from annotation.selectors import next_assignment, progress_for
+from annotation.services.queues import skip
+from concord.textcheck import INT64_MAX
+from ingest.models import Issue, Summary
+from ingest.services.summaries import latest_summary
+from tests.factories import label_with, make_issue
+
+pytestmark = pytest.mark.django_db
+
+
+def _values(instance) -> dict:
+    return {field.attname: getattr(instance, field.attname) for field in instance._meta.concrete_fields}
+
+
+def _same(fast, slow) -> None:
+    assert type(fast) is type(slow)
+    assert _values(fast) == _values(slow)
+    assert fast._state.adding is False and fast._state.db == "default"
+
+
+def test_a_study_comes_with_its_codebook_round_and_role_in_one_query(study, annotator_a, outsider):
+    with CaptureQueriesContext(connection) as queries:
+        fast = load_study(study.pk, annotator_a.pk)
+        fast.taxonomy.revision, fast.current_round.number  # noqa: B018 — no further query
+    assert len(queries) == 1
+    slow = Study.objects.select_related("taxonomy", "current_round").get(pk=study.pk)
+    _same(fast, slow)
+    _same(fast.taxonomy, slow.taxonomy)
+    _same(fast.current_round, slow.current_round)
+    assert isinstance(fast.created_at, datetime.datetime) and fast.created_at.tzinfo is not None
+    assert fast._role_of == (annotator_a.pk, Membership.Role.ANNOTATOR)
+    assert load_study(study.pk, outsider.pk)._role_of == (outsider.pk, None)
+    assert not hasattr(load_study(study.pk, None), "_role_of")
+
+
+def test_a_study_without_a_current_round_has_none(study):
+    Study.objects.filter(pk=study.pk).update(current_round=None)
+    assert load_study(study.pk, None).current_round is None
+
+
+@pytest.mark.parametrize("study_id", [0, 10**9, INT64_MAX, INT64_MAX + 1, 10**30])
+def test_no_study_for_ids_that_name_none(study, study_id):
+    assert load_study(study_id, None) is None
+
+
+def test_next_report_is_the_orms_with_the_issue_and_source(study, annotator_a):
+    issue = make_issue(title="Ünïcode ✓", platform_labels=["bug", "needs triage"], comment_count=4)
+    study.issues.add(issue)
+    round = study.current_round
+    queue = Queue.objects.get(round=round, annotator=annotator_a)
+    Assignment.objects.create(queue=queue, issue=issue, position=0)
+    Assignment.objects.filter(queue=queue).exclude(issue=issue).update(position=5)
+    fast = next_assignment(annotator_a, round)
+    slow = (Assignment.objects.filter(queue=queue, done=False).select_related("issue__source")
+            .order_by("skipped", "position").first())
+    _same(fast, slow)
+    _same(fast.issue, slow.issue)
+    _same(fast.issue.source, slow.issue.source)
+    assert fast.issue.platform_labels == ["bug", "needs triage"] and fast.done is False
+
+
+def test_next_report_puts_skipped_ones_last_and_ends_with_none(study, annotator_a):
+    round = study.current_round
+    first = next_assignment(annotator_a, round)
+    skip(annotator_a, round, first.issue_id, "unclear")
+    assert next_assignment(annotator_a, round).issue_id != first.issue_id
+    for issue in study.issues.all():
+        label_with(annotator_a, study, issue, "C.1")
+    assert next_assignment(annotator_a, round) is None
+
+
+def test_progress_sums_every_queue_of_the_round(study, annotator_a, annotator_b):
+    label_with(annotator_b, study, study.issues.first(), "C.1")
+    progress = progress_for(annotator_a, study.current_round)
+    queues = Queue.objects.filter(round=study.current_round)
+    assert (progress.done, progress.total) == (0, 3)
+    assert (progress.round_done, progress.round_total) == (sum(q.done for q in queues), sum(q.total for q in queues))
+
+
+def test_latest_summary_is_the_newest_one_made(study):
+    issue = study.issues.first()
+    assert latest_summary(issue) is None
+    old = Summary.objects.create(issue=issue, backend="llm", prompt_version="1", content_hash="a", text="old")
+    Summary.objects.create(issue=issue, backend="llm", prompt_version="2", content_hash="b", status="failed")
+    new = Summary.objects.create(issue=issue, backend="llm", prompt_version="3", content_hash="c", text="new")
+    Summary.objects.filter(pk=old.pk).update(updated_at=new.updated_at - datetime.timedelta(days=1))
+    _same(latest_summary(issue), Summary.objects.get(pk=new.pk))
+    assert latest_summary(Issue.objects.get(pk=issue.pk)).text == "new"
