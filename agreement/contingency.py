@@ -7,8 +7,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats
-from statsmodels.stats.contingency_tables import Table
 
 from .figures import finite
 
@@ -45,6 +43,9 @@ def compare(counts: np.ndarray, subsets: Sequence[str], categories: Sequence[str
     if table.shape[0] < 2 or table.shape[1] < 2 or (table.sum(axis=1) == 0).any():
         result.undefined_because = "needs two or more non-empty subsets and two or more labels"
         return result
+    from scipy import stats  # deferred: heavy, a second to import
+    from statsmodels.stats.contingency_tables import Table  # deferred: heavy, a second to import
+
     chi2, p, df, expected = stats.chi2_contingency(table, correction=False)
     n = table.sum()
     result.chi2, result.p, result.df = finite(chi2), finite(p), int(df)

@@ -6,7 +6,6 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from statsmodels.stats.inter_rater import fleiss_kappa
 
 from .figures import Figure, finite
 from .matrices import CountMatrix, count_matrix
@@ -120,6 +119,8 @@ def fleiss_matrix_figure(matrix: CountMatrix, *, level: str, type: str = "", res
         return figure
     counts = matrix.counts
     p_i, p_j = agreement_parts(counts)
+    from statsmodels.stats.inter_rater import fleiss_kappa  # deferred: heavy, a second to import
+
     figure.observed = finite(p_i.mean())
     figure.expected = finite(np.square(p_j).sum())
     figure.value = finite(fleiss_kappa(counts, method="fleiss"))

@@ -6,7 +6,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from .figures import finite
 
@@ -64,6 +63,8 @@ def kendalls_w(ranks: np.ndarray) -> Concordance:
         return Concordance(None, None, n - 1, None, m, n, "every rater tied every item")
     w = 12 * s / denominator
     chi2 = m * (n - 1) * w
+    from scipy import stats  # deferred: heavy, a second to import
+
     return Concordance(finite(w), finite(chi2), n - 1, finite(stats.chi2.sf(chi2, n - 1)), m, n)
 
 
@@ -81,6 +82,8 @@ def spearman(first: Mapping[str, float], second: Mapping[str, float], show: int 
     if len(items) < 3:
         return Divergence(None, None, len(items), [])
     a, b = [first[i] for i in items], [second[i] for i in items]
+    from scipy import stats  # deferred: heavy, a second to import
+
     result = stats.spearmanr(a, b)
     gaps = sorted(((i, second[i] - first[i]) for i in items), key=lambda g: -abs(g[1]))[:show]
     return Divergence(finite(result.statistic), finite(result.pvalue), len(items), gaps)

@@ -10,8 +10,6 @@ import random
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
-from statsmodels.stats.proportion import proportion_confint
-
 
 @dataclass(frozen=True)
 class Rate:
@@ -29,6 +27,8 @@ def rate(successes: int, n: int, confidence: float = 0.95) -> Rate:
     """successes / n with its Wilson score interval (Wilson 1927; Newcombe 1998, method 3)."""
     if n == 0:
         return Rate(0, 0, None, None)
+    from statsmodels.stats.proportion import proportion_confint  # deferred: heavy, a second to import
+
     low, high = proportion_confint(successes, n, alpha=1 - confidence, method="wilson")
     return Rate(successes, n, float(low), float(high))
 
@@ -85,7 +85,7 @@ class PairAgreement:
 def pair_agreement(pairs: Sequence[tuple[bool, bool]], confidence: float = 0.95) -> PairAgreement:
     """Agreement of two judges on the same binary question, item by item."""
     import numpy as np
-    from statsmodels.stats.inter_rater import cohens_kappa
+    from statsmodels.stats.inter_rater import cohens_kappa  # deferred: heavy, a second to import
 
     table = np.zeros((2, 2))
     for first, second in pairs:
