@@ -39,7 +39,7 @@ def add_annotators(study, count: int = ANNOTATORS, prefix: str = "open") -> list
     for user in users:
         store = SessionStore()
         store["_auth_user_id"] = str(user.pk)
-        store["_auth_user_backend"] = "django.contrib.auth.backends.ModelBackend"
+        store["_auth_user_backend"] = "concord.auth.UserRowBackend"
         store["_auth_user_hash"] = user.get_session_auth_hash()
         store.create()
         sessions.append((user, store.session_key))

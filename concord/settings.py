@@ -144,7 +144,8 @@ LOGOUT_REDIRECT_URL = "login"
 
 # Guessing passwords: after AXES_FAILURE_LIMIT failed logins for one username from one address, that pair is
 # locked out for a while (django-axes; the count lives in the database, so every process shares it).
-AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+# concord.auth.UserRowBackend is Django's ModelBackend with a cheaper read of the signed-in user.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "concord.auth.UserRowBackend"]
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
 AXES_COOLOFF_TIME = datetime.timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]

@@ -102,7 +102,7 @@ def join(request: HtmxHttpRequest, token: str):
             elif form.is_valid():
                 user = accept(token, username=form.cleaned_data["username"],
                               password=form.cleaned_data["password1"])
-                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+                login(request, user, backend="concord.auth.UserRowBackend")
             else:
                 user = None
         except InvitationError as exc:

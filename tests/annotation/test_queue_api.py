@@ -1,10 +1,14 @@
 """The labeling loop through the API: next report, label, skip, progress — the pages' rules."""
 from __future__ import annotations
 
+import datetime
+
 import pytest
 from django.urls import reverse
 
+from annotation.api import LabelSavedSerializer, ReportDetailSerializer, label_saved_data, report_detail_data
 from annotation.models import Label, Queue
+from ingest.models import Issue, Summary
 from tests.factories import category, label_with
 
 pytestmark = pytest.mark.django_db
@@ -77,3 +81,18 @@ def test_the_schema_documents_every_endpoint(client_as, annotator_a):
     for path in ("/queue/next/", "/queue/skip/", "/labels/", "/labels/history/", "/reports/{issue_id}/comments/",
                  "/reports/", "/studies/{study_id}/"):
         assert path in schema, path
+
+
+def test_the_round_trips_answers_are_their_serializers(study, annotator_a):
+    """The answers built directly (for speed) say exactly what the documented serializers say."""
+    issues = list(study.issues.select_related("source"))
+    Issue.objects.filter(pk=issues[0].pk).update(
+        created_at=datetime.datetime(2025, 2, 3, 4, 5, 6, 789, tzinfo=datetime.UTC), platform_labels=["bug"],
+        comments=[{"author": "x", "body": "y"}], state="open", comment_count=1)
+    Summary.objects.create(issue=issues[1], backend="llm", prompt_version="1", content_hash="h", text="made")
+    for issue in Issue.objects.filter(pk__in=[i.pk for i in issues]).select_related("source"):
+        assert report_detail_data(issue) == dict(ReportDetailSerializer(issue).data)
+    labels = [label_with(annotator_a, study, issues[0], "C.6.iv", note="a note"),
+              label_with(annotator_a, study, issues[1], "NR"), label_with(annotator_a, study, issues[2], "A.3")]
+    for label in labels:
+        assert label_saved_data(label) == dict(LabelSavedSerializer(label).data)
