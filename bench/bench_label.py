@@ -106,7 +106,8 @@ def measure_in_process(study, annotator, themes, requests: int) -> None:
     from django.urls import reverse
 
     client = Client()
-    client.force_login(annotator)
+    # As a password login records it (force_login would pick django-axes, the first backend listed).
+    client.force_login(annotator, backend="concord.auth.UserRowBackend")
     theme_id, type_id = themes[0]
     results = {name: ([], []) for name in ("page: next report", "page: submit label", "api: next report",
                                            "api: submit label")}

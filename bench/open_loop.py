@@ -122,12 +122,12 @@ def run(study, sessions, themes, server, rate_scale: float, seconds: float) -> d
             time.sleep(max(0.0, min(rng.expovariate(rate_scale / THINK), stop_at - time.perf_counter())))
 
     threads = [threading.Thread(target=annotate, args=(u, c, n)) for n, (u, c) in enumerate(clients)]
-    began, cpu_before = time.perf_counter(), server.cpu_seconds()
+    began, cpu_before, client_before = time.perf_counter(), server.cpu_seconds(), time.process_time()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    cpu = server.cpu_seconds() - cpu_before
+    cpu, client_cpu = server.cpu_seconds() - cpu_before, time.process_time() - client_before
     # The rate over the window requests were sent in (the last answers may come a little after it).
     wall = max(seconds, time.perf_counter() - began) if not times else seconds
     times.sort()
@@ -137,7 +137,8 @@ def run(study, sessions, themes, server, rate_scale: float, seconds: float) -> d
 
     return {"offered": len(sessions) * rate_scale / THINK, "achieved": len(times) / wall, "n": len(times),
             "p50": pct(0.50), "p95": pct(0.95), "p99": pct(0.99), "submitted": submitted, "errors": errors,
-            "cpu_ms": 1000 * cpu / len(times) if times else float("nan")}
+            "cpu_ms": 1000 * cpu / len(times) if times else float("nan"),
+            "client_cpu_ms": 1000 * client_cpu / len(times) if times else float("nan")}
 
 
 def measure(study, themes, server, seconds: float = 60.0, step_seconds: float = 20.0, prefix: str = "open") -> None:
@@ -152,7 +153,9 @@ def measure(study, themes, server, seconds: float = 60.0, step_seconds: float = 
           f"(offered {result['offered']:.0f} round trips/s) for {seconds:.0f} s")
     print(f"  achieved             {result['achieved']:.1f} round trips/s, {result['n']} round trips")
     print(f"  round trip           p50 {result['p50']:.1f} ms, p95 {result['p95']:.1f} ms, p99 {result['p99']:.1f} ms")
-    print(f"  server CPU           {result['cpu_ms']:.1f} ms per round trip (gunicorn's processes)")
+    # The clients share the two cores: what they cost says how much of the machine the server had.
+    print(f"  CPU per round trip   server {result['cpu_ms']:.1f} ms (gunicorn's processes), "
+          f"clients {result['client_cpu_ms']:.1f} ms (this process)")
     print(f"  labels               {len(result['submitted'])} saved answers, {distinct} distinct, {stored} stored, "
           f"{len(result['errors'])} errors")
     assert not result["errors"], result["errors"][:3]
@@ -163,8 +166,9 @@ def measure(study, themes, server, seconds: float = 60.0, step_seconds: float = 
     held = result if result["p95"] <= 500 else None
     for scale in scales:
         step = run(study, sessions, themes, server, scale, step_seconds)
+        errors = f", errors {len(step['errors'])}" if step["errors"] else ""
         print(f"  offered {step['offered']:5.0f}/s       achieved {step['achieved']:5.1f}/s, p50 {step['p50']:.0f} ms, "
-              f"p95 {step['p95']:.0f} ms{', errors ' + str(len(step['errors'])) if step['errors'] else ''}")
+              f"p95 {step['p95']:.0f} ms, server CPU {step['cpu_ms']:.0f} ms/round trip{errors}")
         if (step["p95"] <= 500) == (scales[0] < 1):
             held = step if step["p95"] <= 500 else held
             break

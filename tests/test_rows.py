@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -12,6 +13,7 @@ from annotation.access import load_study
 from annotation.models import Assignment, Membership, Queue, Study
 from annotation.selectors import next_assignment, progress_for
 from annotation.services.queues import skip
+from concord.auth import UserRowBackend
 from concord.textcheck import INT64_MAX
 from ingest.models import Issue, Summary
 from ingest.services.summaries import latest_summary
@@ -98,3 +100,19 @@ def test_latest_summary_is_the_newest_one_made(study):
     Summary.objects.filter(pk=old.pk).update(updated_at=new.updated_at - datetime.timedelta(days=1))
     _same(latest_summary(issue), Summary.objects.get(pk=new.pk))
     assert latest_summary(Issue.objects.get(pk=issue.pk)).text == "new"
+
+
+def test_the_signed_in_user_is_the_orms_and_inactive_or_unknown_ids_are_nobody(annotator_a, client):
+    backend = UserRowBackend()
+    _same(backend.get_user(annotator_a.pk), get_user_model().objects.get(pk=annotator_a.pk))
+    for user_id in (0, -1, 10**9, INT64_MAX + 1, "1"):
+        assert backend.get_user(user_id) is None
+    get_user_model().objects.filter(pk=annotator_a.pk).update(is_active=False)
+    assert backend.get_user(annotator_a.pk) is None
+
+
+def test_a_password_login_is_remembered_with_the_row_backend(annotator_a, client):
+    response = client.post("/accounts/login/", {"username": "alice", "password": "pw-alice"})
+    assert response.status_code == 302
+    assert client.session["_auth_user_backend"] == "concord.auth.UserRowBackend"
+    assert client.get("/").context["user"] == annotator_a
