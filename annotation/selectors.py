@@ -129,14 +129,12 @@ class Progress:
 
 
 def progress_for(user, round: Round) -> Progress:
-    own, done, total = Progress(), 0, 0
-    # On every round trip: plain SQL (see concord.rows).
-    for annotator_id, q_done, q_total in rows.fetch_all(
-            "SELECT annotator_id, done, total FROM annotation_queue WHERE round_id = %s", [round.pk]):
-        done, total = done + q_done, total + q_total
-        if annotator_id == user.pk:
-            own = Progress(q_done, q_total)
-    return Progress(own.done, own.total, done, total)
+    # On every round trip: one row of sums, however many queues the round has (plain SQL, see concord.rows).
+    own_done, own_total, done, total = rows.fetch_one(
+        "SELECT COALESCE(SUM(CASE WHEN annotator_id = %s THEN done END), 0), "
+        "COALESCE(SUM(CASE WHEN annotator_id = %s THEN total END), 0), COALESCE(SUM(done), 0), "
+        "COALESCE(SUM(total), 0) FROM annotation_queue WHERE round_id = %s", [user.pk, user.pk, round.pk])
+    return Progress(int(own_done), int(own_total), int(done), int(total))
 
 
 def label_of(user, round: Round, issue: Issue) -> Label | None:
