@@ -12,4 +12,7 @@ RUN DEBUG=0 SECRET_KEY=collectstatic-only python manage.py collectstatic --noinp
 RUN useradd --create-home concord && mkdir -p /app/media && chown concord /app/media
 USER concord
 EXPOSE 8000
-CMD ["gunicorn", "concord.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "2", "--threads", "4"]
+# Annotators read for seconds between labels: with gunicorn's 2-second keep-alive most labels would open a new
+# connection (a browser keeps its own for a minute or more).
+CMD ["gunicorn", "concord.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "2", "--threads", "4", \
+     "--keep-alive", "75"]

@@ -221,7 +221,7 @@ def gunicorn(workers: int, threads: int, **env_extra):
            **env_extra}
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "concord.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-         "--threads", str(threads), "--log-level", "warning"], cwd=ROOT, env=env)
+         "--threads", str(threads), "--keep-alive", "75", "--log-level", "warning"], cwd=ROOT, env=env)
     try:
         _wait_for_port(port)
         yield Server(server, port)
