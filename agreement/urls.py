@@ -5,10 +5,10 @@ from . import api, views
 app_name = "agreement"
 
 urlpatterns = [
-    path("studies/<int:study_id>/agreement/", views.study_agreement_page, name="study_agreement"),
-    path("studies/<int:study_id>/agreement/recompute/", views.recompute, name="recompute"),
+    path("studies/<id:study_id>/agreement/", views.study_agreement_page, name="study_agreement"),
+    path("studies/<id:study_id>/agreement/recompute/", views.recompute, name="recompute"),
 ]
 
 api_urlpatterns = [
-    path("studies/<int:study_id>/agreement/", api.StudyAgreementAPI.as_view(), name="study_agreement"),
+    path("studies/<id:study_id>/agreement/", api.StudyAgreementAPI.as_view(), name="study_agreement"),
 ]

@@ -11,7 +11,6 @@ from .services.labels import LabelInput
 NOT_RELEVANT_CHOICE = "NR"
 
 
-
 class IdsField(forms.ModelMultipleChoiceField):
     """Chosen ids that are not whole numbers of 1 to 18 digits are refused before any query: SQLite cannot even
     bind an integer past 64 bits (OverflowError), where PostgreSQL answers that nothing matches."""
@@ -23,12 +22,13 @@ class IdsField(forms.ModelMultipleChoiceField):
                                       params={"pk": str(pk)[:40]})
         return super()._check_values(value)
 
+
 class LabelForm(forms.Form):
     """The labeling form. Codebook rules (theme under type, …) are checked by the service, not here."""
 
     type = forms.CharField(error_messages={"required": "Choose a type, or mark the report not relevant."})
-    theme = forms.IntegerField(required=False)
-    sub_theme = forms.IntegerField(required=False)
+    theme = forms.IntegerField(required=False, min_value=1, max_value=INT64_MAX)
+    sub_theme = forms.IntegerField(required=False, min_value=1, max_value=INT64_MAX)
     note = forms.CharField(required=False, max_length=5000, widget=forms.Textarea)
 
     def clean_type(self) -> str:
@@ -70,8 +70,7 @@ class StudySetupForm(forms.Form):
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
     codebook = forms.ModelChoiceField(queryset=None, help_text="The study gets its own copy, which its pilot may grow.")
     sources = IdsField(queryset=None, required=False, help_text="None chosen: every source.")
-    keywords = IdsField(queryset=None, required=False,
-                                              help_text="Reports that matched any of these keywords.")
+    keywords = IdsField(queryset=None, required=False, help_text="Reports that matched any of these keywords.")
     verdict = forms.ChoiceField(required=False, choices=[
         ("", "Any screening verdict"), ("included", "Screened in"), ("excluded", "Screened out"),
         ("undecided", "Not decided yet")])
@@ -80,8 +79,7 @@ class StudySetupForm(forms.Form):
     saved_list = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}),
                                  help_text="One report per line, owner/repo#123 or its URL; replaces the rules above.")
     lead = forms.ModelChoiceField(queryset=None)
-    annotators = IdsField(queryset=None, required=False,
-                                                help_text="More can join later through invitation links.")
+    annotators = IdsField(queryset=None, required=False, help_text="More can join later through invitation links.")
     overlap = forms.IntegerField(required=False, min_value=1, max_value=50,
                                  help_text="Empty: every annotator labels every report. k: k annotators per report.")
     with_pilot = forms.BooleanField(required=False, initial=True, label="Start with the lead's pilot")

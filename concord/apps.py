@@ -2,6 +2,9 @@ import csv
 import sys
 
 from django.apps import AppConfig
+from django.urls import register_converter
+
+from .ids import IdConverter
 
 
 class ConcordConfig(AppConfig):
@@ -13,3 +16,6 @@ class ConcordConfig(AppConfig):
         # its 128 KiB default, so it is lifted once, here, rather than by one reader in passing (which changed
         # what every later reader in the same worker accepted); readers that want a smaller cell check it.
         csv.field_size_limit(sys.maxsize)
+
+        # Every app's URLs name their row ids <id:…> (concord.ids.IdConverter); registered before any is loaded.
+        register_converter(IdConverter, "id")

@@ -323,6 +323,8 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # The schema describes every endpoint and field: for people with an account only.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    # Path ids (<id:…>, concord.ids.IdConverter) are whole numbers of 1 to 18 digits.
+    "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 1, "maximum": 10**18 - 1}},
 }
 
 LOGGING = {

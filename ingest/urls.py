@@ -8,20 +8,20 @@ app_name = "ingest"
 urlpatterns = [
     # Sources
     path("sources/", views.source_list, name="source_list"),
-    path("sources/<int:source_id>/", views.source_detail, name="source_detail"),
-    path("sources/<int:source_id>/ingest/", views.source_ingest, name="source_ingest"),
-    path("sources/<int:source_id>/screening.csv", screening.source_decisions_csv, name="source_decisions_csv"),
+    path("sources/<id:source_id>/", views.source_detail, name="source_detail"),
+    path("sources/<id:source_id>/ingest/", views.source_ingest, name="source_ingest"),
+    path("sources/<id:source_id>/screening.csv", screening.source_decisions_csv, name="source_decisions_csv"),
     # Summary batches
-    path("summary-batches/<int:batch_id>/progress/", views.batch_progress, name="batch_progress"),
+    path("summary-batches/<id:batch_id>/progress/", views.batch_progress, name="batch_progress"),
     # Screening
     path("screening/", screening.screening_list, name="screening_list"),
     path("screening/report/", screening.screening_report, name="screening_report"),
     path("screening/samples/", screening.sample_create, name="sample_create"),
-    path("screening/samples/<int:sample_id>/", screening.sample_detail, name="sample_detail"),
-    path("screening/samples/<int:sample_id>/decide/", screening.sample_decide, name="sample_decide"),
-    path("screening/samples/<int:sample_id>/queue/", screening.sample_queue, name="sample_queue"),
-    path("screening/samples/<int:sample_id>/items/<int:item_id>/judge/", screening.item_judge, name="item_judge"),
+    path("screening/samples/<id:sample_id>/", screening.sample_detail, name="sample_detail"),
+    path("screening/samples/<id:sample_id>/decide/", screening.sample_decide, name="sample_decide"),
+    path("screening/samples/<id:sample_id>/queue/", screening.sample_queue, name="sample_queue"),
+    path("screening/samples/<id:sample_id>/items/<id:item_id>/judge/", screening.item_judge, name="item_judge"),
     # Runs
-    path("runs/<int:run_id>/progress/", views.run_progress, name="run_progress"),
-    path("runs/<int:run_id>/retry/", views.run_retry, name="run_retry"),
+    path("runs/<id:run_id>/progress/", views.run_progress, name="run_progress"),
+    path("runs/<id:run_id>/retry/", views.run_retry, name="run_retry"),
 ]

@@ -145,3 +145,19 @@ def test_queue_counts_only_this_users_labels_in_this_round(client_as, study, ann
     # In round 2 alice has labeled nothing: neither her round-1 label nor bob's round-2 label may hide a report.
     page = client_as(annotator_a).get(reverse("annotation:queue", args=[study.pk])).content.decode()
     assert first.title in page and "0 of 3 labeled" in page
+
+
+def test_ids_past_64_bits_name_nothing_and_choices_past_them_are_refused(client_as, study, annotator_a):
+    """A path id of 20 digits is a 404 (SQLite cannot even bind it); a theme id past 64 bits is a form error."""
+    client = client_as(annotator_a)
+    big = 10**20
+    issue = study.issues.first()
+    chosen = {"type": category("C").pk, "theme": category("C.3").pk, "reason": "x"}
+    for path in (f"/studies/{study.pk}/issues/{big}/label/", f"/studies/{study.pk}/issues/{big}/skip/",
+                 f"/studies/{big}/issues/{issue.pk}/label/"):
+        assert client.post(path, chosen).status_code == 404
+    assert client.get(f"/studies/{big}/queue/").status_code == 404
+    for field in ("theme", "sub_theme"):
+        response = client.post(reverse("annotation:label_submit", args=[study.pk, issue.pk]), {**chosen, field: big})
+        assert response.status_code == 400 and b"less than or equal to" in response.content
+    assert not Label.objects.filter(annotator=annotator_a).exists()
