@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from simple_history.models import HistoricalRecords
 
+from concord.history import HistoricalRecords
 from ingest.models import Issue
 from taxonomy.models import Category, Taxonomy
 

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from simple_history.models import HistoricalRecords
+
+from concord.history import HistoricalRecords
 
 
 class JobStatus(models.TextChoices):

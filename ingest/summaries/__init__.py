@@ -6,11 +6,14 @@ which calls an OpenAI-compatible chat-completions endpoint.
 from __future__ import annotations
 
 import hashlib
+import itertools
+import re
 from dataclasses import dataclass
 
 from django.conf import settings
 
 WINDOW_WORDS = 300
+_WORD = re.compile(r"\S+")
 
 
 class Verdict:
@@ -28,15 +31,15 @@ class SummaryResult:
 
 
 def window(body: str | None, words: int = WINDOW_WORDS) -> str:
-    """The first `words` words of the body, the part the study summarised (section 4.1)."""
-    parts = (body or "").split(" ")
-    out, count = [], 0
-    for part in parts:
-        out.append(part)
-        count += len(part.split())
-        if count >= words:
-            break
-    return " ".join(out)
+    """The first `words` words of the body, the part the study summarised (section 4.1): the body up to the
+    space after its `words`-th word (stored summaries are keyed by a hash of it, so it never changes)."""
+    body = body or ""
+    # Read with every report shown: only the first words are looked at, however long the body is.
+    first = list(itertools.islice(_WORD.finditer(body), words))
+    if not first or len(first) < words:
+        return body
+    cut = body.find(" ", first[-1].end())
+    return body if cut < 0 else body[:cut]
 
 
 def content_hash(title: str, body: str | None) -> str:

@@ -53,3 +53,14 @@ def test_annotators_cannot_read_the_history(client_as, study, annotator_a, annot
     client = client_as(annotator_a)
     assert client.get(reverse("annotation:history", args=[study.pk])).status_code == 403
     assert client.get(reverse("annotation:history_csv", args=[study.pk])).status_code == 403
+
+
+def test_every_save_is_recorded_and_the_history_manager_class_is_made_once(revised, annotator_a):
+    from annotation.models import Label
+
+    study, issue = revised
+    label = Label.objects.get(study=study, issue=issue, annotator=annotator_a)
+    assert [version.note for version in label.history.order_by("history_id")] == ["first", "second"]
+    # simple_history alone builds a new class on every read of `.history`, and reads it once per record written.
+    assert type(label.history) is type(Label.objects.get(pk=label.pk).history)
+    assert type(Label.history) is type(label.history)

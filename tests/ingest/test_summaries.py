@@ -6,11 +6,13 @@ import json
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from werkzeug import Response
 
 from ingest.models import Source, Summary
 from ingest.services.summaries import run_summary_batch, summary_for_display
-from ingest.summaries import Verdict, content_hash
+from ingest.summaries import Verdict, content_hash, window
 from ingest.summaries.extractive import ExtractiveSummariser, rule_verdict, summarise_text
 from ingest.summaries.openai_compat import PROMPT_VERSION, ChatSummariser
 from tests.factories import make_issue
@@ -32,6 +34,23 @@ def test_extractive_summary_prefers_the_problem_and_the_error_line_over_greeting
     assert "out of memory error on A100" in text
     assert "torch.OutOfMemoryError: CUDA out of memory" in text
     assert "thanks" not in text.lower() and "searched the existing issues" not in text
+
+
+def _window_as_first_written(body, words):
+    # The definition stored summaries' content hashes were made with: split on spaces, count words.
+    out, count = [], 0
+    for part in (body or "").split(" "):
+        out.append(part)
+        count += len(part.split())
+        if count >= words:
+            break
+    return " ".join(out)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab. \n\t\u3000\u00a0\u2028\x1c\x85")), max_size=40), st.integers(1, 6))
+def test_the_summarised_window_is_the_one_stored_hashes_were_made_with(body, words):
+    assert window(body, words) == _window_as_first_written(body, words)
 
 
 def test_extractive_summary_reads_only_the_first_300_words():
