@@ -34,9 +34,9 @@ from django.utils import timezone
 from concord.weburl import web_url
 from taxonomy.services import free_version
 
-from .backup_format import FORMATS, Kind
+from .backup_format import FORMATS, RENAMED, Kind
 
-FORMAT, VERSION = "concord-study", 1
+FORMAT, VERSION = "concord-study", 2
 # A record's own keys; the study's record also names its current round.
 RECORD_KEYS = {"kind", "pk", "fields", "fk", "m2m"}
 
@@ -79,19 +79,10 @@ def _rows(study) -> Iterator[dict]:
         ScreeningVote,
         Source,
         Summary,
+        SummaryReview,
     )
-    from taxonomy.models import (
-        Answer,
-        ChangeLogEntry,
-        Detail,
-        GuideQuestion,
-        InterviewGuide,
-        InterviewSession,
-        Participant,
-        Proposal,
-        Quote,
-        Vote,
-    )
+    from interviews.models import Answer, GuideQuestion, InterviewGuide, InterviewSession, Participant, Quote
+    from taxonomy.models import ChangeLogEntry, Detail, Proposal, Vote
 
     from .models import (
         Assignment,
@@ -125,6 +116,7 @@ def _rows(study) -> Iterator[dict]:
         (Detail.objects.filter(category__taxonomy=study.taxonomy_id), "added_by_id"),
         (AgreementSnapshot.objects.filter(study=study), "computed_by_id"),
         (ScreeningVote.objects.filter(item__sample__in=samples), "reviewer_id"),
+        (SummaryReview.objects.filter(summary__issue__source__in=sources), "reviewer_id"),
         (InterviewSession.objects.filter(participant__study=study), "interviewer_id"),
     ):
         user_ids |= set(query.order_by().values_list(column, flat=True).distinct())
@@ -146,6 +138,7 @@ def _rows(study) -> Iterator[dict]:
             record["fields"].update(body="", comments=[], payload={})
         yield record
     yield from (_record(x) for x in Summary.objects.filter(issue__source__in=sources).iterator(2000))
+    yield from (_record(x) for x in SummaryReview.objects.filter(summary__issue__source__in=sources).order_by("pk"))
     yield from (_record(x) for x in samples)
     yield from (_record(x) for x in ScreeningItem.objects.filter(sample__in=samples))
     yield from (_record(x) for x in ScreeningVote.objects.filter(item__sample__in=samples))
@@ -323,6 +316,8 @@ class _Restore:
             return None
         if label == "ingest.summary":
             keys = ("issue_id", "backend", "model", "prompt_version")
+        if label == "ingest.summaryreview":
+            keys = ("summary_id", "reviewer_id")  # a reused summary may have been judged by the same person
         if keys is None:
             return None
         return model.objects.filter(**{k: getattr(instance, k) for k in keys}).first()
@@ -406,6 +401,7 @@ def _import(path: Path) -> Restored:
             ended = True
             continue
         kind = _checked_shape(record, kinds, path.name, line, version)
+        kind = RENAMED[version].get(kind, kind)
         count += 1
         if kind == "auth.user":
             restore.flush()

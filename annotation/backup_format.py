@@ -229,4 +229,14 @@ V1: dict[str, Kind] = {
     ),
 }
 
-FORMATS = {1: V1}
+# Version 2: the interview models moved from the taxonomy app to the interviews app. The records are those of
+# version 1; the interviews' kinds are named after their new app.
+MOVED = {f"taxonomy.{model}": f"interviews.{model}"
+         for model in ("interviewguide", "guidequestion", "participant", "interviewsession", "answer", "quote")}
+V2: dict[str, Kind] = {MOVED.get(kind, kind): spec for kind, spec in V1.items()}
+# Also new in version 2: the screeners' word on whether a summary was enough to judge its issue.
+V2["ingest.summaryreview"] = Kind(fields=("sufficient", "created_at", "updated_at"), fk=("summary", "reviewer"))
+
+FORMATS = {1: V1, 2: V2}
+# What each version's kinds are called in this Concord.
+RENAMED = {1: MOVED, 2: {}}

@@ -127,8 +127,8 @@ def jsonl_rows(study: Study) -> Iterator[str]:
 def study_document(study: Study, *, with_contacts: bool = False) -> dict:
     """study.json: the codebook, the members' roles, the agreement report and the export time."""
     from agreement.reports import agreement_figures, study_agreement
+    from interviews.exports import interviews_document
     from taxonomy.exports import to_json
-    from taxonomy.interviews import interviews_document
 
     from .selectors import agreement_round, final_label_counts
 

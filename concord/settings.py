@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "taxonomy",
     "annotation",
     "agreement",
+    "interviews",
 ]
 
 MIDDLEWARE = [

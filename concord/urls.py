@@ -7,6 +7,7 @@ from agreement import urls as agreement_urls
 from annotation import urls as annotation_urls
 from annotation.views.members import join
 from ingest import urls as ingest_urls
+from interviews import urls as interviews_urls
 from taxonomy import urls as taxonomy_urls
 
 api_patterns = [
@@ -29,4 +30,5 @@ urlpatterns = [
     path("", include(agreement_urls)),
     path("", include(ingest_urls)),
     path("", include(taxonomy_urls)),
+    path("", include(interviews_urls)),
 ]

@@ -16,14 +16,15 @@ from annotation.permissions import can_label, can_manage, can_view_all_labels
 from annotation.selectors import current_round
 from concord.http import HtmxHttpRequest
 from concord.ids import parse_id
-from concord.textcheck import length_problem
+from concord.uploads import upload_on_disk
+from interviews.selectors import quote_of
 
 from . import changes
 from .forms import ChangeForm, ProposalForm, VoteForm
 from .models import Category, Proposal
 from .proposals import ProposalError, Tally, awaiting, cast_vote, lapse, open_proposal, tally, with_tally
 from .selectors import codebook_tree
-from .services import CodebookError
+from .services import CodebookError, import_codebook
 
 _REPORT = re.compile(r"(?:/issues/|#)?([A-Za-z0-9]+)\s*$")
 
@@ -68,7 +69,7 @@ def codebook(request: HtmxHttpRequest, study_id: int):
         "types": _tree(study, query, bool(request.GET.get("retired"))),
         "counts": _label_counts(study) if can_view_all_labels(request.user, study) else None,
         "manages": can_manage(request.user, study), "change_form": ChangeForm(),
-        "quote": _quote(study, request.GET.get("quote", "")),
+        "quote": quote_of(study, request.GET.get("quote", "")),
         "open_proposals": study.proposals.filter(status=Proposal.Status.OPEN).count(),
     }
     return render(request, "taxonomy/codebook.html", context)
@@ -83,7 +84,7 @@ def change(request: HtmxHttpRequest, study_id: int, category_id: int):
         messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
         return redirect("taxonomy:codebook", study_id=study.pk)
     data, reason = form.cleaned_data, form.cleaned_data["reason"]
-    quote = _quote(study, request.POST.get("quote", ""))
+    quote = quote_of(study, request.POST.get("quote", ""))
     expected = {"quote": quote, "expected_revision": data["revision"]}
     try:
         if data["kind"] == "rename":
@@ -126,14 +127,6 @@ def changelog(request: HtmxHttpRequest, study_id: int):
                                                        "sees_labels": can_view_all_labels(request.user, study)})
 
 
-def _quote(study, value: str):
-    """The interview quote a proposal or change comes from, if the form carried one of this study's."""
-    from .models import Quote
-
-    pk = parse_id(value)
-    return Quote.objects.filter(pk=pk, session__participant__study=study).first() if pk is not None else None
-
-
 def _examples(study, text: str) -> list[int]:
     wanted = [m.group(1) for part in re.split(r"[,\n]", text) if (m := _REPORT.search(part.strip()))]
     return list(study.issues.filter(number__in=wanted).values_list("pk", flat=True))
@@ -152,7 +145,7 @@ def proposals(request: HtmxHttpRequest, study_id: int):
             try:
                 proposal = open_proposal(study, request.user, parent_id=data["parent"], name=data["name"],
                                          definition=data["definition"], example_ids=_examples(study, data["examples"]),
-                                         quote=_quote(study, request.POST.get("quote", "")))
+                                         quote=quote_of(study, request.POST.get("quote", "")))
             except ProposalError as exc:
                 field, _, message = str(exc).partition(": ")
                 form.add_error(field if field in form.fields else None, message)
@@ -163,7 +156,7 @@ def proposals(request: HtmxHttpRequest, study_id: int):
         level=Category.Level.SUB_THEME).order_by("position")
     rows = [(p, Tally(p.yes, p.no, p.pending))
             for p in with_tally(study.proposals.select_related("parent", "proposer"))]
-    quote = _quote(study, request.GET.get("quote", "") or request.POST.get("quote", ""))
+    quote = quote_of(study, request.GET.get("quote", "") or request.POST.get("quote", ""))
     return render(request, "taxonomy/proposals.html", {"study": study, "form": form, "parents": parents,
                                                        "rows": rows, "can_propose": can_label(request.user, study),
                                                        "quote": quote},
@@ -295,11 +288,6 @@ def details_csv(request: HtmxHttpRequest, study_id: int):
 @require_http_methods(["GET", "POST"])
 def import_file(request: HtmxHttpRequest):
     """Admins bring in a codebook made elsewhere (JSON or REFI-QDA .qdc); it starts a new codebook."""
-    import tempfile
-    from pathlib import Path
-
-    from .services import import_codebook
-
     if not request.user.is_staff:
         raise PermissionDenied
     error = ""
@@ -308,182 +296,13 @@ def import_file(request: HtmxHttpRequest):
         if upload is None or not upload.name.lower().endswith((".json", ".qdc")):
             error = "Choose a .json or .qdc file."
         else:
-            with tempfile.TemporaryDirectory() as folder:
-                path = Path(folder) / Path(upload.name).name
-                path.write_bytes(upload.read())
+            with upload_on_disk(upload) as path:
                 try:
                     taxonomy = import_codebook(path)
                 except CodebookError as exc:
-                    error = str(exc).replace(str(folder) + "/", "")
+                    error = str(exc).replace(f"{path.parent}/", "")
                 else:
                     messages.success(request, f"Imported {taxonomy} with {taxonomy.categories.count()} categories; "
                                               "new studies can use it.")
                     return redirect("taxonomy:import")
     return render(request, "taxonomy/import.html", {"error": error}, status=400 if error else 200)
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def interviews(request: HtmxHttpRequest, study_id: int):
-    """Participants, their quotes, and the imports of the study's interview files."""
-    import tempfile
-    from pathlib import Path
-
-    from .interviews import InterviewError, import_interviewees, import_quotes
-    from .models import Participant
-
-    study = get_study_for(request, study_id, can_manage)
-    report, error = None, ""
-    if request.method == "POST":
-        upload = request.FILES.get("file")
-        kind = request.POST.get("kind")
-        if upload is None or not upload.name.lower().endswith((".csv", ".xlsx")):
-            error = "Choose a .csv or .xlsx file."
-        else:
-            with tempfile.TemporaryDirectory() as folder:
-                path = Path(folder) / Path(upload.name).name
-                path.write_bytes(upload.read())
-                try:
-                    report = (import_quotes if kind == "quotes" else import_interviewees)(study, path)
-                except InterviewError as exc:
-                    error = str(exc)
-    participants = Participant.objects.filter(study=study).annotate(n_quotes=Count("sessions__quotes"))
-    return render(request, "taxonomy/interviews.html", {"study": study, "participants": participants,
-                                                        "report": report, "error": error},
-                  status=400 if error else 200)
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def participant(request: HtmxHttpRequest, study_id: int, participant_id: int):
-    """One interview: the guide's rankings and the participant's coded quotes."""
-    from .interviews import (
-        InterviewError,
-        add_quote,
-        default_guide,
-        ranking_items,
-        save_answer,
-        save_ranking,
-        session_for,
-        split_codes,
-    )
-    from .models import Participant
-
-    study = get_study_for(request, study_id, can_manage)
-    person = get_object_or_404(Participant, pk=participant_id, study=study)
-    guide = default_guide(study)
-    session = session_for(person, guide, request.user)
-    asked = [q for q in (session.guide or guide).questions.select_related("node")
-             if not q.group or q.group == person.group]
-    questions = [q for q in asked if q.kind == "ranking"]
-    if request.method == "POST":
-        try:
-            if request.POST.get("action") == "quote":
-                add_quote(session, request.POST.get("text", ""), split_codes(request.POST.get("codes", "")),
-                          request.POST.get("insight", ""), request.POST.get("prompt", ""))
-            else:
-                for question in questions:
-                    order = [c for c in request.POST.getlist(f"rank-{question.pk}") if c]
-                    if order:
-                        save_ranking(session, question, order)
-                for question in (q for q in asked if q.kind != "ranking"):
-                    if f"answer-{question.pk}" in request.POST:
-                        save_answer(session, question, request.POST[f"answer-{question.pk}"])
-            messages.success(request, "Saved.")
-            return redirect("taxonomy:participant", study_id=study.pk, participant_id=person.pk)
-        except InterviewError as exc:
-            messages.error(request, str(exc))
-    answers = {a.question_id: a for a in session.answers.all()}
-    rankings = [(q, ranking_items(q), answers[q.pk].order if q.pk in answers else [],
-                 range(q.top or len(ranking_items(q)))) for q in questions]
-    texts = [(q, answers[q.pk].text if q.pk in answers else "") for q in asked if q.kind != "ranking"]
-    return render(request, "taxonomy/participant.html", {
-        "study": study, "person": person, "session": session, "rankings": rankings, "texts": texts,
-        "quotes": session.quotes.prefetch_related("nodes"),
-    })
-
-
-@login_required
-@require_GET
-def interview_results(request: HtmxHttpRequest, study_id: int):
-    from .interview_results import results
-
-    study = get_study_for(request, study_id, can_manage)
-    data = results(study)
-    charts = [(r, [(f"{item}", g.borda.get(item, 0) / max(max(g.borda.values(), default=1), 1))
-                   for item in r.items]) for r in data for g in r.groups if g.group == "all"]
-    return render(request, "taxonomy/interview_results.html", {"study": study, "results": data, "charts": charts})
-
-
-@login_required
-@require_GET
-def interview_results_csv(request: HtmxHttpRequest, study_id: int):
-    from django.utils.text import slugify
-
-    from concord.csv_stream import csv_lines, csv_response
-
-    from .interview_results import RESULT_COLUMNS, results_rows
-
-    study = get_study_for(request, study_id, can_manage)
-    return csv_response(csv_lines(RESULT_COLUMNS, results_rows(study)), f"{slugify(study.name)}-interviews.csv")
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def guide(request: HtmxHttpRequest, study_id: int):
-    """The interview guide: parts and questions; every change makes a new version."""
-    from .interviews import InterviewError, default_guide, revise_guide
-    from .models import GuideQuestion
-
-    study = get_study_for(request, study_id, can_manage)
-    if request.method == "POST":
-        try:
-            if request.POST.get("remove"):
-                question_id = parse_id(request.POST["remove"])
-                if question_id is None:
-                    raise InterviewError(f"remove: {request.POST['remove'][:40]!r} is not a question's id")
-                revise_guide(study, remove=question_id)
-            else:
-                revise_guide(study, add={k: request.POST.get(k, "") for k in ("part", "text", "kind", "node", "top",
-                                                                             "group")})
-            messages.success(request, "The guide has a new version; earlier sessions keep theirs.")
-        except (InterviewError, ValueError) as exc:
-            messages.error(request, str(exc))
-        return redirect("taxonomy:guide", study_id=study.pk)
-    current = default_guide(study)
-    return render(request, "taxonomy/guide.html", {"study": study, "guide": current,
-                                                   "questions": current.questions.select_related("node"),
-                                                   "kinds": GuideQuestion.Kind.choices,
-                                                   "versions": study.guides.count()})
-
-
-def _years(text: str) -> float | None:
-    """Years of experience from a form: a plain number up to 100, else unknown."""
-    if text.isascii() and text.replace(".", "", 1).isdigit() and len(text) <= 6 and float(text) <= 100:
-        return float(text)
-    return None
-
-
-@login_required
-@require_POST
-def participant_add(request: HtmxHttpRequest, study_id: int):
-    from .models import Participant
-
-    study = get_study_for(request, study_id, can_manage)
-    code, group = request.POST.get("code", "").strip(), request.POST.get("group", "").strip().lower()
-    too_long = [f"{name}: {problem}" for name in ("code", "group", "role", "frameworks")
-                if (problem := length_problem(request.POST.get(name, "").strip(),
-                                              Participant._meta.get_field(name).max_length))]
-    if too_long:
-        messages.error(request, "; ".join(too_long))
-    elif not code or not group:
-        messages.error(request, "A participant needs a code (such as U12) and a group.")
-    elif Participant.objects.filter(study=study, code=code).exists():
-        messages.error(request, f"{code} exists already.")
-    else:
-        years = request.POST.get("years", "").strip()
-        Participant.objects.create(study=study, code=code, group=group, role=request.POST.get("role", "").strip(),
-                                   years=_years(years),
-                                   frameworks=request.POST.get("frameworks", "").strip(),
-                                   tasks=request.POST.get("tasks", "").strip())
-    return redirect("taxonomy:interviews", study_id=study.pk)

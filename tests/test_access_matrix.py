@@ -20,7 +20,8 @@ from annotation.services.phases import advance
 from annotation.services.studies import create_study
 from ingest.models import IngestRun, Keyword, KeywordList, Source, SummaryBatch
 from ingest.services.screening import draw_keyword_sample
-from taxonomy.models import Participant, Proposal
+from interviews.models import Participant
+from taxonomy.models import Proposal
 from tests.factories import codebook, label_with, make_issue, make_study, make_user
 
 pytestmark = pytest.mark.django_db
@@ -163,12 +164,12 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "taxonomy:export": (viewer, GET, None),
     "taxonomy:details_csv": (sees_labels, GET, None),
     "taxonomy:details": (viewer, GET, None),
-    "taxonomy:interviews": (manager, GET, None),
-    "taxonomy:interview_results": (manager, GET, None),
-    "taxonomy:guide": (manager, GET, None),
-    "taxonomy:participant_add": (manager, POST, {302, 400}),
-    "taxonomy:interview_results_csv": (manager, GET, None),
-    "taxonomy:participant": (manager, GET, None),
+    "interviews:interviews": (manager, GET, None),
+    "interviews:interview_results": (manager, GET, None),
+    "interviews:guide": (manager, GET, None),
+    "interviews:participant_add": (manager, POST, {302, 400}),
+    "interviews:interview_results_csv": (manager, GET, None),
+    "interviews:participant": (manager, GET, None),
     "taxonomy:my_votes": (logged_in, GET, None),
     "taxonomy:import": (staff, GET, None),
 }

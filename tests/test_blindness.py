@@ -77,8 +77,8 @@ def test_every_page_and_endpoint_hides_other_annotators(client_as, open_round, a
             "api:comment_list", "taxonomy:codebook", "taxonomy:changelog", "taxonomy:proposals",
             "taxonomy:details", "taxonomy:details_csv", "taxonomy:export", "annotation:corpus_csv",
             "annotation:corpus_jsonl", "annotation:study_json", "annotation:dataset_card", "annotation:statistics",
-            "annotation:table1_csv", "annotation:figure3_csv", "taxonomy:interviews", "taxonomy:interview_results",
-            "taxonomy:interview_results_csv", "taxonomy:guide", "annotation:comparison",
+            "annotation:table1_csv", "annotation:figure3_csv", "interviews:interviews", "interviews:interview_results",
+            "interviews:interview_results_csv", "interviews:guide", "annotation:comparison",
             "annotation:comparison_csv"} <= visited
 
 

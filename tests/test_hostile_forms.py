@@ -158,15 +158,15 @@ def test_no_hostile_value_is_a_server_error(phase, settings):
     ("annotation:baseline", {"name": "b" * 201, "size": "1", "seed": "1"}, "name: 201 characters long"),
     ("annotation:baseline", {"name": "b", "size": "1", "seed": "9" * 30},
      "is out of range (0 to 9,223,372,036,854,775,807)"),
-    ("taxonomy:participant_add", {"code": "U" * 21, "group": "user"}, "code: 21 characters long (at most 20)"),
-    ("taxonomy:guide", {"text": "Q?", "part": "p" * 201}, "part: 201 characters long (at most 200)"),
-    ("taxonomy:guide", {"text": "Q?", "top": "9" * 30}, "top: "),
+    ("interviews:participant_add", {"code": "U" * 21, "group": "user"}, "code: 21 characters long (at most 20)"),
+    ("interviews:guide", {"text": "Q?", "part": "p" * 201}, "part: 201 characters long (at most 200)"),
+    ("interviews:guide", {"text": "Q?", "top": "9" * 30}, "top: "),
 ])
 def test_names_longer_than_their_column_are_refused_naming_the_field(client_as, lead, url_name, data, message):
     """Issue 15, item 3: on PostgreSQL these were 500s ("value too long for type character varying")."""
     from annotation.models import Subset
-    from taxonomy.interviews import default_guide
-    from taxonomy.models import GuideQuestion, Participant
+    from interviews.models import GuideQuestion, Participant
+    from interviews.services import default_guide
     from tests.factories import make_study
 
     study = make_study(lead)

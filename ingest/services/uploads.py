@@ -5,8 +5,8 @@ import uuid
 from pathlib import Path
 
 from django.conf import settings
-from django.core.exceptions import SuspiciousFileOperation
-from django.utils.text import get_valid_filename
+
+from concord.uploads import safe_name, write_upload
 
 from ..models import IngestRun, Source
 from . import runs
@@ -16,15 +16,7 @@ def store_upload(uploaded) -> Path:
     # A folder of its own, so that the file keeps its name: messages about it name the file its user chose.
     folder = Path(settings.MEDIA_ROOT) / "ingest" / uuid.uuid4().hex
     folder.mkdir(parents=True)
-    try:
-        name = get_valid_filename(Path(uploaded.name).name)
-    except SuspiciousFileOperation:  # a name such as ".." has nothing left once made safe
-        name = "upload"
-    path = folder / name
-    with open(path, "wb") as out:
-        for chunk in uploaded.chunks():
-            out.write(chunk)
-    return path
+    return write_upload(uploaded, folder / safe_name(uploaded.name))
 
 
 def start_file_run(source: Source, uploaded, file_format: str = "", user=None) -> IngestRun:

@@ -15,8 +15,8 @@ from annotation.models import Label, Study
 from annotation.selectors import agreement_round
 from annotation.services.phases import advance
 from annotation.statistics import as_json
-from ingest.models import Issue, Source, Summary
-from ingest.services.screening import cast_vote, draw_stratum_sample
+from ingest.models import Issue, Source, Summary, SummaryReview
+from ingest.services.screening import cast_vote, draw_stratum_sample, review_summary
 from taxonomy import changes
 from taxonomy.proposals import cast_vote as vote
 from taxonomy.proposals import open_proposal
@@ -43,8 +43,9 @@ def finished(study, lead, annotator_a, annotator_b, annotator_c, client_as):
     issues = list(study.issues.order_by("created_at", "id"))
     source = issues[0].source
     for issue, verdict in zip(issues, ["relevant", "relevant", "unclear"], strict=True):
-        Summary.objects.create(issue=issue, backend="extractive", prompt_version="1", content_hash=str(issue.pk),
-                               text=f"summary {issue.number}", verdict=verdict)
+        summary = Summary.objects.create(issue=issue, backend="extractive", prompt_version="1",
+                                         content_hash=str(issue.pk), text=f"summary {issue.number}", verdict=verdict)
+        review_summary(annotator_a, summary, sufficient=verdict != "unclear")
     sample = draw_stratum_sample(source, "relevant", (annotator_a, annotator_b, annotator_c), seed=1, fraction=1)
     for item in sample.items.all():
         cast_vote(annotator_a, item, True)
@@ -59,8 +60,8 @@ def finished(study, lead, annotator_a, annotator_b, annotator_c, client_as):
     for person in people:
         vote(proposal, person, True)
     changes.apply_proposal(proposal, lead)
-    from taxonomy.interviews import add_quote, default_guide, save_ranking
-    from taxonomy.models import InterviewSession, Participant
+    from interviews.models import InterviewSession, Participant
+    from interviews.services import add_quote, default_guide, save_ranking
 
     guide = default_guide(study)
     session = InterviewSession.objects.create(participant=Participant.objects.create(study=study, code="U1",
@@ -79,8 +80,12 @@ def finished(study, lead, annotator_a, annotator_b, annotator_c, client_as):
     return study
 
 
+def _reviews() -> list:
+    return sorted(SummaryReview.objects.values_list("summary__text", "reviewer__username", "sufficient"))
+
+
 def test_the_round_trip_keeps_every_figure(finished, tmp_path):
-    before = _figures(finished)
+    before, reviews = _figures(finished), _reviews()
     history = Label.history.filter(study_id=finished.pk).count()
     path = tmp_path / "study.concord.gz"
     call_command("export_study", finished.name, str(path))
@@ -94,8 +99,28 @@ def test_the_round_trip_keeps_every_figure(finished, tmp_path):
     assert Label.history.filter(study_id=restored.pk).count() == history
     assert restored.taxonomy.changes.count() == 2 and restored.proposals.get().votes.count() == 4
     assert Source.objects.get().samples.get().items.count() == 2
+    assert _reviews() == reviews and len(reviews) == 3
     change = restored.taxonomy.changes.get(kind="rename")
     assert change.quote.text == "Memory ran out at 70B." and change.quote.session.answers.get().order == ["C.2", "C.1"]
+
+
+def test_a_version_1_file_written_before_the_interviews_app_restores_its_interviews(finished, tmp_path):
+    path, old = tmp_path / "study.gz", tmp_path / "v1.gz"
+    call_command("export_study", finished.name, str(path))
+    lines = [json.loads(line) for line in gzip.open(path, "rt")]
+    assert lines[0]["version"] == 2 and {"interviews.quote", "interviews.participant"} <= {r["kind"] for r in lines[1:]}
+    # As a Concord of version 1 wrote it: the interview records were the taxonomy app's, and summary reviews
+    # were not carried.
+    lines = [r for r in lines if r.get("kind") != "ingest.summaryreview"]
+    lines[0]["version"], lines[-1]["records"] = 1, len(lines) - 2
+    for record in lines[1:]:
+        record["kind"] = record["kind"].replace("interviews.", "taxonomy.")
+    with gzip.open(old, "wt") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in lines))
+    call_command("flush", "--no-input")
+    call_command("import_study", str(old))
+    change = Study.objects.get(name=finished.name).taxonomy.changes.get(kind="rename")
+    assert change.quote.text == "Memory ran out at 70B." and change.quote.session.participant.code == "U1"
 
 
 def test_a_second_import_is_refused_because_the_study_exists(finished, tmp_path):

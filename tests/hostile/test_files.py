@@ -113,7 +113,7 @@ def test_uploaded_interview_files(case, client_as, lead):
     client = client_as(lead)
     kind = "interviewees" if case.content.startswith(b"Roles") else "quotes"
     before = row_counts()
-    response = client.post(reverse("taxonomy:interviews", args=[study.pk]),
+    response = client.post(reverse("interviews:interviews", args=[study.pk]),
                            {"kind": kind, "file": SimpleUploadedFile(case.name, case.content)})
     assert response.status_code == 400
     _says(html.unescape(response.content.decode()), case)

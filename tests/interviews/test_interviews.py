@@ -11,9 +11,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from agreement.rankings import kendalls_w, rank_matrix
-from taxonomy import changes
-from taxonomy.interview_results import results
-from taxonomy.interviews import (
+from interviews.models import InterviewSession, Participant, Quote
+from interviews.selectors import results
+from interviews.services import (
     InterviewError,
     add_quote,
     default_guide,
@@ -21,7 +21,7 @@ from taxonomy.interviews import (
     import_quotes,
     save_ranking,
 )
-from taxonomy.models import InterviewSession, Participant, Quote
+from taxonomy import changes
 from taxonomy.services import copy_codebook
 
 pytestmark = pytest.mark.django_db
@@ -90,16 +90,16 @@ def test_a_ranking_of_a_theme_outside_the_type_is_refused(own):
 def test_pages_import_record_and_show_results(client_as, own, lead):
     client = client_as(lead)
     upload = SimpleUploadedFile("CodeBook.csv", (DATA / "interview_codebook.csv").read_bytes())
-    page = client.post(reverse("taxonomy:interviews", args=[own.pk]), {"kind": "quotes", "file": upload}).content
+    page = client.post(reverse("interviews:interviews", args=[own.pk]), {"kind": "quotes", "file": upload}).content
     assert "C.11 (line 6)" in page.decode()
     person = Participant.objects.get(study=own, code="U1")
-    url = reverse("taxonomy:participant", args=[own.pk, person.pk])
+    url = reverse("interviews:participant", args=[own.pk, person.pk])
     bug_question = default_guide(own).questions.get(node__code="C")
     client.post(url, {f"rank-{bug_question.pk}": ["C.2", "C.1", "C.6"]})
     assert person.sessions.get().answers.get(question=bug_question).order == ["C.2", "C.1", "C.6"]
-    assert "Kendall" in client.get(reverse("taxonomy:interview_results", args=[own.pk])).content.decode()
+    assert "Kendall" in client.get(reverse("interviews:interview_results", args=[own.pk])).content.decode()
     rows = list(csv.DictReader(io.StringIO(b"".join(client.get(
-        reverse("taxonomy:interview_results_csv", args=[own.pk])).streaming_content).decode())))
+        reverse("interviews:interview_results_csv", args=[own.pk])).streaming_content).decode())))
     assert any(r["theme"] == "C.2" and r["borda"] == "9" and r["group"] == "user" for r in rows)
 
 
@@ -122,12 +122,12 @@ def test_the_guide_is_versioned_and_sessions_keep_theirs(client_as, own, lead):
     client = client_as(lead)
     first = default_guide(own)
     person = Participant.objects.create(study=own, code="U1", group="user")
-    page = reverse("taxonomy:participant", args=[own.pk, person.pk])
+    page = reverse("interviews:participant", args=[own.pk, person.pk])
     client.get(page)  # the session starts on the current guide
-    client.post(reverse("taxonomy:guide", args=[own.pk]), {"part": "Part V", "text": "Rank the bug sub-themes.",
+    client.post(reverse("interviews:guide", args=[own.pk]), {"part": "Part V", "text": "Rank the bug sub-themes.",
                                                            "kind": "ranking", "node": "C.2", "top": "2"})
     assert own.guides.count() == 2 and person.sessions.get().guide == first
-    refused = client.post(reverse("taxonomy:guide", args=[own.pk]), {"text": "x", "kind": "ranking", "node": "Z"},
+    refused = client.post(reverse("interviews:guide", args=[own.pk]), {"text": "x", "kind": "ranking", "node": "Z"},
                           follow=True)
     assert "node: Z is not in the study" in refused.content.decode() and own.guides.count() == 2
     background = first.questions.filter(kind="background").first()

@@ -1,24 +1,18 @@
-"""Stage II: interview participants, sessions, rankings and coded quotes, their import (the study's
-CodeBook.csv and interviewee table) and the aggregated results."""
+"""Stage II's writes: participants, interview sessions, answers and rankings, coded quotes, the guide's
+versions, and the imports of the study's interview files (CodeBook.csv and the interviewee table)."""
 from __future__ import annotations
 
-import csv
-import io
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.db import transaction
 
 from concord.textcheck import length_problem, text_problem
+from taxonomy.models import Category
 
-from .models import Category, GuideQuestion, InterviewGuide, InterviewSession, Participant, Quote
-
-CODE = re.compile(r"^[A-Z](?:\.\d+(?:\.[ivxlcdm]+)?)?$")
-
-
-class InterviewError(ValueError):
-    """Input that cannot be recorded; the message names the row, field or code."""
+from .models import Answer, GuideQuestion, InterviewGuide, InterviewSession, Participant, Quote
+from .selectors import ranking_items
+from .tables import InterviewError, group_of, read_rows, split_codes, years_of
 
 
 @dataclass
@@ -30,10 +24,6 @@ class ImportReport:
 
 def _codes(study) -> dict[str, Category]:
     return {c.code: c for c in Category.objects.filter(taxonomy=study.taxonomy_id, retired_at__isnull=True)}
-
-
-def split_codes(text: str) -> list[str]:
-    return [c.strip() for c in re.split(r"[,;]", text) if c.strip()]
 
 
 def session_for(participant: Participant, guide: InterviewGuide | None = None, interviewer=None) -> InterviewSession:
@@ -56,30 +46,6 @@ def add_quote(session: InterviewSession, text: str, codes: list[str], insight: s
     return quote
 
 
-def _rows(path: Path) -> list[dict[str, str]]:
-    if path.suffix.lower() == ".xlsx":
-        import openpyxl
-
-        try:
-            sheet = openpyxl.load_workbook(path, read_only=True, data_only=True).worksheets[0]
-            values = [["" if v is None else str(v).strip() for v in row] for row in sheet.iter_rows(values_only=True)]
-        except Exception as exc:  # noqa: BLE001 - openpyxl raises many kinds for a bad file
-            raise InterviewError(f"{path.name}: not a readable XLSX workbook ({exc})") from exc
-        if not values:
-            return []
-        header, body = values[0], values[1:]
-        return [dict(zip(header, row, strict=False)) for row in body if any(row)]
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InterviewError(f"{path.name}: cannot be read as UTF-8 text ({exc})") from exc
-    reader = csv.DictReader(io.StringIO(text), strict=True)
-    try:
-        return [{k.strip(): (v or "").strip() for k, v in row.items() if isinstance(k, str)} for row in reader]
-    except csv.Error as exc:
-        raise InterviewError(f"{path.name}:{reader.line_num}: {exc}") from exc
-
-
 def _fits(path: Path, line: int, model, values: dict) -> dict:
     """The values, or InterviewError naming the first that its column cannot hold (length, NUL, Unicode)."""
     for name, value in values.items():
@@ -91,15 +57,6 @@ def _fits(path: Path, line: int, model, values: dict) -> dict:
     return values
 
 
-def _group(text: str) -> str:
-    lowered = text.lower()
-    if "developer" in lowered:
-        return "developer"
-    if "user" in lowered:
-        return "user"
-    return lowered.strip() or "participant"
-
-
 @transaction.atomic
 def import_quotes(study, path: str | Path) -> ImportReport:
     """CodeBook.csv layout: Participant, Type, Experience Level, Framework Context, Prompt Category, Thematic
@@ -107,7 +64,7 @@ def import_quotes(study, path: str | Path) -> ImportReport:
     path = Path(path)
     report = ImportReport()
     known = _codes(study)
-    rows = _rows(path)
+    rows = read_rows(path)
     needed = {"Participant", "Thematic Quote", "Linked Taxonomy Node(s)"}
     if rows and not needed <= set(rows[0]):
         raise InterviewError(f"{path.name}: line 1: the columns {', '.join(sorted(needed - set(rows[0])))} are "
@@ -117,7 +74,7 @@ def import_quotes(study, path: str | Path) -> ImportReport:
         code = row["Participant"]
         if not code:
             raise InterviewError(f"{path.name}:{number}: Participant: empty (expected a code such as U1)")
-        defaults = _fits(path, number, Participant, {"code": code, "group": _group(row.get("Type", "")),
+        defaults = _fits(path, number, Participant, {"code": code, "group": group_of(row.get("Type", "")),
                                                      "experience": row.get("Experience Level", ""),
                                                      "frameworks": row.get("Framework Context", "")})
         quote = _fits(path, number, Quote, {"text": row["Thematic Quote"], "insight": row.get("Research Insight", ""),
@@ -133,14 +90,6 @@ def import_quotes(study, path: str | Path) -> ImportReport:
     return report
 
 
-def _years(text: str) -> float | None:
-    match = re.match(r"\s*(\d{1,3}(?:\.\d{1,2})?)\s*(year|month)", text.lower())
-    if not match:
-        return None
-    value = float(match.group(1))
-    return round(value / 12, 2) if match.group(2) == "month" else value
-
-
 @transaction.atomic
 def import_interviewees(study, path: str | Path) -> ImportReport:
     """The interviewee table (CSV or XLSX: Roles, Experience Years for LLMs, Responsibilities). Rows carry no
@@ -148,12 +97,12 @@ def import_interviewees(study, path: str | Path) -> ImportReport:
     coded quotes use. Gender is not kept."""
     path = Path(path)
     report = ImportReport()
-    rows = _rows(path)
+    rows = read_rows(path)
     if rows and "Roles" not in rows[0]:
         raise InterviewError(f"{path.name}: line 1: no 'Roles' column")
     seen: dict[str, int] = {}
     for number, row in enumerate(rows, start=2):
-        group = _group(row["Roles"])
+        group = group_of(row["Roles"])
         seen[group] = seen.get(group, 0) + 1
         code = f"{'U' if group == 'user' else 'D' if group == 'developer' else group[:1].upper()}{seen[group]}"
         role = row["Roles"].split("-", 1)[-1].strip()
@@ -161,22 +110,12 @@ def import_interviewees(study, path: str | Path) -> ImportReport:
                                                      "tasks": row.get("Responsibilities", "")})
         participant, created = Participant.objects.update_or_create(
             study=study, code=defaults.pop("code"),
-            defaults={**defaults, "years": _years(row.get("Experience Years for LLMs", ""))})
+            defaults={**defaults, "years": years_of(row.get("Experience Years for LLMs", ""))})
         report.participants += created
     return report
 
 
-def ranking_items(question: GuideQuestion) -> list[str]:
-    """The codes a ranking question ranks: the live themes of its type."""
-    if question.node is None:
-        return []
-    return list(question.node.children.filter(retired_at__isnull=True).order_by("position").values_list("code",
-                                                                                                         flat=True))
-
-
 def save_ranking(session: InterviewSession, question: GuideQuestion, order: list[str]):
-    from .models import Answer
-
     items = ranking_items(question)
     wrong = [c for c in order if c not in items]
     if wrong:
@@ -209,8 +148,6 @@ def default_guide(study) -> InterviewGuide:
 
 
 def save_answer(session: InterviewSession, question: GuideQuestion, text: str):
-    from .models import Answer
-
     answer, _ = Answer.objects.update_or_create(session=session, question=question, defaults={"text": text.strip()})
     return answer
 
@@ -260,31 +197,24 @@ def _check_question(add: dict) -> None:
         raise InterviewError(f"top: {top[:40]!r} is not a number of places (0 to 100)")
 
 
-def interviews_document(study) -> dict:
-    """Participants, sessions with their answers, coded quotes and results, for the corpus export."""
-    from .interview_results import results
+def add_participant(study, *, code: str, group: str, role: str = "", years: str = "", frameworks: str = "",
+                    tasks: str = "") -> Participant:
+    """A participant added by hand; InterviewError names a field that is missing, too long or taken."""
+    values = {"code": code.strip(), "group": group.strip().lower(), "role": role.strip(),
+              "frameworks": frameworks.strip(), "tasks": tasks.strip()}
+    too_long = [f"{name}: {problem}" for name in ("code", "group", "role", "frameworks")
+                if (problem := length_problem(values[name], Participant._meta.get_field(name).max_length))]
+    if too_long:
+        raise InterviewError("; ".join(too_long))
+    if not values["code"] or not values["group"]:
+        raise InterviewError("A participant needs a code (such as U12) and a group.")
+    if Participant.objects.filter(study=study, code=values["code"]).exists():
+        raise InterviewError(f"{values['code']} exists already.")
+    return Participant.objects.create(study=study, years=_typed_years(years.strip()), **values)
 
-    participants = []
-    for person in Participant.objects.filter(study=study).prefetch_related("sessions__answers__question",
-                                                                            "sessions__quotes__nodes"):
-        sessions = [{
-            "guide_version": s.guide.version if s.guide_id else None,
-            "held_on": s.held_on.isoformat() if s.held_on else None,
-            "answers": [{"question": a.question.text, "kind": a.question.kind, "text": a.text, "order": a.order}
-                        for a in s.answers.all()],
-            "quotes": [{"prompt": q.prompt, "text": q.text, "insight": q.insight,
-                        "nodes": [n.code for n in q.nodes.all()]} for q in s.quotes.all()],
-        } for s in person.sessions.all()]
-        participants.append({"code": person.code, "group": person.group, "role": person.role, "years": person.years,
-                             "experience": person.experience, "frameworks": person.frameworks, "tasks": person.tasks,
-                             "sessions": sessions})
-    out = []
-    for r in results(study):
-        out.append({"question": r.question.text, "type": r.question.node.code if r.question.node else None,
-                    "groups": [{"group": g.group, "participants": g.participants, "mean_rank": g.mean_rank,
-                                "borda": g.borda, "kendalls_w": g.concordance.w, "chi2": g.concordance.chi2,
-                                "df": g.concordance.df, "p": g.concordance.p} for g in r.groups],
-                    "spearman": None if r.divergence is None else {"rho": r.divergence.rho, "p": r.divergence.p,
-                                                                   "themes": r.divergence.items,
-                                                                   "largest": r.divergence.largest}})
-    return {"participants": participants, "results": out}
+
+def _typed_years(text: str) -> float | None:
+    """Years of experience typed in a form: a plain number up to 100, else unknown."""
+    if text.isascii() and text.replace(".", "", 1).isdigit() and len(text) <= 6 and float(text) <= 100:
+        return float(text)
+    return None

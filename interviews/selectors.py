@@ -1,12 +1,33 @@
-"""The ORM side of the interview statistics: rankings per question, per group and overall."""
+"""Reads of a study's interviews: participants, the themes a ranking ranks, the quotes a codebook change may
+cite, and the rankings aggregated per question and group (the statistics themselves are agreement.rankings)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agreement.rankings import Concordance, Divergence, borda, kendalls_w, rank_matrix, spearman
+from django.db.models import Count
 
-from .interviews import ranking_items
-from .models import Answer, GuideQuestion
+from agreement.rankings import Concordance, Divergence, borda, kendalls_w, rank_matrix, spearman
+from concord.ids import parse_id
+
+from .models import Answer, GuideQuestion, Participant, Quote
+
+
+def participants_of(study):
+    return Participant.objects.filter(study=study).annotate(n_quotes=Count("sessions__quotes"))
+
+
+def quote_of(study, value: str) -> Quote | None:
+    """The interview quote a proposal or codebook change cites, if `value` is the id of one of this study's."""
+    pk = parse_id(value)
+    return Quote.objects.filter(pk=pk, session__participant__study=study).first() if pk is not None else None
+
+
+def ranking_items(question: GuideQuestion) -> list[str]:
+    """The codes a ranking question ranks: the live themes of its type."""
+    if question.node is None:
+        return []
+    return list(question.node.children.filter(retired_at__isnull=True).order_by("position").values_list("code",
+                                                                                                         flat=True))
 
 
 @dataclass
@@ -33,6 +54,7 @@ def _group_result(group: str, orders: list[list[str]], items: list[str]) -> Grou
 
 
 def results(study) -> list[QuestionResult]:
+    """Every ranking question's answers, per participant group and for everyone."""
     out = []
     questions = GuideQuestion.objects.filter(guide__study=study, kind=GuideQuestion.Kind.RANKING).select_related(
         "node")
@@ -52,17 +74,3 @@ def results(study) -> list[QuestionResult]:
             result.divergence = spearman(named[0].mean_rank, named[1].mean_rank)
         out.append(result)
     return out
-
-
-def results_rows(study):
-    for result in results(study):
-        for group in result.groups:
-            c = group.concordance
-            for item in result.items:
-                yield [result.question.node.code if result.question.node else "", group.group, group.participants,
-                       item, round(group.mean_rank.get(item, 0), 4), group.borda.get(item, 0),
-                       "" if c.w is None else round(c.w, 4), "" if c.chi2 is None else round(c.chi2, 4), c.df,
-                       "" if c.p is None else c.p]
-
-
-RESULT_COLUMNS = ["type", "group", "participants", "theme", "mean_rank", "borda", "kendalls_w", "chi2", "df", "p"]

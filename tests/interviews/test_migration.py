@@ -1,0 +1,60 @@
+"""The interview models moved from the taxonomy app to the interviews app by changing Django's model state
+only: a database made before the move keeps every interview row, link and permission."""
+from __future__ import annotations
+
+import pytest
+from django.contrib.contenttypes.models import ContentType
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+from interviews.models import Answer, InterviewGuide, Participant, Quote
+from taxonomy.models import ChangeLogEntry, Proposal
+
+BEFORE = [("interviews", None), ("taxonomy", "0004_taxonomy_version_length"), ("annotation", "0008_lead_labels_blind")]
+
+
+def _migrate(targets) -> MigrationExecutor:
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(targets)
+    return executor
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_database_from_before_the_move_keeps_its_interviews(django_user_model):
+    old = _migrate(BEFORE).loader.project_state([t for t in BEFORE if t[1]]).apps
+    assert "interviews" not in {m._meta.app_label for m in old.get_models()}
+    lead = old.get_model("auth", "User").objects.create(username="lead")
+    codebook = old.get_model("taxonomy", "Taxonomy").objects.create(name="Codebook", version="before the move")
+    category = old.get_model("taxonomy", "Category")
+    bug = category.objects.create(taxonomy=codebook, code="C", name="Bug", level="type")
+    memory = category.objects.create(taxonomy=codebook, code="C.2", name="Memory", level="theme", parent=bug)
+    study = old.get_model("annotation", "Study").objects.create(name="Before", taxonomy=codebook, created_by=lead)
+    guide = old.get_model("taxonomy", "InterviewGuide").objects.create(study=study, title="Guide")
+    question = old.get_model("taxonomy", "GuideQuestion").objects.create(guide=guide, part="Part III", text="Rank",
+                                                                        kind="ranking", node=bug)
+    person = old.get_model("taxonomy", "Participant").objects.create(study=study, code="U1", group="user")
+    session = old.get_model("taxonomy", "InterviewSession").objects.create(participant=person, guide=guide,
+                                                                          interviewer=lead)
+    old.get_model("taxonomy", "Answer").objects.create(session=session, question=question, order=["C.2"])
+    quote = old.get_model("taxonomy", "Quote").objects.create(session=session, text="Memory ran out at 70B.")
+    quote.nodes.set([memory])
+    proposal = old.get_model("taxonomy", "Proposal").objects.create(study=study, parent=bug, name="OOM",
+                                                                    definition="Out of memory.", proposer=lead,
+                                                                    quote=quote)
+    old.get_model("taxonomy", "ChangeLogEntry").objects.create(taxonomy=codebook, revision=1, kind="rename",
+                                                               before=[], after=[], reason="a participant said so",
+                                                               made_by=lead, quote=quote, proposal=proposal)
+    # The content types of a database from before the move are the taxonomy app's.
+    assert not ContentType.objects.filter(app_label="interviews").exists()
+    old_type = ContentType.objects.get_or_create(app_label="taxonomy", model="quote")[0]
+
+    _migrate(_migrate([]).loader.graph.leaf_nodes())
+
+    moved = Quote.objects.get()
+    assert moved.text == "Memory ran out at 70B." and [n.code for n in moved.nodes.all()] == ["C.2"]
+    assert moved.session.participant == Participant.objects.get(code="U1", study_id=study.pk)
+    assert Answer.objects.get().order == ["C.2"] and InterviewGuide.objects.get().questions.get().node.code == "C"
+    assert Proposal.objects.get().quote == moved and ChangeLogEntry.objects.get().quote == moved
+    # Permissions and admin history follow the model: the same content type, now the interviews app's.
+    assert ContentType.objects.get(pk=old_type.pk).model_class() is Quote
