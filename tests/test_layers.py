@@ -1,0 +1,46 @@
+"""The import contracts (pyproject.toml, checked by import-linter in CI) hold, and they do catch a breach."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ["concord", "ingest", "taxonomy", "annotation", "agreement", "interviews"]
+LINT = str(Path(sys.executable).parent / "lint-imports")
+
+
+def _lint(folder: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([LINT, "--no-cache"], cwd=folder, capture_output=True, text=True, timeout=300,
+                          env={"PYTHONPATH": str(folder), "PATH": str(Path(sys.executable).parent)})
+
+
+def _copy(tmp_path: Path) -> Path:
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("templates", "static",
+                                                                                           "__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    return tmp_path
+
+
+def test_the_code_keeps_its_contracts():
+    result = _lint(ROOT)
+    assert result.returncode == 0, result.stdout[-3000:]
+
+
+def test_a_service_importing_a_view_breaks_a_contract(tmp_path):
+    folder = _copy(tmp_path)
+    with open(folder / "annotation" / "services" / "review.py", "a") as f:
+        f.write("\nfrom annotation.views import queue  # noqa: E402,F401\n")
+    result = _lint(folder)
+    assert result.returncode != 0
+    assert "Views and API views are interfaces" in result.stdout and "BROKEN" in result.stdout
+
+
+def test_a_statistics_module_importing_the_database_breaks_a_contract(tmp_path):
+    folder = _copy(tmp_path)
+    with open(folder / "agreement" / "kappa.py", "a") as f:
+        f.write("\nfrom annotation.models import Label  # noqa: E402,F401\n")
+    result = _lint(folder)
+    assert result.returncode != 0 and "Statistics and text rules are pure" in result.stdout
