@@ -31,10 +31,37 @@ from django.core.exceptions import ValidationError
 from django.db import DatabaseError, models, transaction
 from django.utils import timezone
 
+from agreement.models import AgreementSnapshot
 from concord.weburl import web_url
+from ingest.models import (
+    Issue,
+    Keyword,
+    KeywordList,
+    ScreeningItem,
+    ScreeningSample,
+    ScreeningVote,
+    Source,
+    Summary,
+    SummaryReview,
+)
+from interviews.models import Answer, GuideQuestion, InterviewGuide, InterviewSession, Participant, Quote
+from taxonomy.models import ChangeLogEntry, Detail, Proposal, Vote
 from taxonomy.services import free_version
 
 from .backup_format import FORMATS, RENAMED, Kind
+from .models import (
+    Assignment,
+    Comment,
+    ComparisonRecord,
+    Decision,
+    Label,
+    Membership,
+    Queue,
+    ReviewItem,
+    Round,
+    Study,
+    Subset,
+)
 
 FORMAT, VERSION = "concord-study", 2
 # A record's own keys; the study's record also names its current round.
@@ -69,34 +96,6 @@ def _record(instance, skip=(), m2m=()) -> dict:
 
 
 def _rows(study) -> Iterator[dict]:
-    from agreement.models import AgreementSnapshot
-    from ingest.models import (
-        Issue,
-        Keyword,
-        KeywordList,
-        ScreeningItem,
-        ScreeningSample,
-        ScreeningVote,
-        Source,
-        Summary,
-        SummaryReview,
-    )
-    from interviews.models import Answer, GuideQuestion, InterviewGuide, InterviewSession, Participant, Quote
-    from taxonomy.models import ChangeLogEntry, Detail, Proposal, Vote
-
-    from .models import (
-        Assignment,
-        Comment,
-        ComparisonRecord,
-        Decision,
-        Label,
-        Membership,
-        Queue,
-        ReviewItem,
-        Round,
-        Subset,
-    )
-
     sources = Source.objects.filter(issues__studies=study).distinct()
     samples = ScreeningSample.objects.filter(source__in=sources, kind=ScreeningSample.Kind.STRATUM)
     # Every user a restored row points at.
@@ -369,8 +368,6 @@ def import_study(path: str | Path) -> Restored:
 
 
 def _import(path: Path) -> Restored:
-    from .models import Study
-
     if not path.exists():
         raise StudyImportError(f"{path}: no such file")
     rows = _read(path)

@@ -6,15 +6,21 @@ from __future__ import annotations
 from collections import defaultdict
 
 import numpy as np
+from django.db.models import Count
 
 from agreement.contingency import Comparison, compare
 from agreement.ties import final_label
 from concord.textcheck import INT64_MAX, fitted, int_problem
-from ingest.models import Keyword
+from ingest.models import Issue, Keyword
 from ingest.screening import seeded_sample
 from taxonomy.models import Category
 
+from .corpus import screening_verdicts
 from .models import NOT_RELEVANT, Decision, Study, Subset
+from .services.adjudication import current_votes
+from .services.phases import open_round
+from .services.queues import fill_queues, plan_round
+from .services.selection import parse_saved_list
 
 RULES = {
     "source": "source repository",
@@ -36,8 +42,6 @@ class ComparisonError(ValueError):
 def labels_at(study: Study, level: str) -> dict[int, str]:
     """Each report's label at `level`: its final label, else what its current votes settle on; reports still
     tied or unlabeled are left out."""
-    from .services.adjudication import current_votes
-
     codes = dict(Category.objects.filter(taxonomy=study.taxonomy_id).values_list("pk", "code"))
     index = LEVELS.index(level)
     out: dict[int, str] = {}
@@ -83,8 +87,6 @@ def subsets_by(study: Study, by: str) -> dict[str, set[int]]:
             found = next((o for o in GROUP_ORDER if o in origins.get(pk, ())), None)
             groups[labels[found] if found else "no keyword"].add(pk)
     elif by == "verdict":
-        from .corpus import screening_verdicts
-
         verdicts = screening_verdicts(study)
         for pk in issues.values_list("pk", flat=True):
             groups[verdicts.get(pk, ("undecided", ""))[0]].add(pk)
@@ -140,11 +142,6 @@ def draw_baseline(study: Study, size: int, seed: int, name: str = "baseline", ke
     """A seeded random sample of the study's sources' issues that matched no keyword (or, with `keyword_group`,
     that matched a keyword of that group), not yet in the study, added to it as its own subset and to the open
     round's queues, to be labeled with the same codebook and rounds."""
-    from ingest.models import Issue
-
-    from .services.phases import open_round
-    from .services.queues import fill_queues, plan_round
-
     if size < 1:
         raise ComparisonError("size: draw at least one report")
     _check_subset(name, seed)
@@ -174,8 +171,6 @@ def define_subset(study: Study, name: str, *, sources: list[str] = (), years: li
     """A named subset from rules combined with AND (source, year, final type, matched keyword or keyword group,
     screening verdict), or from a saved list of reports; it is stored, so later comparisons see the same
     reports."""
-    from .services.selection import parse_saved_list
-
     name = name.strip()
     if not name:
         raise ComparisonError("name: give the subset a name")
@@ -198,8 +193,6 @@ def define_subset(study: Study, name: str, *, sources: list[str] = (), years: li
         types = labels_at(study, "type")
         ids = {i for i in ids if types.get(i) == type_code}
     if verdict:
-        from .corpus import screening_verdicts
-
         verdicts = screening_verdicts(study)
         ids = {i for i in ids if verdicts.get(i, ("undecided", ""))[0] == verdict}
     if not ids:
@@ -211,8 +204,6 @@ def define_subset(study: Study, name: str, *, sources: list[str] = (), years: li
 
 def overlapping(study: Study) -> int:
     """Reports that belong to more than one saved subset (each is compared in the subset made first)."""
-    from django.db.models import Count
-
     through = Subset.issues.through
     return through.objects.filter(subset__study=study).values("issue_id").annotate(n=Count("subset_id")).filter(
         n__gt=1).count()

@@ -10,12 +10,16 @@ from collections.abc import Iterator
 from django.db.models import Prefetch
 from django.utils import timezone
 
+from agreement.reports import agreement_figures, study_agreement
 from concord.csv_stream import csv_lines
-from ingest.models import Issue, Summary
+from ingest.models import Issue, Source, Summary
 from ingest.services.corpus import decisions as screening_decisions
+from interviews.exports import interviews_document
+from taxonomy.exports import to_json
 from taxonomy.models import Category
 
 from .models import NOT_RELEVANT, Decision, Label, Study
+from .selectors import agreement_round, final_label_counts
 
 CHUNK = 2000
 CSV_COLUMNS = [
@@ -32,8 +36,6 @@ def study_status(study: Study) -> str:
 
 
 def screening_verdicts(study: Study) -> dict[int, tuple[str, str]]:
-    from ingest.models import Source
-
     verdicts: dict[int, tuple[str, str]] = {}
     for source in Source.objects.filter(issues__studies=study).distinct():
         for issue_id, decision in screening_decisions(source).items():
@@ -126,12 +128,6 @@ def jsonl_rows(study: Study) -> Iterator[str]:
 
 def study_document(study: Study, *, with_contacts: bool = False) -> dict:
     """study.json: the codebook, the members' roles, the agreement report and the export time."""
-    from agreement.reports import agreement_figures, study_agreement
-    from interviews.exports import interviews_document
-    from taxonomy.exports import to_json
-
-    from .selectors import agreement_round, final_label_counts
-
     members = []
     for m in study.memberships.select_related("user").order_by("role", "user__username"):
         member = {"username": m.user.username, "role": m.role, "joined": m.joined_at.isoformat()}

@@ -1,10 +1,13 @@
 from __future__ import annotations
 
 from django import forms
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
 from concord.ids import parse_id
 from concord.textcheck import INT64_MAX
+from ingest.models import Keyword, Source
+from taxonomy.models import Taxonomy
 
 from .services.labels import LabelInput
 
@@ -92,11 +95,6 @@ class StudySetupForm(forms.Form):
                   "annotator sees: no one else's labels, counts, agreement, history or exports.")
 
     def __init__(self, *args, **kwargs):
-        from django.contrib.auth import get_user_model
-
-        from ingest.models import Keyword, Source
-        from taxonomy.models import Taxonomy
-
         super().__init__(*args, **kwargs)
         users = get_user_model().objects.filter(is_active=True).order_by("username")
         self.fields["codebook"].queryset = Taxonomy.objects.order_by("name", "version")

@@ -28,15 +28,3 @@ def spread(issue_ids: Sequence[int], annotator_ids: Sequence[int], overlap: int 
             chosen[annotators[(start + step) % n]].add(issue_id)
     # Queues keep the study's own order (not the shuffle), so neighbours in a queue stay neighbours in time.
     return {a: [i for i in issue_ids if i in chosen[a]] for a in annotators}
-
-
-def roman(n: int) -> str:
-    """Lower-case Roman numerals, as the codebook numbers sub-themes (C.6.iv)."""
-    numerals = [(1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"), (50, "l"),
-                (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")]
-    out = []
-    for value, letters in numerals:
-        while n >= value:
-            out.append(letters)
-            n -= value
-    return "".join(out)

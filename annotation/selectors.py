@@ -8,7 +8,7 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from concord import rows
 from ingest.models import Issue, Source
 
-from .models import NOT_RELEVANT, Assignment, Label, Membership, Queue, Round, Study
+from .models import NOT_RELEVANT, Assignment, Decision, Label, Membership, Queue, Round, Study
 from .permissions import can_view_all_labels
 
 
@@ -199,6 +199,4 @@ def agreement_round(study: Study) -> Round | None:
 
 def final_label_counts(study: Study) -> dict[str, int]:
     """How many final labels each way of reaching them gave (majority, consensus, lead, imported)."""
-    from .models import Decision
-
     return dict(Decision.objects.filter(study=study).order_by().values_list("method").annotate(n=Count("pk")))

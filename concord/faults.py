@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 
 from django.db import DatabaseError, InterfaceError, OperationalError, connections
+from django.http import JsonResponse
 from django.shortcuts import render
 
 log = logging.getLogger(__name__)
@@ -29,8 +30,6 @@ class DatabaseConnectionLost:
         for conn in connections.all(initialized_only=True):
             conn.close_if_unusable_or_obsolete()
         if request.path.startswith("/api/"):
-            from django.http import JsonResponse
-
             response = JsonResponse({"detail": LOST}, status=503)
         else:
             response = render(request, "503.html", {"message": LOST}, status=503)

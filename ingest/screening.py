@@ -10,6 +10,8 @@ import random
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class Rate:
@@ -84,7 +86,6 @@ class PairAgreement:
 
 def pair_agreement(pairs: Sequence[tuple[bool, bool]], confidence: float = 0.95) -> PairAgreement:
     """Agreement of two judges on the same binary question, item by item."""
-    import numpy as np
     from statsmodels.stats.inter_rater import cohens_kappa  # deferred: heavy, a second to import
 
     table = np.zeros((2, 2))

@@ -2,16 +2,17 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from .importers import ImportFileError
+from .models import IngestRun, SummaryBatch
+from .services.api import run_api_ingest
+from .services.files import run_file_import
+from .services.summaries import run_summary_batch
+
 
 # No result is stored: the run's row is the result, and sending needs no result store (Redis may be away).
 @shared_task(ignore_result=True)
 def run_ingest_task(run_id: int) -> dict:
     """Run one queued ingest (file or API); its row holds progress and outcome."""
-    from .importers import ImportFileError
-    from .models import IngestRun
-    from .services.api import run_api_ingest
-    from .services.files import run_file_import
-
     run = IngestRun.objects.select_related("source__keyword_list").get(pk=run_id)
     try:
         if run.kind == IngestRun.Kind.FILE:
@@ -26,8 +27,5 @@ def run_ingest_task(run_id: int) -> dict:
 @shared_task(ignore_result=True)
 def summarise_source_task(batch_id: int) -> dict:
     """Summarise a source's kept issues; the batch row holds progress and outcome."""
-    from .models import SummaryBatch
-    from .services.summaries import run_summary_batch
-
     batch = run_summary_batch(SummaryBatch.objects.select_related("source").get(pk=batch_id))
     return {"batch": batch.pk, "status": batch.status}

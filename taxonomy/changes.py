@@ -7,6 +7,9 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.models import Study
+from annotation.permissions import can_manage
+from annotation.services.queues import requeue
 from concord.textcheck import fitted
 
 from .models import Category, ChangeLogEntry, Proposal, Taxonomy
@@ -19,8 +22,6 @@ def _snapshot(category: Category) -> dict:
 
 
 def _check(study, user, reason: str, expected_revision: int | None = None) -> Taxonomy:
-    from annotation.permissions import can_manage
-
     if not can_manage(user, study):
         raise PermissionDenied("Only the study's lead or an admin changes its codebook.")
     if not reason.strip():
@@ -55,8 +56,6 @@ def _live(study, category_id: int) -> Category:
 
 
 def _requeue(study, categories: list[Category], verb: str, below: list[Category] = ()) -> int:
-    from annotation.services.queues import requeue
-
     codes = " and ".join(c.code for c in categories)
     also = " (with its sub-themes)" if below else ""
     return requeue(study, [c.pk for c in [*categories, *below]], f"{codes} was {verb}{also}: choose again")
@@ -65,8 +64,6 @@ def _requeue(study, categories: list[Category], verb: str, below: list[Category]
 @transaction.atomic
 def add_in_pilot(study, user, parent_id: int, name: str, definition: str, reason: str = "",
                  expected_revision: int | None = None) -> Category:
-    from annotation.models import Study
-
     if study.phase != Study.Phase.PILOT:
         raise CodebookError("phase: after the pilot the codebook grows only through a proposal every annotator "
                             "votes for")

@@ -2,13 +2,13 @@ from __future__ import annotations
 
 from django.utils.functional import SimpleLazyObject
 
+from .proposals import awaiting
+
 
 def pending_votes(request) -> dict:
     """The header badge: proposals waiting for this user's vote. Lazy, so pages that do not show the header
     (htmx fragments) cost no query."""
     def count() -> int:
-        from .proposals import awaiting
-
         return awaiting(request.user).count() if request.user.is_authenticated else 0
 
     return {"pending_votes": SimpleLazyObject(count)}

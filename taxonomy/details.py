@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 
+from annotation.models import Label
+from annotation.permissions import can_manage
 from concord.csv_stream import csv_lines
 
 from .models import Category, Detail, Taxonomy
@@ -17,15 +19,11 @@ DETAIL_COLUMNS = ["type", "theme", "sub_theme", "code", "category", "detail", "e
 
 def notes_for(study, category: Category, limit: int = 500):
     """Labels of the study that chose this category and say something, newest first."""
-    from annotation.models import Label
-
     return (Label.objects.filter(study=study).filter(Q(type=category) | Q(theme=category) | Q(sub_theme=category))
             .exclude(note="").select_related("annotator", "issue__source").order_by("-updated_at")[:limit])
 
 
 def add_detail(study, user, category: Category, text: str, example_ids: list[int]) -> Detail:
-    from annotation.permissions import can_manage
-
     if not can_manage(user, study):
         raise PermissionDenied("Only the study's lead curates explanatory details.")
     if not text.strip():
@@ -37,8 +35,6 @@ def add_detail(study, user, category: Category, text: str, example_ids: list[int
 
 
 def remove_detail(study, user, detail_id: int) -> None:
-    from annotation.permissions import can_manage
-
     if not can_manage(user, study):
         raise PermissionDenied("Only the study's lead curates explanatory details.")
     Detail.objects.filter(pk=detail_id, category__taxonomy=study.taxonomy_id).delete()

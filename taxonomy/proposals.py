@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
+
+from annotation.models import Study
+from annotation.permissions import can_label, can_manage
 
 from .models import Category, Proposal, Vote
 
@@ -27,17 +31,12 @@ class Tally(NamedTuple):
 
 def electorate(study) -> list:
     """The study's active members, lead included, at this moment."""
-    from django.contrib.auth import get_user_model
-
     return list(get_user_model().objects.filter(memberships__study=study, is_active=True).order_by("username"))
 
 
 @transaction.atomic
 def open_proposal(study, user, *, parent_id: int, name: str, definition: str, example_ids: list[int],
                   quote=None) -> Proposal:
-    from annotation.models import Study
-    from annotation.permissions import can_label
-
     if not can_label(user, study):
         raise PermissionDenied("Only members of the study propose categories.")
     if study.phase != Study.Phase.INDEPENDENT:
@@ -93,8 +92,6 @@ def _close(proposal: Proposal, status: str, note: str) -> None:
 @transaction.atomic
 def lapse(proposal: Proposal, user, reason: str) -> Proposal:
     """The lead closes an open proposal that cannot pass (a member left and will not vote)."""
-    from annotation.permissions import can_manage
-
     if not can_manage(user, proposal.study):
         raise PermissionDenied("Only the study's lead closes a proposal as lapsed.")
     proposal = Proposal.objects.select_for_update().get(pk=proposal.pk)

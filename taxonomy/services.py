@@ -7,6 +7,8 @@ from django.db import transaction
 
 from concord.textcheck import fitted, length_problem, text_problem
 
+from .codes import roman
+from .exports import CodebookFileError, qdc_to_codebook
 from .models import Category, Taxonomy
 
 DEFAULT_CODEBOOK = Path(__file__).resolve().parent / "codebooks" / "llm-centric-2025.json"
@@ -76,8 +78,6 @@ def load_codebook(path: str | Path = DEFAULT_CODEBOOK) -> Taxonomy:
     path = str(path)
     try:
         if path.lower().endswith(".qdc"):
-            from .exports import CodebookFileError, qdc_to_codebook
-
             with open(path, "rb") as f:
                 try:
                     data = qdc_to_codebook(f.read(), path)
@@ -166,8 +166,6 @@ def copy_codebook(taxonomy: Taxonomy, version: str) -> Taxonomy:
 
 
 def _next_code(parent: Category) -> str:
-    from annotation.planning import roman
-
     siblings = set(parent.children.values_list("code", flat=True))
     n = len(siblings) + 1
     while True:

@@ -7,19 +7,24 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.access import get_study_for
 from annotation.models import Label
 from annotation.permissions import can_label, can_manage, can_view_all_labels
 from annotation.selectors import current_round
+from concord.csv_stream import csv_response
 from concord.http import HtmxHttpRequest
 from concord.ids import parse_id
 from concord.uploads import upload_on_disk
 from interviews.selectors import quote_of
 
 from . import changes
+from .details import add_detail, details_rows, notes_for, remove_detail
+from .exports import to_json, to_markdown, to_qdc
 from .forms import ChangeForm, ProposalForm, VoteForm
 from .models import Category, Proposal
 from .proposals import ProposalError, Tally, awaiting, cast_vote, lapse, open_proposal, tally, with_tally
@@ -219,11 +224,6 @@ EXPORTS = {
 @login_required
 @require_GET
 def export(request: HtmxHttpRequest, study_id: int, fmt: str):
-    from django.http import Http404, HttpResponse
-    from django.utils.text import slugify
-
-    from .exports import to_json, to_markdown, to_qdc
-
     study = get_study_for(request, study_id)
     if fmt not in EXPORTS:
         raise Http404("No such format.")
@@ -239,8 +239,6 @@ def export(request: HtmxHttpRequest, study_id: int, fmt: str):
 @require_http_methods(["GET", "POST"])
 def details(request: HtmxHttpRequest, study_id: int, category_id: int):
     """The notes annotators wrote with labels of this category, and the lead's curated short list."""
-    from .details import add_detail, notes_for, remove_detail
-
     study = get_study_for(request, study_id)
     category = get_object_or_404(Category, pk=category_id, taxonomy=study.taxonomy)
     # Curated details come from annotators' notes and name the reports that carried them: the blind rule applies
@@ -274,12 +272,6 @@ def details(request: HtmxHttpRequest, study_id: int, category_id: int):
 @login_required
 @require_GET
 def details_csv(request: HtmxHttpRequest, study_id: int):
-    from django.utils.text import slugify
-
-    from concord.csv_stream import csv_response
-
-    from .details import details_rows
-
     study = get_study_for(request, study_id, can_view_all_labels)
     return csv_response(details_rows(study.taxonomy), f"{slugify(study.name)}-explanatory-details.csv")
 

@@ -29,6 +29,7 @@ from django.utils import timezone
 from concord.textcheck import length_problem, text_problem
 from ingest.models import Issue, Source
 from taxonomy.models import Category, Taxonomy
+from taxonomy.services import load_codebook
 
 from ..bulk_rows import history_from, insert_rows
 from ..models import NOT_RELEVANT, Assignment, Decision, Label, Membership, Queue, Round, Study
@@ -347,8 +348,6 @@ def import_labels(study_name: str, path: str | Path, *, codebook: Taxonomy | Non
     study = Study.objects.filter(name=study_name).select_related("taxonomy").first()
     created = study is None
     if created:
-        from taxonomy.services import load_codebook
-
         study = Study.objects.create(name=study_name, taxonomy=codebook or load_codebook(),
                                      phase=Study.Phase.INDEPENDENT, description=f"Labels imported from {path.name}")
     layout, rows, finals = _parse(path, Codes(study.taxonomy), raters=raters, prefix=prefix)

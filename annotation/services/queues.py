@@ -4,10 +4,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from django.db import connection, transaction
-from django.db.models import F
+from django.db.models import Count, Exists, F, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from ..models import Assignment, Queue, Round
+from ..models import Assignment, Label, Queue, Round
 from ..planning import spread
 
 BATCH = 5000
@@ -67,11 +68,6 @@ def skip(user, round: Round, issue_id: int, reason: str) -> int:
 def requeue(study, category_ids: list[int], because: str) -> int:
     """Send back to their annotators' queues the labels of the study's open round that use any of these
     categories, to choose again. The labels stay as they are (and are shown) until re-chosen."""
-    from django.db.models import Count, Exists, OuterRef, Q, Subquery
-    from django.db.models.functions import Coalesce
-
-    from ..models import Label
-
     round = study.rounds.filter(closed_at__isnull=True).first()
     if round is None or not category_ids:
         return 0

@@ -15,9 +15,19 @@ from concord.http import HtmxHttpRequest
 from ingest.models import Keyword
 
 from ..access import get_study_for
-from ..comparison import LEVELS, RULES, ComparisonError, as_dict, compare_study, draw_baseline, overlapping
+from ..comparison import (
+    LEVELS,
+    RULES,
+    ComparisonError,
+    as_dict,
+    compare_study,
+    define_subset,
+    draw_baseline,
+    overlapping,
+)
 from ..models import ComparisonRecord
 from ..permissions import can_manage, can_manage_seeing_labels, can_view_agreement
+from ..services.selection import SelectionError
 
 
 def _choice(request) -> tuple[str, str]:
@@ -113,9 +123,6 @@ def add_to_card(request: HtmxHttpRequest, study_id: int):
 @login_required
 @require_POST
 def subset_define(request: HtmxHttpRequest, study_id: int):
-    from ..comparison import define_subset
-    from ..services.selection import SelectionError
-
     study = get_study_for(request, study_id, can_manage_seeing_labels)
     post = request.POST
     try:

@@ -6,7 +6,7 @@ from django.shortcuts import render
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
-from concord.csv_stream import csv_response
+from concord.csv_stream import csv_lines, csv_response
 from concord.http import HtmxHttpRequest
 
 from ..access import get_study_for
@@ -45,7 +45,6 @@ def table1_csv(request: HtmxHttpRequest, study_id: int):
     body = ([r.source, r.reports, *[r.by_year.get(y, 0) for y in years], *[r.by_type.get(t, 0) for t in types],
              *((r.false_positive["rate"], r.false_positive["n"], r.false_positive["low"], r.false_positive["high"])
                if r.false_positive else ("", "", "", ""))] for r in rows)
-    from concord.csv_stream import csv_lines
 
     return csv_response(csv_lines(columns, body), f"{slugify(study.name)}-table1.csv")
 
@@ -55,7 +54,6 @@ def table1_csv(request: HtmxHttpRequest, study_id: int):
 def figure3_csv(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_view_agreement)
     blocks = figure3(study, parse_groups(request.GET.get("groups", "")))
-    from concord.csv_stream import csv_lines
 
     def body():
         for b in blocks:

@@ -34,8 +34,8 @@ def client_from_settings(headers=None, params=None, on_wait: Callable[[str], Non
 
 
 def fetcher_for(source, on_wait: Callable[[str], None] | None = None):
-    from .gitee import GiteeFetcher
-    from .github import GitHubFetcher
+    from .gitee import GiteeFetcher  # cycle: each fetcher imports this package's FetchError and client
+    from .github import GitHubFetcher  # cycle: as above
 
     fetchers = {"github": GitHubFetcher, "gitee": GiteeFetcher}
     if source.platform not in fetchers:

@@ -38,7 +38,7 @@ FORMATS = ("github", "gh", "jsonl", "csv")
 
 
 def read_issue_file(path, file_format: str) -> Iterator[IssueRecord | None]:
-    from . import csv_file, gh_cli, github_json, jsonl
+    from . import csv_file, gh_cli, github_json, jsonl  # cycle: each reader imports this package's records
 
     readers = {"github": github_json.read, "gh": gh_cli.read, "jsonl": jsonl.read, "csv": csv_file.read}
     if file_format not in readers:

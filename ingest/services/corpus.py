@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from agreement.ties import modal_label
+from annotation.models import Label
+
 from ..models import Issue, ScreeningSample, Source, Summary
 from ..screening import rate
 from .screening import sample_figures, verdicts_of
@@ -75,9 +78,6 @@ class SourceRow:
 
 def _majority_types(issue_ids: list[int]) -> dict[int, str]:
     """Each issue's type by the majority of its labels' types in studies (blank while unlabeled or tied)."""
-    from agreement.ties import modal_label
-    from annotation.models import Label
-
     types: dict[int, list[str]] = defaultdict(list)
     for issue_id, name in Label.objects.filter(issue_id__in=issue_ids, is_relevant=True).values_list(
         "issue_id", "type__name"

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from concord import queueing
 
-from ..models import IngestRun, Source
+from ..models import IngestRun, Source, SummaryBatch
 from ..pipeline import Counts
 
 COUNT_FIELDS = ["fetched", "created", "updated", "unchanged", "skipped_pull_requests", "filtered_out"]
@@ -24,7 +24,7 @@ def create_run(source: Source, kind: str, user=None, **fields) -> IngestRun:
 
 def enqueue(run: IngestRun) -> IngestRun:
     """Hand the run to a worker once the row is committed, so the worker can read it."""
-    from ..tasks import run_ingest_task
+    from ..tasks import run_ingest_task  # cycle: the task module imports the services it runs
 
     def send() -> None:
         try:
@@ -94,8 +94,6 @@ def interrupt_stale(stale_after: float | None = None) -> int:
 
 def _interrupt_stale_batches(cutoff) -> int:
     """Summary batches too: every summary made is kept (each is its own row), and a new batch makes the rest."""
-    from ..models import SummaryBatch
-
     marked = 0
     stale = SummaryBatch.objects.filter(status=SummaryBatch.Status.RUNNING).filter(
         Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff))

@@ -21,7 +21,7 @@ DOWN_AFTER = 3
 
 
 def start_summary_batch(source: Source, user=None, summariser=None) -> SummaryBatch:
-    from ..tasks import summarise_source_task
+    from ..tasks import summarise_source_task  # cycle: the task module imports the services it runs
 
     summariser = summariser or summariser_from_settings()
     batch = SummaryBatch.objects.create(source=source, backend=summariser.name, model=summariser.model,

@@ -49,9 +49,9 @@ def content_hash(title: str, body: str | None) -> str:
 
 def summariser_from_settings():
     if settings.SUMMARY_BACKEND == "llm":
-        from .openai_compat import ChatSummariser
+        from .openai_compat import ChatSummariser  # cycle: the backends import this package's types
 
         return ChatSummariser.from_settings()
-    from .extractive import ExtractiveSummariser
+    from .extractive import ExtractiveSummariser  # cycle: as above
 
     return ExtractiveSummariser()

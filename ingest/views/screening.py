@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 from concord import once
 from concord.csv_stream import csv_lines, csv_response
 from concord.http import HtmxHttpRequest
+from taxonomy.models import Category
 
 from ..forms import KeywordSampleForm, StratumSampleForm
 from ..models import ScreeningItem, ScreeningSample, ScreeningVote, Source
@@ -172,8 +173,6 @@ def item_judge(request: HtmxHttpRequest, sample_id: int, item_id: int):
 def screening_report(request: HtmxHttpRequest):
     """The study's Table 1 from the data: per source, included reports by year and type, and the
     false-positive rate of its keyword filter."""
-    from taxonomy.models import Category
-
     rows = [corpus.source_report(source) for source in Source.objects.order_by("display_name", "full_name")]
     years = sorted({year for row in rows for year in row.by_year})
     types = list(Category.objects.filter(level=Category.Level.TYPE).order_by("name").values_list("name", flat=True)
