@@ -44,3 +44,12 @@ def test_a_statistics_module_importing_the_database_breaks_a_contract(tmp_path):
         f.write("\nfrom annotation.models import Label  # noqa: E402,F401\n")
     result = _lint(folder)
     assert result.returncode != 0 and "Statistics and text rules are pure" in result.stdout
+
+
+def test_an_app_importing_one_above_it_breaks_the_layers(tmp_path):
+    folder = _copy(tmp_path)
+    with open(folder / "ingest" / "services" / "sources.py", "a") as f:
+        f.write("\nfrom annotation.models import Study  # noqa: E402,F401\n")
+    result = _lint(folder)
+    assert result.returncode != 0
+    assert "The apps in layers" in result.stdout and "ingest.services.sources -> annotation.models" in result.stdout
