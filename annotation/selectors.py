@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 from functools import cache
 
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
+from agreement.ties import modal_label
 from concord import rows
 from ingest.models import Issue, Source
 
@@ -200,3 +202,14 @@ def agreement_round(study: Study) -> Round | None:
 def final_label_counts(study: Study) -> dict[str, int]:
     """How many final labels each way of reaching them gave (majority, consensus, lead, imported)."""
     return dict(Decision.objects.filter(study=study).order_by().values_list("method").annotate(n=Count("pk")))
+
+
+def majority_types(issue_ids) -> dict[int, str]:
+    """Each issue's type by the majority of its labels' types in all studies (blank while unlabeled or tied):
+    the "by type" column of the screening report, for admins."""
+    types: dict[int, list[str]] = defaultdict(list)
+    for issue_id, name in Label.objects.filter(issue_id__in=issue_ids, is_relevant=True).values_list(
+        "issue_id", "type__name"
+    ):
+        types[issue_id].append(name)
+    return {issue_id: modal_label(names) or "" for issue_id, names in types.items()}

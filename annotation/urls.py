@@ -26,6 +26,8 @@ urlpatterns = [
     path("studies/<id:study_id>/compare/subsets/", comparison.subset_define, name="subset_define"),
     path("studies/<id:study_id>/statistics/table1.csv", statistics.table1_csv, name="table1_csv"),
     path("studies/<id:study_id>/statistics/figure3.csv", statistics.figure3_csv, name="figure3_csv"),
+    # Table 1 over every source, for admins
+    path("screening/report/", statistics.screening_report, name="screening_report"),
     path("studies/<id:study_id>/history/", history.history, name="history"),
     path("studies/<id:study_id>/history.csv", history.history_csv, name="history_csv"),
     # Members and invitations

@@ -15,7 +15,6 @@ urlpatterns = [
     path("summary-batches/<id:batch_id>/progress/", views.batch_progress, name="batch_progress"),
     # Screening
     path("screening/", screening.screening_list, name="screening_list"),
-    path("screening/report/", screening.screening_report, name="screening_report"),
     path("screening/samples/", screening.sample_create, name="sample_create"),
     path("screening/samples/<id:sample_id>/", screening.sample_detail, name="sample_detail"),
     path("screening/samples/<id:sample_id>/decide/", screening.sample_decide, name="sample_decide"),

@@ -149,7 +149,7 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "ingest:run_progress": (staff, GET, {200, 286}),
     "ingest:run_retry": (staff, POST, {302}),
     "ingest:screening_list": (logged_in, GET, None),
-    "ingest:screening_report": (staff, GET, None),
+    "annotation:screening_report": (staff, GET, None),
     "ingest:sample_create": (staff, POST, {302}),
     "ingest:sample_detail": (staff, GET, None),
     "ingest:sample_decide": (staff, POST, {302}),

@@ -1,5 +1,8 @@
-"""Statistics pages: the Table 1 and Figure 3 views, each with a chart and a CSV, from final labels."""
+"""Statistics pages: the Table 1 and Figure 3 views, each with a chart and a CSV, from final labels; and the
+admins' screening report, Table 1 over every source with the majority type of each report's labels."""
 from __future__ import annotations
+
+from collections import Counter
 
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
@@ -8,9 +11,14 @@ from django.views.decorators.http import require_GET
 
 from concord.csv_stream import csv_lines, csv_response
 from concord.http import HtmxHttpRequest
+from ingest.models import Source
+from ingest.services.corpus import source_report
+from ingest.views.access import staff_required
+from taxonomy.models import Category
 
 from ..access import get_study_for
 from ..permissions import can_view_agreement
+from ..selectors import majority_types
 from ..statistics import figure3, parse_groups, table1
 
 
@@ -64,3 +72,23 @@ def figure3_csv(request: HtmxHttpRequest, study_id: int):
 
     columns = ["type_code", "type", "kind", "code", "name", "reports", "type_reports", "share_percent"]
     return csv_response(csv_lines(columns, body()), f"{slugify(study.name)}-figure3.csv")
+
+
+@login_required
+@staff_required
+@require_GET
+def screening_report(request: HtmxHttpRequest):
+    """The study's Table 1 from the data: per source, included reports by year and type, and the
+    false-positive rate of its keyword filter."""
+    rows = [source_report(source) for source in Source.objects.order_by("display_name", "full_name")]
+    types_of = majority_types([i for row in rows for i in row.included_ids])
+    years = sorted({year for row in rows for year in row.by_year})
+    types = list(Category.objects.filter(level=Category.Level.TYPE).order_by("name").values_list("name", flat=True)
+                 .distinct()) + ["unlabeled"]
+    table = []
+    for row in rows:
+        by_type = Counter(types_of.get(i, "") or "unlabeled" for i in row.included_ids)
+        table.append({"row": row, "years": [row.by_year.get(y, 0) for y in years],
+                      "types": [by_type.get(t, 0) for t in types],
+                      "rates": [row.false_positive, row.relevant_precision, row.false_negative]})
+    return render(request, "annotation/screening_report.html", {"table": table, "years": years, "types": types})

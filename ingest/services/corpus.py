@@ -1,12 +1,10 @@
 """The screened corpus: every issue's in/out decision and why, and the per-source report of the study's
-Table 1 (reports by year and by type, and the false-positive rate of the keyword filter), from the data."""
+Table 1 (reports by year, and the false-positive rate of the keyword filter), from the data; the "by type"
+column is read from labels, a layer above (annotation.selectors.majority_types)."""
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
-
-from agreement.ties import modal_label
-from annotation.models import Label
 
 from ..models import Issue, ScreeningSample, Source, Summary
 from ..screening import rate
@@ -68,22 +66,12 @@ class SourceRow:
     stored: int = 0
     keyword_kept: int = 0
     included: int = 0
+    included_ids: list[int] = field(default_factory=list)
     undecided: int = 0
     by_year: Counter = field(default_factory=Counter)
-    by_type: Counter = field(default_factory=Counter)
     false_positive: object = None  # Rate: kept by keywords, then screened out
     relevant_precision: object = None  # Rate from the newest "relevant" stratum sample
     false_negative: object = None  # Rate from the newest "not relevant" stratum sample
-
-
-def _majority_types(issue_ids: list[int]) -> dict[int, str]:
-    """Each issue's type by the majority of its labels' types in studies (blank while unlabeled or tied)."""
-    types: dict[int, list[str]] = defaultdict(list)
-    for issue_id, name in Label.objects.filter(issue_id__in=issue_ids, is_relevant=True).values_list(
-        "issue_id", "type__name"
-    ):
-        types[issue_id].append(name)
-    return {issue_id: modal_label(names) or "" for issue_id, names in types.items()}
 
 
 def source_report(source: Source) -> SourceRow:
@@ -93,12 +81,10 @@ def source_report(source: Source) -> SourceRow:
     keyword_kept = [d for d in decided.values() if d.why != "no keyword of the source's list matched"]
     row.keyword_kept = len(keyword_kept)
     included = [issue_id for issue_id, d in decided.items() if d.included]
-    row.included = len(included)
+    row.included, row.included_ids = len(included), included
     row.undecided = sum(1 for d in decided.values() if d.included is None)
     years = dict(Issue.objects.filter(pk__in=included).values_list("pk", "created_at__year"))
     row.by_year = Counter(years[i] for i in included if years.get(i))
-    types = _majority_types(included)
-    row.by_type = Counter(types.get(i, "") or "unlabeled" for i in included)
     out = sum(1 for d in keyword_kept if d.included is False)
     row.false_positive = rate(out, sum(1 for d in keyword_kept if d.included is not None))
     for stratum, attribute in ((RELEVANT, "relevant_precision"), (NOT_RELEVANT, "false_negative")):

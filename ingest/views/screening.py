@@ -15,7 +15,6 @@ from django.views.decorators.http import require_GET, require_POST
 from concord import once
 from concord.csv_stream import csv_lines, csv_response
 from concord.http import HtmxHttpRequest
-from taxonomy.models import Category
 
 from ..forms import KeywordSampleForm, StratumSampleForm
 from ..models import ScreeningItem, ScreeningSample, ScreeningVote, Source
@@ -165,22 +164,6 @@ def item_judge(request: HtmxHttpRequest, sample_id: int, item_id: int):
     if request.htmx:
         return _render_next(request, sample)
     return redirect("ingest:sample_queue", sample_id=sample.pk)
-
-
-@login_required
-@staff_required
-@require_GET
-def screening_report(request: HtmxHttpRequest):
-    """The study's Table 1 from the data: per source, included reports by year and type, and the
-    false-positive rate of its keyword filter."""
-    rows = [corpus.source_report(source) for source in Source.objects.order_by("display_name", "full_name")]
-    years = sorted({year for row in rows for year in row.by_year})
-    types = list(Category.objects.filter(level=Category.Level.TYPE).order_by("name").values_list("name", flat=True)
-                 .distinct()) + ["unlabeled"]
-    table = [{"row": row, "years": [row.by_year.get(y, 0) for y in years],
-              "types": [row.by_type.get(t, 0) for t in types],
-              "rates": [row.false_positive, row.relevant_precision, row.false_negative]} for row in rows]
-    return render(request, "ingest/screening_report.html", {"table": table, "years": years, "types": types})
 
 
 @login_required

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 
 import pytest
 from django.urls import reverse
 
+from annotation.selectors import majority_types
 from ingest.models import Source, Summary
 from ingest.services.corpus import decisions, source_report
 from ingest.services.screening import cast_vote, draw_stratum_sample
@@ -50,15 +52,19 @@ def test_report_counts_by_year_and_type_and_the_false_positive_rate(db, lead, an
     row = source_report(source)
     assert (row.stored, row.keyword_kept, row.included) == (4, 3, 2)
     assert row.by_year == {2023: 1, 2024: 1}
-    assert row.by_type == {"Bug": 1, "unlabeled": 1}
+    types = majority_types(row.included_ids)
+    assert Counter(types.get(i) or "unlabeled" for i in row.included_ids) == {"Bug": 1, "unlabeled": 1}
     assert (row.false_positive.successes, row.false_positive.n) == (1, 3)
 
 
-def test_report_page(client_as, admin, db):
+def test_report_page(client_as, admin, lead, annotator_a, db):
     source = Source.objects.create(full_name="o/r", display_name="PyTorch")
-    _issue(source, "relevant", year=2024)
-    page = client_as(admin).get(reverse("ingest:screening_report")).content.decode()
+    labeled = _issue(source, "relevant", year=2024)
+    label_with(annotator_a, make_study(lead, [annotator_a], issues=[labeled]), labeled, "C.1")
+    page = client_as(admin).get(reverse("annotation:screening_report")).content.decode()
     assert "PyTorch" in page and "2024" in page and "0/1" in page
+    # The type columns: one report labeled Bug by the majority of its labels.
+    assert "<th>Bug</th>" in page and '<td class="num">1</td>' in page
 
 
 def test_decisions_download_lists_every_issue_with_its_reason(client_as, admin, db):
