@@ -15,8 +15,8 @@ from ingest.models import Issue, Keyword
 from ingest.screening import seeded_sample
 from taxonomy.models import Category
 
-from .corpus import screening_verdicts
 from .models import NOT_RELEVANT, Decision, Study, Subset
+from .selectors import screening_verdicts
 from .services.adjudication import current_votes
 from .services.phases import open_round
 from .services.queues import fill_queues, plan_round

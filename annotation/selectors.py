@@ -9,6 +9,7 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from agreement.ties import modal_label
 from concord import rows
 from ingest.models import Issue, Source
+from ingest.services.corpus import decisions as screening_decisions
 
 from .models import NOT_RELEVANT, Assignment, Decision, Label, Membership, Queue, Round, Study
 from .permissions import can_view_all_labels
@@ -213,3 +214,13 @@ def majority_types(issue_ids) -> dict[int, str]:
     ):
         types[issue_id].append(name)
     return {issue_id: modal_label(names) or "" for issue_id, names in types.items()}
+
+
+def screening_verdicts(study: Study) -> dict[int, tuple[str, str]]:
+    """Each report's screening verdict in its source (included, excluded, undecided) and why."""
+    verdicts: dict[int, tuple[str, str]] = {}
+    for source in Source.objects.filter(issues__studies=study).distinct():
+        for issue_id, decision in screening_decisions(source).items():
+            word = {True: "included", False: "excluded", None: "undecided"}[decision.included]
+            verdicts[issue_id] = (word, decision.why)
+    return verdicts

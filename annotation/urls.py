@@ -1,7 +1,7 @@
 from django.urls import path
 
 from . import api
-from .views import adjudication, comparison, corpus, history, issues, members, pilot, queue, review, statistics, studies
+from .views import adjudication, comparison, history, issues, members, pilot, queue, review, statistics, studies
 
 app_name = "annotation"
 
@@ -14,10 +14,6 @@ urlpatterns = [
     path("studies/<id:study_id>/stop-labeling/", studies.stop_labeling, name="stop_labeling"),
     path("studies/<id:study_id>/settings/", studies.study_settings, name="study_settings"),
     path("studies/<id:study_id>/export.csv", studies.study_export_csv, name="study_export_csv"),
-    path("studies/<id:study_id>/corpus.csv", corpus.corpus_csv, name="corpus_csv"),
-    path("studies/<id:study_id>/corpus.jsonl", corpus.corpus_jsonl, name="corpus_jsonl"),
-    path("studies/<id:study_id>/study.json", corpus.study_json, name="study_json"),
-    path("studies/<id:study_id>/dataset-card.md", corpus.card, name="dataset_card"),
     path("studies/<id:study_id>/statistics/", statistics.statistics, name="statistics"),
     path("studies/<id:study_id>/compare/", comparison.comparison, name="comparison"),
     path("studies/<id:study_id>/compare.csv", comparison.comparison_csv, name="comparison_csv"),

@@ -75,8 +75,8 @@ def test_every_page_and_endpoint_hides_other_annotators(client_as, open_round, a
             "api:study_detail", "annotation:adjudication_list", "annotation:adjudicate",
             "api:report_list", "api:report_detail", "api:queue_next", "api:label_history",
             "api:comment_list", "taxonomy:codebook", "taxonomy:changelog", "taxonomy:proposals",
-            "taxonomy:details", "taxonomy:details_csv", "taxonomy:export", "annotation:corpus_csv",
-            "annotation:corpus_jsonl", "annotation:study_json", "annotation:dataset_card", "annotation:statistics",
+            "taxonomy:details", "taxonomy:details_csv", "taxonomy:export", "corpus:corpus_csv",
+            "corpus:corpus_jsonl", "corpus:study_json", "corpus:dataset_card", "annotation:statistics",
             "annotation:table1_csv", "annotation:figure3_csv", "interviews:interviews", "interviews:interview_results",
             "interviews:interview_results_csv", "interviews:guide", "annotation:comparison",
             "annotation:comparison_csv"} <= visited

@@ -91,7 +91,7 @@ def test_page_csv_command_and_card(client_as, two_sources, lead, annotator_a, ca
     client.post(reverse("annotation:comparison_card", args=[two_sources.pk]), card_form)
     client.post(reverse("annotation:comparison_card", args=[two_sources.pk]), card_form)  # a double click
     assert two_sources.comparisons.count() == 1
-    card = client.get(reverse("annotation:dataset_card", args=[two_sources.pk])).content.decode()
+    card = client.get(reverse("corpus:dataset_card", args=[two_sources.pk])).content.decode()
     assert "Are subsets labeled differently? By source" in card and "Cramér's V" in card
     assert client_as(annotator_a).get(reverse("annotation:comparison", args=[two_sources.pk])).status_code == 403
 

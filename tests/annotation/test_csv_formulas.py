@@ -43,7 +43,7 @@ def test_labels_history_and_corpus_csv_neutralise_a_note(client_as, study, lead,
         rows = _rows(client.get(reverse(name, args=[study.pk])))
         notes = [r[column] for r in rows if FORMULA in r[column]]
         assert notes and all(n == "'" + FORMULA for n in notes), name
-    corpus = _rows(client.get(reverse("annotation:corpus_csv", args=[study.pk])))
+    corpus = _rows(client.get(reverse("corpus:corpus_csv", args=[study.pk])))
     labels = json.loads(next(r["labels"] for r in corpus if "HYPERLINK" in r["labels"]))
     assert any(label["note"] == FORMULA for label in labels)  # inside a JSON cell, which starts with "["
 
@@ -52,9 +52,9 @@ def test_a_title_starting_with_a_formula_in_the_corpus(client_as, study, lead, t
     issue = study.issues.order_by("created_at", "id").first()
     issue.title = "@cmd|' /C calc'!A0"
     issue.save()
-    rows = _rows(client_as(lead).get(reverse("annotation:corpus_csv", args=[study.pk])))
+    rows = _rows(client_as(lead).get(reverse("corpus:corpus_csv", args=[study.pk])))
     assert "'" + issue.title in [r["title"] for r in rows]
-    jsonl = b"".join(client_as(lead).get(reverse("annotation:corpus_jsonl", args=[study.pk])).streaming_content)
+    jsonl = b"".join(client_as(lead).get(reverse("corpus:corpus_jsonl", args=[study.pk])).streaming_content)
     assert issue.title in [json.loads(line)["title"] for line in jsonl.decode().splitlines()]
     raw, safe = tmp_path / "raw.csv", tmp_path / "safe.csv"
     call_command("export_corpus", study.name, "--format", "csv", "--raw", "--output", str(raw), stdout=io.StringIO())

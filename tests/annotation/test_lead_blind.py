@@ -18,8 +18,8 @@ from tests.factories import label_with, make_study
 pytestmark = pytest.mark.django_db
 
 CLOSED_TO_A_BLIND_LEAD = ["agreement:study_agreement", "api:study_agreement", "annotation:history",
-                          "annotation:history_csv", "annotation:study_export_csv", "annotation:corpus_csv",
-                          "annotation:corpus_jsonl", "annotation:study_json", "annotation:dataset_card",
+                          "annotation:history_csv", "annotation:study_export_csv", "corpus:corpus_csv",
+                          "corpus:corpus_jsonl", "corpus:study_json", "corpus:dataset_card",
                           "annotation:statistics", "annotation:review_list", "api:label_history",
                           "annotation:comparison", "annotation:adjudication_list"]
 
@@ -85,7 +85,7 @@ def test_stopping_sets_the_leads_labels_aside_and_the_pages_say_so(client_as, bl
     assert "set aside from every figure" in page and "stopped labeling" in page
     queue = client_as(lead).get(reverse("annotation:queue", args=[study.pk])).content.decode()
     assert "You stopped labeling round 1" in queue and "label-form" not in queue
-    card = client_as(lead).get(reverse("annotation:dataset_card", args=[study.pk])).content.decode()
+    card = client_as(lead).get(reverse("corpus:dataset_card", args=[study.pk])).content.decode()
     assert "lead (lead): stopped labeling" in card and "alice: blind" in card
     # The lead's labels are kept: history and exports still hold them.
     assert study.labels.filter(annotator=lead).count() == 1

@@ -139,7 +139,7 @@ def test_interviews_travel_with_the_corpus(client_as, own, lead):
     import json
 
     import_quotes(own, DATA / "interview_codebook.csv")
-    document = json.loads(client_as(lead).get(reverse("annotation:study_json", args=[own.pk])).content)
+    document = json.loads(client_as(lead).get(reverse("corpus:study_json", args=[own.pk])).content)
     interviews = document["interviews"]
     assert len(interviews["participants"]) == 19
     u5 = next(p for p in interviews["participants"] if p["code"] == "U5")

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.corpus import csv_rows, jsonl_rows, study_document, study_status
-from annotation.dataset_card import dataset_card
 from annotation.models import Study
+from corpus.dataset_card import dataset_card
+from corpus.exports import csv_rows, jsonl_rows, study_document, study_status
 
 
 class Command(BaseCommand):

@@ -5,12 +5,12 @@ from __future__ import annotations
 from django.db.models import Count, Max, Min
 from django.utils import timezone
 
+from annotation.models import Decision, Study
+from annotation.selectors import agreement_round, final_label_counts, raters
 from ingest.models import Source
 from ingest.services.corpus import source_report
 
-from .corpus import study_status
-from .models import Decision, Study
-from .selectors import agreement_round, final_label_counts, raters
+from .exports import study_status
 
 
 def _rate(rate) -> str:

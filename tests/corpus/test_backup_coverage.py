@@ -1,11 +1,11 @@
 """Every model that holds part of a study is in the backup format, with every field; a model or field added
-later fails here until it is carried (annotation/backup_format.py, README) or listed below with the reason."""
+later fails here until it is carried (corpus/backup_format.py, README) or listed below with the reason."""
 from __future__ import annotations
 
 from django.apps import apps
 
-from annotation.backup import VERSION
-from annotation.backup_format import FORMATS
+from corpus.backup import VERSION
+from corpus.backup_format import FORMATS
 
 APPS = {"ingest", "taxonomy", "annotation", "agreement", "interviews"}
 

@@ -4,7 +4,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.backup import StudyImportError, import_study
+from corpus.backup import StudyImportError, import_study
 
 
 class Command(BaseCommand):

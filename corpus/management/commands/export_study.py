@@ -4,8 +4,8 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.backup import export_study
 from annotation.models import Study
+from corpus.backup import export_study
 
 
 class Command(BaseCommand):

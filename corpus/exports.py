@@ -11,15 +11,13 @@ from django.db.models import Prefetch
 from django.utils import timezone
 
 from agreement.reports import agreement_figures, study_agreement
+from annotation.models import NOT_RELEVANT, Decision, Label, Study
+from annotation.selectors import agreement_round, final_label_counts, screening_verdicts
 from concord.csv_stream import csv_lines
-from ingest.models import Issue, Source, Summary
-from ingest.services.corpus import decisions as screening_decisions
+from ingest.models import Issue, Summary
 from interviews.exports import interviews_document
 from taxonomy.exports import to_json
 from taxonomy.models import Category
-
-from .models import NOT_RELEVANT, Decision, Label, Study
-from .selectors import agreement_round, final_label_counts
 
 CHUNK = 2000
 CSV_COLUMNS = [
@@ -33,15 +31,6 @@ def study_status(study: Study) -> str:
     if study.phase == Study.Phase.CLOSED:
         return "closed"
     return f"open ({study.get_phase_display().lower()}): labels may still change"
-
-
-def screening_verdicts(study: Study) -> dict[int, tuple[str, str]]:
-    verdicts: dict[int, tuple[str, str]] = {}
-    for source in Source.objects.filter(issues__studies=study).distinct():
-        for issue_id, decision in screening_decisions(source).items():
-            word = {True: "included", False: "excluded", None: "undecided"}[decision.included]
-            verdicts[issue_id] = (word, decision.why)
-    return verdicts
 
 
 def _names(study: Study) -> dict[int, tuple[str, str]]:

@@ -32,6 +32,19 @@ from django.db import DatabaseError, models, transaction
 from django.utils import timezone
 
 from agreement.models import AgreementSnapshot
+from annotation.models import (
+    Assignment,
+    Comment,
+    ComparisonRecord,
+    Decision,
+    Label,
+    Membership,
+    Queue,
+    ReviewItem,
+    Round,
+    Study,
+    Subset,
+)
 from concord.weburl import web_url
 from ingest.models import (
     Issue,
@@ -49,19 +62,6 @@ from taxonomy.models import ChangeLogEntry, Detail, Proposal, Vote
 from taxonomy.services import free_version
 
 from .backup_format import FORMATS, RENAMED, Kind
-from .models import (
-    Assignment,
-    Comment,
-    ComparisonRecord,
-    Decision,
-    Label,
-    Membership,
-    Queue,
-    ReviewItem,
-    Round,
-    Study,
-    Subset,
-)
 
 FORMAT, VERSION = "concord-study", 2
 # A record's own keys; the study's record also names its current round.

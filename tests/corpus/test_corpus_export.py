@@ -40,7 +40,7 @@ def closed(study, lead, annotator_a, annotator_b, annotator_c, client_as):
 
 def test_csv_has_one_record_per_report_with_its_final_label_and_every_label(client_as, closed, lead):
     study, tied, majority, other = closed
-    rows = list(csv.DictReader(io.StringIO(_body(client_as(lead).get(reverse("annotation:corpus_csv",
+    rows = list(csv.DictReader(io.StringIO(_body(client_as(lead).get(reverse("corpus:corpus_csv",
                                                                                 args=[study.pk]))))))
     assert [r["number"] for r in rows] == [tied.number, majority.number, other.number]
     by = {r["number"]: r for r in rows}
@@ -58,7 +58,7 @@ def test_csv_has_one_record_per_report_with_its_final_label_and_every_label(clie
 
 def test_jsonl_carries_the_same_records(client_as, closed, lead):
     study, tied, *_ = closed
-    lines = _body(client_as(lead).get(reverse("annotation:corpus_jsonl", args=[study.pk]))).splitlines()
+    lines = _body(client_as(lead).get(reverse("corpus:corpus_jsonl", args=[study.pk]))).splitlines()
     first = json.loads(lines[0])
     assert len(lines) == 3 and first["number"] == tied.number and first["final"]["how"] == "lead decision"
     assert len(first["labels"]) == 4
@@ -68,29 +68,29 @@ def test_study_json_has_codebook_roles_agreement_and_no_contacts_unless_asked(cl
     study, *_ = closed
     lead.email = "lead@example.org"
     lead.save()
-    document = json.loads(client_as(lead).get(reverse("annotation:study_json", args=[study.pk])).content)
+    document = json.loads(client_as(lead).get(reverse("corpus:study_json", args=[study.pk])).content)
     assert document["status"] == "closed" and document["codebook"]["types"][0]["code"] == "A"
     assert {m["username"]: m["role"] for m in document["members"]}["lead"] == "lead"
     assert "email" not in document["members"][0] and "lead@example.org" not in json.dumps(document)
     assert document["agreement"]["type"]["n_reports"] == 3 and document["final_labels"]["lead"] == 1
-    with_contacts = client_as(admin).get(reverse("annotation:study_json", args=[study.pk]), {"contacts": "1"})
+    with_contacts = client_as(admin).get(reverse("corpus:study_json", args=[study.pk]), {"contacts": "1"})
     assert "lead@example.org" in with_contacts.content.decode()
 
 
 def test_an_open_study_says_so_in_the_file_and_on_the_page(client_as, study, lead, annotator_a):
     label_with(annotator_a, study, study.issues.first(), "C.1")
-    rows = list(csv.DictReader(io.StringIO(_body(client_as(lead).get(reverse("annotation:corpus_csv",
+    rows = list(csv.DictReader(io.StringIO(_body(client_as(lead).get(reverse("corpus:corpus_csv",
                                                                                 args=[study.pk]))))))
     assert rows[0]["study_status"].startswith("open (independent round)")
     page = client_as(lead).get(reverse("annotation:study_detail", args=[study.pk])).content.decode()
     assert 'data-testid="open-export"' in page
-    card = _body(client_as(lead).get(reverse("annotation:dataset_card", args=[study.pk])))
+    card = _body(client_as(lead).get(reverse("corpus:dataset_card", args=[study.pk])))
     assert "Status: open" in card
 
 
 def test_the_dataset_card_states_sources_agreement_with_n_and_how_ties_were_settled(client_as, closed, lead):
     study, *_ = closed
-    card = _body(client_as(lead).get(reverse("annotation:dataset_card", args=[study.pk])))
+    card = _body(client_as(lead).get(reverse("corpus:dataset_card", args=[study.pk])))
     assert "| vllm-project/vllm | 3 |" in card
     assert "Type, Fleiss' kappa:" in card and "3 reports, 4 raters" in card
     assert "3 of 3 reports have a final label: 2 by majority, 1 by lead decision." in card
@@ -98,8 +98,8 @@ def test_the_dataset_card_states_sources_agreement_with_n_and_how_ties_were_sett
 
 def test_annotators_cannot_export(client_as, closed, annotator_a):
     study, *_ = closed
-    for name in ("annotation:corpus_csv", "annotation:corpus_jsonl", "annotation:study_json",
-                 "annotation:dataset_card"):
+    for name in ("corpus:corpus_csv", "corpus:corpus_jsonl", "corpus:study_json",
+                 "corpus:dataset_card"):
         assert client_as(annotator_a).get(reverse(name, args=[study.pk])).status_code == 403
 
 

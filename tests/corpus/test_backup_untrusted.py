@@ -10,9 +10,9 @@ from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
-from annotation.backup import VERSION, export_study, import_study
-from annotation.backup_format import FORMATS, RENAMED
 from annotation.models import Study
+from corpus.backup import VERSION, export_study, import_study
+from corpus.backup_format import FORMATS, RENAMED
 from ingest.models import Issue
 from tests.factories import label_with
 

@@ -8,12 +8,12 @@ from django.http import HttpResponse, StreamingHttpResponse
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
+from annotation.access import get_study_for
+from annotation.permissions import can_export
 from concord.http import HtmxHttpRequest
 
-from ..access import get_study_for
-from ..corpus import csv_rows, jsonl_rows, study_document
-from ..dataset_card import dataset_card
-from ..permissions import can_export
+from .dataset_card import dataset_card
+from .exports import csv_rows, jsonl_rows, study_document
 
 
 def _attachment(response, study, suffix: str):

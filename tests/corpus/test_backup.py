@@ -10,11 +10,11 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from agreement.reports import agreement_figures, study_agreement
-from annotation.corpus import records
 from annotation.models import Label, Study
 from annotation.selectors import agreement_round
 from annotation.services.phases import advance
 from annotation.statistics import as_json
+from corpus.exports import records
 from ingest.models import Issue, Source, Summary, SummaryReview
 from ingest.services.screening import cast_vote, draw_stratum_sample, review_summary
 from taxonomy import changes
