@@ -224,3 +224,13 @@ def screening_verdicts(study: Study) -> dict[int, tuple[str, str]]:
             word = {True: "included", False: "excluded", None: "undecided"}[decision.included]
             verdicts[issue_id] = (word, decision.why)
     return verdicts
+
+
+def labels_of_report(viewer, study, issue):
+    """Every annotator's labels of one report outside the pilot, oldest round first: none while the blind rule
+    hides other people's labels from `viewer` (an annotator, or a lead who labels, during the blind rounds)."""
+    if not can_view_all_labels(viewer, study):
+        return Label.objects.none()
+    return (Label.objects.filter(study=study, issue=issue).exclude(round__kind=Round.Kind.PILOT)
+            .select_related("annotator", "round", "type", "theme", "sub_theme")
+            .order_by("round__number", "annotator__username"))

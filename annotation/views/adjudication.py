@@ -14,8 +14,9 @@ from taxonomy.selectors import codebook_tree
 
 from ..access import get_study_for
 from ..forms import NOT_RELEVANT_CHOICE, LabelForm
-from ..models import Comment, Decision, Label, Round
+from ..models import Comment, Decision
 from ..permissions import can_manage_seeing_labels
+from ..selectors import labels_of_report
 from ..services.adjudication import decide, decision_version, needing_decision
 from ..services.labels import LabelError
 
@@ -70,11 +71,9 @@ def adjudicate(request: HtmxHttpRequest, study_id: int, issue_id: int):
                 return redirect("annotation:adjudication_list", study_id=study.pk)
         else:
             error = " ".join(e for errors in form.errors.values() for e in errors)
-    labels = (Label.objects.filter(study=study, issue=issue).exclude(round__kind=Round.Kind.PILOT)
-              .select_related("annotator", "round", "type", "theme", "sub_theme")
-              .order_by("round__number", "annotator__username"))
     context = {
-        "study": study, "issue": issue, "decision": decision, "error": error, "all_labels": labels,
+        "study": study, "issue": issue, "decision": decision, "error": error,
+        "all_labels": labels_of_report(request.user, study, issue),
         "version": decision_version(decision),
         "comments": Comment.objects.filter(study=study, issue=issue).select_related("author", "round"),
         "summary": summary_for_display(issue), "types": codebook_tree(study.taxonomy),

@@ -12,8 +12,9 @@ from concord.http import HtmxHttpRequest
 
 from ..access import get_study_for
 from ..forms import CommentForm
-from ..models import Comment, Label, ReviewItem, Round
+from ..models import Comment, ReviewItem, Round
 from ..permissions import can_view_all_labels
+from ..selectors import labels_of_report
 from ..services.labels import LabelError
 from ..services.review import post_comment
 
@@ -26,15 +27,9 @@ def review_context(user, study, round: Round, issue) -> dict:
     """Everything the review page shows about one report; only for those the blind rule lets see labels."""
     if not can_view_all_labels(user, study):
         return {}
-    labels = (
-        Label.objects.filter(study=study, issue=issue)
-        .exclude(round__kind=Round.Kind.PILOT)
-        .select_related("annotator", "round", "type", "theme", "sub_theme")
-        .order_by("round__number", "annotator__username")
-    )
     return {
         "review_item": ReviewItem.objects.filter(round=round, issue=issue).first(),
-        "all_labels": labels,
+        "all_labels": labels_of_report(user, study, issue),
         "comments": Comment.objects.filter(round=round, issue=issue).select_related("author"),
         "comment_form": CommentForm(),
     }

@@ -14,7 +14,9 @@ RELEVANT, NOT_RELEVANT, UNCLEAR = Summary.Verdict.RELEVANT, Summary.Verdict.NOT_
 
 
 @dataclass(frozen=True)
-class Decision:
+class ScreeningDecision:
+    """Whether screening keeps an issue in the corpus, and why (not a study's final label: annotation.Decision)."""
+
     included: bool | None  # None: not decided yet
     why: str
 
@@ -33,7 +35,7 @@ def _reviewed(source: Source) -> dict[int, tuple[bool, str]]:
     return reviewed
 
 
-def decisions(source: Source) -> dict[int, Decision]:
+def decisions(source: Source) -> dict[int, ScreeningDecision]:
     """DESIGN step 5: a reviewed issue goes by its review; otherwise "relevant" stays in, "not relevant"
     stays out, and "unclear" waits for its review."""
     pre: dict[int, str] = {}
@@ -45,18 +47,19 @@ def decisions(source: Source) -> dict[int, Decision]:
     result = {}
     for issue_id, kept in source.issues.values_list("pk", "kept"):
         if not kept:
-            result[issue_id] = Decision(False, "no keyword of the source's list matched")
+            result[issue_id] = ScreeningDecision(False, "no keyword of the source's list matched")
         elif issue_id in reviewed:
             verdict, where = reviewed[issue_id]
-            result[issue_id] = Decision(verdict, f"{where}: judged {'relevant' if verdict else 'not relevant'}")
+            judged = "relevant" if verdict else "not relevant"
+            result[issue_id] = ScreeningDecision(verdict, f"{where}: judged {judged}")
         elif issue_id not in pre:
-            result[issue_id] = Decision(None, "no pre-verdict yet")
+            result[issue_id] = ScreeningDecision(None, "no pre-verdict yet")
         elif pre[issue_id] == RELEVANT:
-            result[issue_id] = Decision(True, "pre-verdict relevant, not sampled")
+            result[issue_id] = ScreeningDecision(True, "pre-verdict relevant, not sampled")
         elif pre[issue_id] == NOT_RELEVANT:
-            result[issue_id] = Decision(False, "pre-verdict not relevant, not sampled")
+            result[issue_id] = ScreeningDecision(False, "pre-verdict not relevant, not sampled")
         else:
-            result[issue_id] = Decision(None, "pre-verdict unclear: awaiting review")
+            result[issue_id] = ScreeningDecision(None, "pre-verdict unclear: awaiting review")
     return result
 
 

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from agreement.reports import study_agreement
 from annotation.permissions import can_view_all_labels, labels_blind
-from annotation.selectors import raters
+from annotation.selectors import labels_of_report, raters
 from annotation.services.adjudication import current_votes
 from annotation.services.labels import LabelError, stop_labeling
 from annotation.services.phases import advance
@@ -54,6 +54,14 @@ def test_a_lead_labeling_blind_sees_only_their_own_labels_and_progress(client_as
         assert "SECRET-NOTE" not in page and "alice" not in page and "bob" not in page.replace("bob's", ""), url
     page = client.get(reverse("annotation:study_detail", args=[study.pk])).content.decode()
     assert "You are labeling blind" in page and "1 of 2 labeled by you" in page
+
+
+def test_the_labels_of_a_report_are_read_through_the_blind_rule(blind, lead, annotator_a, admin):
+    study, first, _ = blind
+    assert not labels_of_report(lead, study, first).exists()
+    assert not labels_of_report(annotator_a, study, first).exists()
+    assert sorted(labels_of_report(admin, study, first).values_list("note", flat=True)) == [
+        "SECRET-NOTE-OF-ALICE", "SECRET-NOTE-OF-BOB", "lead's own"]
 
 
 def test_finishing_the_queue_lifts_the_blind_and_freezes_the_leads_labels(client_as, blind, lead):
