@@ -123,15 +123,6 @@ class InvitationForm(forms.Form):
     note = forms.CharField(max_length=200, required=False, label="For whom (a reminder, optional)")
 
 
-class CategoryForm(forms.Form):
-    parent = forms.IntegerField()
-    name = forms.CharField(max_length=300)
-    definition = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
-    # The codebook revision the page was shown at: a change made meanwhile (or a second click) refuses this one.
-    revision = forms.IntegerField(min_value=0, widget=forms.HiddenInput, error_messages={
-        "required": "The form did not say which codebook revision it was shown for; reload the page."})
-
-
 class StudySettingsForm(forms.Form):
     name = forms.CharField(max_length=200)
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))

@@ -1,7 +1,7 @@
 from django.urls import path
 
 from . import api
-from .views import adjudication, comparison, history, issues, members, pilot, queue, review, statistics, studies
+from .views import adjudication, comparison, history, issues, members, queue, review, statistics, studies
 
 app_name = "annotation"
 
@@ -39,7 +39,6 @@ urlpatterns = [
     path("studies/<id:study_id>/issues/<id:issue_id>/", queue.issue_label, name="issue_label"),
     path("studies/<id:study_id>/issues/<id:issue_id>/label/", queue.label_submit, name="label_submit"),
     path("studies/<id:study_id>/issues/<id:issue_id>/skip/", queue.label_skip, name="label_skip"),
-    path("studies/<id:study_id>/categories/", pilot.category_add, name="category_add"),
     # Adjudication
     path("studies/<id:study_id>/adjudication/", adjudication.adjudication_list, name="adjudication_list"),
     path("studies/<id:study_id>/adjudication/<id:issue_id>/", adjudication.adjudicate, name="adjudicate"),

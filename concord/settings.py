@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "annotation",
     "agreement",
     "interviews",
+    "codebook",
     "corpus",
 ]
 
@@ -105,7 +106,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "taxonomy.context_processors.pending_votes",
+                "codebook.context_processors.pending_votes",
             ],
         },
     },

@@ -6,6 +6,7 @@ from drf_spectacular.views import SpectacularAPIView
 from agreement import urls as agreement_urls
 from annotation import urls as annotation_urls
 from annotation.views.members import join
+from codebook import urls as codebook_urls
 from corpus import urls as corpus_urls
 from ingest import urls as ingest_urls
 from interviews import urls as interviews_urls
@@ -31,6 +32,7 @@ urlpatterns = [
     path("", include(agreement_urls)),
     path("", include(ingest_urls)),
     path("", include(taxonomy_urls)),
+    path("", include(codebook_urls)),
     path("", include(interviews_urls)),
     path("", include(corpus_urls)),
 ]

@@ -45,6 +45,7 @@ from annotation.models import (
     Study,
     Subset,
 )
+from codebook.models import ChangeLogEntry, Proposal, Vote
 from concord.weburl import web_url
 from ingest.models import (
     Issue,
@@ -58,7 +59,7 @@ from ingest.models import (
     SummaryReview,
 )
 from interviews.models import Answer, GuideQuestion, InterviewGuide, InterviewSession, Participant, Quote
-from taxonomy.models import ChangeLogEntry, Detail, Proposal, Vote
+from taxonomy.models import Detail
 from taxonomy.services import free_version
 
 from .backup_format import FORMATS, RENAMED, Kind

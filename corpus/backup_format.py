@@ -229,10 +229,11 @@ V1: dict[str, Kind] = {
     ),
 }
 
-# Version 2: the interview models moved from the taxonomy app to the interviews app. The records are those of
-# version 1; the interviews' kinds are named after their new app.
+# Version 2: the interview models moved from the taxonomy app to the interviews app, and proposals, votes and
+# the change log to the codebook app. The records are those of version 1, named after their new app.
 MOVED = {f"taxonomy.{model}": f"interviews.{model}"
          for model in ("interviewguide", "guidequestion", "participant", "interviewsession", "answer", "quote")}
+MOVED |= {f"taxonomy.{model}": f"codebook.{model}" for model in ("proposal", "vote", "changelogentry")}
 V2: dict[str, Kind] = {MOVED.get(kind, kind): spec for kind, spec in V1.items()}
 # Also new in version 2: the screeners' word on whether a summary was enough to judge its issue.
 V2["ingest.summaryreview"] = Kind(fields=("sufficient", "created_at", "updated_at"), fk=("summary", "reviewer"))

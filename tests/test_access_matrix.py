@@ -18,10 +18,10 @@ from annotation.models import Invitation, Label, Study
 from annotation.services.labels import stop_labeling
 from annotation.services.phases import advance
 from annotation.services.studies import create_study
+from codebook.models import Proposal
 from ingest.models import IngestRun, Keyword, KeywordList, Source, SummaryBatch
 from ingest.services.screening import draw_keyword_sample
 from interviews.models import Participant
-from taxonomy.models import Proposal
 from tests.factories import codebook, label_with, make_issue, make_study, make_user
 
 pytestmark = pytest.mark.django_db
@@ -131,7 +131,7 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "annotation:issue_label": (labeler, GET, {200, 404}),
     "annotation:label_submit": (labeler, POST, {400, 404}),
     "annotation:label_skip": (labeler, POST, {302, 400, 404}),
-    "annotation:category_add": (viewer, POST, {302}),
+    "codebook:category_add": (viewer, POST, {302}),
     # Review and adjudication
     "annotation:review_list": (sees_labels, GET, None),
     "annotation:comment_post": (sees_labels, POST, {400, 404}),
@@ -156,21 +156,21 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "ingest:sample_queue": (screener, GET, None),
     "ingest:item_judge": (screener, POST, {400}),
     # Codebook, proposals, interviews
-    "taxonomy:codebook": (viewer, GET, None),
-    "taxonomy:change": (manager, POST, {302}),
-    "taxonomy:changelog": (viewer, GET, None),
-    "taxonomy:proposals": (viewer, GET, None),
-    "taxonomy:proposal": (viewer, GET, None),
-    "taxonomy:export": (viewer, GET, None),
-    "taxonomy:details_csv": (sees_labels, GET, None),
-    "taxonomy:details": (viewer, GET, None),
+    "codebook:codebook": (viewer, GET, None),
+    "codebook:change": (manager, POST, {302}),
+    "codebook:changelog": (viewer, GET, None),
+    "codebook:proposals": (viewer, GET, None),
+    "codebook:proposal": (viewer, GET, None),
+    "codebook:export": (viewer, GET, None),
+    "codebook:details_csv": (sees_labels, GET, None),
+    "codebook:details": (viewer, GET, None),
     "interviews:interviews": (manager, GET, None),
     "interviews:interview_results": (manager, GET, None),
     "interviews:guide": (manager, GET, None),
     "interviews:participant_add": (manager, POST, {302, 400}),
     "interviews:interview_results_csv": (manager, GET, None),
     "interviews:participant": (manager, GET, None),
-    "taxonomy:my_votes": (logged_in, GET, None),
+    "codebook:my_votes": (logged_in, GET, None),
     "taxonomy:import": (staff, GET, None),
 }
 # Not study-scoped: refused people are sent to log in (user_passes_test) or get 403, never 404 by design.

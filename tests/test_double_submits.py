@@ -13,13 +13,14 @@ from annotation.models import Decision, Invitation, Study
 from annotation.services.adjudication import decide
 from annotation.services.labels import LabelError, LabelInput
 from annotation.services.phases import PhaseError, advance
+from codebook.models import Proposal
+from codebook.services import changes
+from codebook.services.proposals import cast_vote as vote
+from codebook.services.proposals import open_proposal
 from concord.once import new_token
 from ingest.models import Keyword, KeywordList, ScreeningSample, Source
 from ingest.services.screening import ScreeningError, cast_vote, decide_keyword, draw_keyword_sample
-from taxonomy import changes
-from taxonomy.models import Category, Proposal
-from taxonomy.proposals import cast_vote as vote
-from taxonomy.proposals import open_proposal
+from taxonomy.models import Category
 from taxonomy.services import CodebookError, copy_codebook
 from tests.factories import category, label_with, make_issue, make_user
 
@@ -77,8 +78,8 @@ def test_a_codebook_change_sent_twice_changes_once(client_as, study, lead):
     c2 = study.taxonomy.categories.get(code="C.2")
     form = {"kind": "rename", "name": "Memory", "reason": "shorter", "revision": study.taxonomy.revision}
     client = client_as(lead)
-    client.post(reverse("taxonomy:change", args=[study.pk, c2.pk]), form)
-    response = client.post(reverse("taxonomy:change", args=[study.pk, c2.pk]), {**form, "name": "Mem"}, follow=True)
+    client.post(reverse("codebook:change", args=[study.pk, c2.pk]), form)
+    response = client.post(reverse("codebook:change", args=[study.pk, c2.pk]), {**form, "name": "Mem"}, follow=True)
     assert "revision 2 now, not 1" in response.content.decode()
     c2.refresh_from_db()
     assert c2.name == "Memory" and study.taxonomy.changes.count() == 1

@@ -185,7 +185,7 @@ def test_a_split_into_a_name_too_long_is_refused(client_as, lead):
     study = make_study(lead)
     category = study.taxonomy.categories.get(code="C.1")
     before = Category.objects.count()
-    response = client_as(lead).post(reverse("taxonomy:change", args=[study.pk, category.pk]), {
+    response = client_as(lead).post(reverse("codebook:change", args=[study.pk, category.pk]), {
         "kind": "split", "parts": f"{'n' * 301}: too long\nfine: ok", "reason": "r",
         "revision": study.taxonomy.revision}, follow=True)
     assert response.status_code == 200 and "name: 301 characters long (at most 300)" in response.content.decode()

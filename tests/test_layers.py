@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ["concord", "ingest", "taxonomy", "annotation", "agreement", "interviews", "corpus"]
+PACKAGES = ["concord", "ingest", "taxonomy", "annotation", "agreement", "interviews", "codebook", "corpus"]
 LINT = str(Path(sys.executable).parent / "lint-imports")
 
 

@@ -125,6 +125,6 @@ def test_the_pilot_form_does_not_redirect_off_site(client_as, lead):
 
     study = create_study(name="Off-site", taxonomy=codebook(), issues=[make_issue()], lead=lead, with_pilot=True)
     for target in ("https://evil.example/", "//evil.example/", "/\\\\evil.example/"):
-        response = client_as(lead).post(reverse("annotation:category_add", args=[study.pk]),
+        response = client_as(lead).post(reverse("codebook:category_add", args=[study.pk]),
                                         {"parent": 1, "name": "x", "next": target})
         assert response.status_code == 302 and "evil" not in response.url

@@ -47,9 +47,9 @@ def test_a_lead_labeling_blind_sees_only_their_own_labels_and_progress(client_as
         == ["lead"]
     # The study page names who still has labels to give (progress counts, as annotators see theirs); no label.
     assert "SECRET-NOTE" not in client.get(reverse("annotation:study_detail", args=[study.pk])).content.decode()
-    for url in (reverse("taxonomy:codebook", args=[study.pk]),
+    for url in (reverse("codebook:codebook", args=[study.pk]),
                 reverse("annotation:issue_label", args=[study.pk, first.pk]),
-                reverse("annotation:issue_list", args=[study.pk]), reverse("taxonomy:changelog", args=[study.pk])):
+                reverse("annotation:issue_list", args=[study.pk]), reverse("codebook:changelog", args=[study.pk])):
         page = client.get(url).content.decode()
         assert "SECRET-NOTE" not in page and "alice" not in page and "bob" not in page.replace("bob's", ""), url
     page = client.get(reverse("annotation:study_detail", args=[study.pk])).content.decode()

@@ -167,17 +167,17 @@ def test_pilot_lead_may_add_categories_to_the_studys_own_codebook(client_as, lea
     study.save()
     parent = study.taxonomy.categories.get(code="C.1")
     client = client_as(lead)
-    client.post(reverse("annotation:category_add", args=[study.pk]),
+    client.post(reverse("codebook:category_add", args=[study.pk]),
                 {"parent": parent.pk, "name": "Tokenizer drift", "definition": "Tokens differ between versions.",
                  "revision": study.taxonomy.revision})
     added = study.taxonomy.categories.get(name="Tokenizer drift")
     assert added.code == f"C.1.{['i', 'ii', 'iii', 'iv', 'v', 'vi', 'vii', 'viii'][parent.children.count() - 1]}"
     assert not codebook().categories.filter(name="Tokenizer drift").exists()  # the original is untouched
     # Annotators may not, and after the pilot nobody may (proposals and votes take over).
-    client_as(annotator_a).post(reverse("annotation:category_add", args=[study.pk]), {"parent": parent.pk,
+    client_as(annotator_a).post(reverse("codebook:category_add", args=[study.pk]), {"parent": parent.pk,
                                                                                      "name": "Sneaky", "revision": 2})
     advance(study, lead, confirm_missing=True)
-    response = client.post(reverse("annotation:category_add", args=[study.pk]),
+    response = client.post(reverse("codebook:category_add", args=[study.pk]),
                            {"parent": parent.pk, "name": "Too late", "revision": 2}, follow=True)
     assert "grows only through a proposal" in response.content.decode()
     assert not study.taxonomy.categories.filter(name__in=["Sneaky", "Too late"]).exists()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from codebook.services.proposals import open_proposal
 from taxonomy.models import Category, Detail
-from taxonomy.proposals import open_proposal
 from tests.factories import make_issue, make_study, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -51,8 +51,8 @@ def test_no_url_from_data_runs_script_on_any_page(live_server, page):
     _login(page, live_server, "alice")
     for url in (reverse("annotation:queue", args=[study.pk]),
                 reverse("annotation:issue_label", args=[study.pk, issues[1].pk]),
-                reverse("taxonomy:codebook", args=[study.pk]),
-                reverse("taxonomy:proposal", args=[study.pk, proposal.pk])):
+                reverse("codebook:codebook", args=[study.pk]),
+                reverse("codebook:proposal", args=[study.pk, proposal.pk])):
         page.goto(live_server.url + url)
         page.wait_for_load_state("networkidle")
         if url.endswith("/queue/") or "/issues/" in url:
@@ -62,7 +62,7 @@ def test_no_url_from_data_runs_script_on_any_page(live_server, page):
 
     page.context.clear_cookies()
     _login(page, live_server, "lead")
-    for url in (reverse("taxonomy:details", args=[study.pk, theme.pk]),
+    for url in (reverse("codebook:details", args=[study.pk, theme.pk]),
                 reverse("agreement:study_agreement", args=[study.pk])):
         page.goto(live_server.url + url)
         page.wait_for_load_state("networkidle")

@@ -14,12 +14,12 @@ from annotation.models import Label, Study
 from annotation.selectors import agreement_round
 from annotation.services.phases import advance
 from annotation.statistics import as_json
+from codebook.services import changes
+from codebook.services.proposals import cast_vote as vote
+from codebook.services.proposals import open_proposal
 from corpus.exports import records
 from ingest.models import Issue, Source, Summary, SummaryReview
 from ingest.services.screening import cast_vote, draw_stratum_sample, review_summary
-from taxonomy import changes
-from taxonomy.proposals import cast_vote as vote
-from taxonomy.proposals import open_proposal
 from taxonomy.services import copy_codebook
 from tests.factories import category, label_with, make_user
 
@@ -114,7 +114,7 @@ def test_a_version_1_file_written_before_the_interviews_app_restores_its_intervi
     lines = [r for r in lines if r.get("kind") != "ingest.summaryreview"]
     lines[0]["version"], lines[-1]["records"] = 1, len(lines) - 2
     for record in lines[1:]:
-        record["kind"] = record["kind"].replace("interviews.", "taxonomy.")
+        record["kind"] = record["kind"].replace("interviews.", "taxonomy.").replace("codebook.", "taxonomy.")
     with gzip.open(old, "wt") as f:
         f.write("".join(json.dumps(r) + "\n" for r in lines))
     call_command("flush", "--no-input")

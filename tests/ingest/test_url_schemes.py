@@ -77,8 +77,8 @@ def test_pages_render_no_link_for_a_stored_javascript_url(client_as, study, anno
     category.examples.add(issue)
     pages = [(annotator_a, reverse("annotation:queue", args=[study.pk])),
              (annotator_a, reverse("annotation:issue_label", args=[study.pk, issue.pk])),
-             (lead, reverse("taxonomy:codebook", args=[study.pk])),
-             (lead, reverse("taxonomy:details", args=[study.pk, category.pk]))]
+             (lead, reverse("codebook:codebook", args=[study.pk])),
+             (lead, reverse("codebook:details", args=[study.pk, category.pk]))]
     for user, url in pages:
         html = client_as(user).get(url).content.decode()
         assert "javascript:" not in html, url

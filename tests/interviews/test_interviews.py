@@ -11,6 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from agreement.rankings import kendalls_w, rank_matrix
+from codebook.services import changes
 from interviews.models import InterviewSession, Participant, Quote
 from interviews.selectors import results
 from interviews.services import (
@@ -21,7 +22,6 @@ from interviews.services import (
     import_quotes,
     save_ranking,
 )
-from taxonomy import changes
 from taxonomy.services import copy_codebook
 
 pytestmark = pytest.mark.django_db
@@ -107,12 +107,12 @@ def test_a_quote_becomes_the_evidence_of_a_codebook_change(client_as, own, lead)
     import_quotes(own, DATA / "interview_codebook.csv")
     quote = Quote.objects.get(session__participant__code="U3")
     c6 = own.taxonomy.categories.get(code="C.6")
-    client_as(lead).post(reverse("taxonomy:change", args=[own.pk, c6.pk]),
+    client_as(lead).post(reverse("codebook:change", args=[own.pk, c6.pk]),
                          {"kind": "clarify", "definition": "Faults in loading, saving and checkpoint formats.",
                           "reason": "users met incompatible checkpoint formats", "quote": quote.pk,
                           "revision": own.taxonomy.revision})
     changes.rename(own, lead, own.taxonomy.categories.get(code="C.2").pk, "Memory", "shorter")
-    table2 = client_as(lead).get(reverse("taxonomy:changelog", args=[own.pk]), {"evidence": "interviews"})
+    table2 = client_as(lead).get(reverse("codebook:changelog", args=[own.pk]), {"evidence": "interviews"})
     text = table2.content.decode()
     assert "Modifications from interview results" in text and "interview U3" in text
     assert "Memory" not in text  # the rename had no interview behind it

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.utils.functional import SimpleLazyObject
 
-from .proposals import awaiting
+from .services.proposals import awaiting
 
 
 def pending_votes(request) -> dict:

@@ -32,3 +32,15 @@ class ChangeForm(forms.Form):
     # The codebook revision the page was shown at: a change made meanwhile (or a second click) refuses this one.
     revision = forms.IntegerField(min_value=0, widget=forms.HiddenInput, error_messages={
         "required": "The form did not say which codebook revision it was shown for; reload the page."})
+
+
+class CategoryForm(forms.Form):
+    """A category the lead adds during the pilot, from the labeling page."""
+
+
+    parent = forms.IntegerField()
+    name = forms.CharField(max_length=300)
+    definition = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    # The codebook revision the page was shown at: a change made meanwhile (or a second click) refuses this one.
+    revision = forms.IntegerField(min_value=0, widget=forms.HiddenInput, error_messages={
+        "required": "The form did not say which codebook revision it was shown for; reload the page."})

@@ -10,9 +10,8 @@ from django.db.models import Q
 from annotation.models import Label
 from annotation.permissions import can_manage
 from concord.csv_stream import csv_lines
-
-from .models import Category, Detail, Taxonomy
-from .services import CodebookError
+from taxonomy.models import Category, Detail, Taxonomy
+from taxonomy.services import CodebookError
 
 DETAIL_COLUMNS = ["type", "theme", "sub_theme", "code", "category", "detail", "example_reports"]
 

@@ -11,9 +11,10 @@ from annotation.models import Study
 from annotation.permissions import can_manage
 from annotation.services.queues import requeue
 from concord.textcheck import fitted
+from taxonomy.models import Category, Taxonomy
+from taxonomy.services import CodebookError, add_category
 
-from .models import Category, ChangeLogEntry, Proposal, Taxonomy
-from .services import CodebookError, add_category
+from ..models import ChangeLogEntry, Proposal
 
 
 def _snapshot(category: Category) -> dict:

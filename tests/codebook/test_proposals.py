@@ -8,9 +8,9 @@ from django.core.exceptions import PermissionDenied
 from django.db import connection, connections
 
 from annotation.services.studies import add_member
-from taxonomy.changes import apply_proposal
-from taxonomy.models import Proposal
-from taxonomy.proposals import ProposalError, cast_vote, lapse, open_proposal, tally
+from codebook.models import Proposal
+from codebook.services.changes import apply_proposal
+from codebook.services.proposals import ProposalError, cast_vote, lapse, open_proposal, tally
 from taxonomy.services import CodebookError
 from tests.factories import category, make_user
 

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from annotation.models import Assignment, Label, Queue
 from annotation.services.labels import LabelError
-from taxonomy import changes
+from codebook.services import changes
 from taxonomy.services import CodebookError, copy_codebook
 from tests.factories import label_with
 

@@ -1,5 +1,6 @@
-"""The interview models moved from the taxonomy app to the interviews app by changing Django's model state
-only: a database made before the move keeps every interview row, link and permission."""
+"""The interview models moved from the taxonomy app to the interviews app, and proposals, votes and the change
+log to the codebook app, by changing Django's model state only: a database made before the moves keeps every
+row, link and permission."""
 from __future__ import annotations
 
 import pytest
@@ -7,10 +8,11 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
+from codebook.models import ChangeLogEntry, Proposal, Vote
 from interviews.models import Answer, InterviewGuide, Participant, Quote
-from taxonomy.models import ChangeLogEntry, Proposal
 
-BEFORE = [("interviews", None), ("taxonomy", "0004_taxonomy_version_length"), ("annotation", "0008_lead_labels_blind")]
+BEFORE = [("codebook", None), ("interviews", None), ("taxonomy", "0004_taxonomy_version_length"),
+          ("annotation", "0008_lead_labels_blind")]
 
 
 def _migrate(targets) -> MigrationExecutor:
@@ -42,12 +44,14 @@ def test_a_database_from_before_the_move_keeps_its_interviews(django_user_model)
     proposal = old.get_model("taxonomy", "Proposal").objects.create(study=study, parent=bug, name="OOM",
                                                                     definition="Out of memory.", proposer=lead,
                                                                     quote=quote)
+    old.get_model("taxonomy", "Vote").objects.create(proposal=proposal, voter=lead, choice=True)
     old.get_model("taxonomy", "ChangeLogEntry").objects.create(taxonomy=codebook, revision=1, kind="rename",
                                                                before=[], after=[], reason="a participant said so",
                                                                made_by=lead, quote=quote, proposal=proposal)
     # The content types of a database from before the move are the taxonomy app's.
     assert not ContentType.objects.filter(app_label="interviews").exists()
     old_type = ContentType.objects.get_or_create(app_label="taxonomy", model="quote")[0]
+    proposal_type = ContentType.objects.get_or_create(app_label="taxonomy", model="proposal")[0]
 
     _migrate(_migrate([]).loader.graph.leaf_nodes())
 
@@ -58,3 +62,5 @@ def test_a_database_from_before_the_move_keeps_its_interviews(django_user_model)
     assert Proposal.objects.get().quote == moved and ChangeLogEntry.objects.get().quote == moved
     # Permissions and admin history follow the model: the same content type, now the interviews app's.
     assert ContentType.objects.get(pk=old_type.pk).model_class() is Quote
+    assert ContentType.objects.get(pk=proposal_type.pk).model_class() is Proposal
+    assert Vote.objects.get().proposal == Proposal.objects.get()

@@ -8,8 +8,8 @@ import io
 import pytest
 from django.urls import reverse
 
-from taxonomy import changes
-from taxonomy.models import Proposal
+from codebook.models import Proposal
+from codebook.services import changes
 from taxonomy.services import copy_codebook
 from tests.factories import label_with
 
@@ -25,19 +25,19 @@ def own(study):
 
 def test_the_tree_shows_definitions_and_search_narrows_it(client_as, own, annotator_a):
     client = client_as(annotator_a)
-    page = client.get(reverse("taxonomy:codebook", args=[own.pk])).content.decode()
+    page = client.get(reverse("codebook:codebook", args=[own.pk])).content.decode()
     c1 = own.taxonomy.categories.get(code="C.1")
     assert c1.name in page and c1.definition in page and "C.10" in page
-    found = client.get(reverse("taxonomy:codebook", args=[own.pk]), {"q": "quantiz"}).content.decode()
+    found = client.get(reverse("codebook:codebook", args=[own.pk]), {"q": "quantiz"}).content.decode()
     assert "<mark>" in found and "A.1 " not in found.split('data-testid="codebook"')[1]
 
 
 def test_label_counts_and_notes_are_the_leads_while_blind(client_as, own, lead, annotator_a, annotator_b):
     label_with(annotator_b, own, own.issues.first(), "C.1", note="bob saw an OOM")
     c1 = own.taxonomy.categories.get(code="C.1")
-    assert "1 label" in client_as(lead).get(reverse("taxonomy:codebook", args=[own.pk])).content.decode()
-    assert " label" not in client_as(annotator_a).get(reverse("taxonomy:codebook", args=[own.pk])).content.decode()
-    details = reverse("taxonomy:details", args=[own.pk, c1.pk])
+    assert "1 label" in client_as(lead).get(reverse("codebook:codebook", args=[own.pk])).content.decode()
+    assert " label" not in client_as(annotator_a).get(reverse("codebook:codebook", args=[own.pk])).content.decode()
+    details = reverse("codebook:details", args=[own.pk, c1.pk])
     assert "bob saw an OOM" in client_as(lead).get(details).content.decode()
     assert "bob saw an OOM" not in client_as(annotator_a).get(details).content.decode()
 
@@ -46,29 +46,29 @@ def test_proposing_and_voting_through_the_pages_with_the_badge(client_as, own, l
                                                                annotator_c):
     issue = own.issues.first()
     c1 = own.taxonomy.categories.get(code="C.1")
-    response = client_as(annotator_a).post(reverse("taxonomy:proposals", args=[own.pk]), {
+    response = client_as(annotator_a).post(reverse("codebook:proposals", args=[own.pk]), {
         "parent": c1.pk, "name": "Tokenizer drift", "definition": "Tokens differ.", "examples": issue.number})
     proposal = Proposal.objects.get()
     assert response.status_code == 302
-    assert 'data-testid="vote-badge">1 vote waiting' in client_as(annotator_b).get(reverse("taxonomy:my_votes")) \
+    assert 'data-testid="vote-badge">1 vote waiting' in client_as(annotator_b).get(reverse("codebook:my_votes")) \
         .content.decode()
     for voter in (lead, annotator_a, annotator_b):
-        client_as(voter).post(reverse("taxonomy:proposal", args=[own.pk, proposal.pk]), {"choice": "yes"})
-    open_page = client_as(annotator_a).get(reverse("taxonomy:proposal", args=[own.pk, proposal.pk])).content.decode()
+        client_as(voter).post(reverse("codebook:proposal", args=[own.pk, proposal.pk]), {"choice": "yes"})
+    open_page = client_as(annotator_a).get(reverse("codebook:proposal", args=[own.pk, proposal.pk])).content.decode()
     assert "Yes 3 · no 0 · not yet 1" in open_page and "charlie" not in open_page  # who voted what stays hidden
-    client_as(annotator_c).post(reverse("taxonomy:proposal", args=[own.pk, proposal.pk]), {"choice": "yes"})
+    client_as(annotator_c).post(reverse("codebook:proposal", args=[own.pk, proposal.pk]), {"choice": "yes"})
     proposal.refresh_from_db()
     assert proposal.status == "passed"
-    client_as(lead).post(reverse("taxonomy:proposal", args=[own.pk, proposal.pk]), {"action": "apply",
+    client_as(lead).post(reverse("codebook:proposal", args=[own.pk, proposal.pk]), {"action": "apply",
                                                                                    "revision": own.taxonomy.revision})
     assert own.taxonomy.categories.filter(name="Tokenizer drift", parent=c1).exists()
-    log = client_as(annotator_a).get(reverse("taxonomy:changelog", args=[own.pk])).content.decode()
+    log = client_as(annotator_a).get(reverse("codebook:changelog", args=[own.pk])).content.decode()
     assert "Tokenizer drift" in log and "(unanimous)" in log
 
 
 def test_a_proposal_without_an_example_is_refused_with_a_message(client_as, own, annotator_a):
     c1 = own.taxonomy.categories.get(code="C.1")
-    response = client_as(annotator_a).post(reverse("taxonomy:proposals", args=[own.pk]), {
+    response = client_as(annotator_a).post(reverse("codebook:proposals", args=[own.pk]), {
         "parent": c1.pk, "name": "X", "definition": "Y", "examples": "999999"})
     assert response.status_code == 400 and "at least one report" in response.content.decode()
     assert not Proposal.objects.exists()
@@ -76,11 +76,11 @@ def test_a_proposal_without_an_example_is_refused_with_a_message(client_as, own,
 
 def test_the_lead_changes_a_category_from_the_page(client_as, own, lead):
     c2 = own.taxonomy.categories.get(code="C.2")
-    client_as(lead).post(reverse("taxonomy:change", args=[own.pk, c2.pk]),
+    client_as(lead).post(reverse("codebook:change", args=[own.pk, c2.pk]),
                          {"kind": "rename", "name": "Memory", "reason": "shorter", "revision": 1})
     c2.refresh_from_db()
     assert c2.name == "Memory"
-    response = client_as(lead).post(reverse("taxonomy:change", args=[own.pk, c2.pk]),
+    response = client_as(lead).post(reverse("codebook:change", args=[own.pk, c2.pk]),
                                     {"kind": "rename", "name": "X", "reason": "", "revision": 2}, follow=True)
     assert "needs a reason" in response.content.decode()
 
@@ -88,17 +88,17 @@ def test_the_lead_changes_a_category_from_the_page(client_as, own, lead):
 def test_curated_details_are_exported(client_as, own, lead, annotator_a):
     issue = own.issues.first()
     c1 = own.taxonomy.categories.get(code="C.1")
-    client_as(lead).post(reverse("taxonomy:details", args=[own.pk, c1.pk]),
+    client_as(lead).post(reverse("codebook:details", args=[own.pk, c1.pk]),
                          {"text": "Build fails on CUDA 12", "examples": issue.number})
     # Curated from annotators' notes, with the reports that carried them: not for annotators while blind.
-    assert client_as(annotator_a).get(reverse("taxonomy:details_csv", args=[own.pk])).status_code == 403
-    page = client_as(annotator_a).get(reverse("taxonomy:details", args=[own.pk, c1.pk])).content.decode()
+    assert client_as(annotator_a).get(reverse("codebook:details_csv", args=[own.pk])).status_code == 403
+    page = client_as(annotator_a).get(reverse("codebook:details", args=[own.pk, c1.pk])).content.decode()
     assert "Build fails on CUDA 12" not in page
-    response = client_as(lead).get(reverse("taxonomy:details_csv", args=[own.pk]))
+    response = client_as(lead).get(reverse("codebook:details_csv", args=[own.pk]))
     rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
     assert rows == [{"type": "Bug", "theme": c1.name, "sub_theme": "", "code": "C.1", "category": c1.name,
                      "detail": "Build fails on CUDA 12", "example_reports": issue.url}]
-    assert client_as(annotator_a).post(reverse("taxonomy:details", args=[own.pk, c1.pk]),
+    assert client_as(annotator_a).post(reverse("codebook:details", args=[own.pk, c1.pk]),
                                        {"text": "sneaky"}).status_code == 403
 
 

@@ -15,8 +15,9 @@ from django.utils import timezone
 
 from annotation.models import Study
 from annotation.permissions import can_label, can_manage
+from taxonomy.models import Category
 
-from .models import Category, Proposal, Vote
+from ..models import Proposal, Vote
 
 
 class ProposalError(ValueError):

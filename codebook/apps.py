@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class CodebookConfig(AppConfig):
+    name = "codebook"
+    verbose_name = "A study's codebook as it changes"
