@@ -1,6 +1,15 @@
 from __future__ import annotations
 
+import re
+
 from django import forms
+
+_REPORT = re.compile(r"(?:/issues/|#)?([A-Za-z0-9]+)\s*$")
+
+
+def report_numbers(text: str) -> list[str]:
+    """The report numbers a field names, as numbers, #numbers or issue URLs, one per line or comma-separated."""
+    return [m.group(1) for part in re.split(r"[,\n]", text) if (m := _REPORT.search(part.strip()))]
 
 
 class ProposalForm(forms.Form):
@@ -8,6 +17,9 @@ class ProposalForm(forms.Form):
     name = forms.CharField(max_length=300)
     definition = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
     examples = forms.CharField(help_text="Report numbers or URLs of this study, one per line or comma-separated")
+
+    def clean_examples(self) -> list[str]:
+        return report_numbers(self.cleaned_data["examples"])
 
 
 class VoteForm(forms.Form):
@@ -32,6 +44,15 @@ class ChangeForm(forms.Form):
     # The codebook revision the page was shown at: a change made meanwhile (or a second click) refuses this one.
     revision = forms.IntegerField(min_value=0, widget=forms.HiddenInput, error_messages={
         "required": "The form did not say which codebook revision it was shown for; reload the page."})
+
+    def clean_parts(self) -> list[tuple[str, str]]:
+        """A split's new categories, one per line as "name: definition" (the definition may be left out)."""
+        return [tuple(p.strip() for p in (line.split(":", 1) + [""])[:2])
+                for line in self.cleaned_data["parts"].splitlines() if line.strip()]
+
+    def clean_others(self) -> list[str]:
+        """A merge's other categories, by code."""
+        return [c.strip() for c in self.cleaned_data["others"].split(",") if c.strip()]
 
 
 class CategoryForm(forms.Form):

@@ -1,19 +1,21 @@
 from django.urls import path
 
-from . import views
+from .views import changes, proposals, tree
 
 app_name = "codebook"
 
 urlpatterns = [
-    path("studies/<id:study_id>/codebook/", views.codebook, name="codebook"),
-    path("studies/<id:study_id>/codebook/<id:category_id>/change/", views.change, name="change"),
-    path("studies/<id:study_id>/codebook/changes/", views.changelog, name="changelog"),
-    path("studies/<id:study_id>/proposals/", views.proposals, name="proposals"),
-    path("studies/<id:study_id>/proposals/<id:proposal_id>/", views.proposal, name="proposal"),
-    path("studies/<id:study_id>/codebook/export.<str:fmt>", views.export, name="export"),
-    path("studies/<id:study_id>/codebook/details.csv", views.details_csv, name="details_csv"),
-    path("studies/<id:study_id>/codebook/<id:category_id>/details/", views.details, name="details"),
-    # During the pilot, from the labeling page
-    path("studies/<id:study_id>/categories/", views.pilot_category_add, name="category_add"),
-    path("votes/", views.my_votes, name="my_votes"),
+    # The codebook, its files and curated details
+    path("studies/<id:study_id>/codebook/", tree.codebook, name="codebook"),
+    path("studies/<id:study_id>/codebook/export.<str:fmt>", tree.export, name="export"),
+    path("studies/<id:study_id>/codebook/details.csv", tree.details_csv, name="details_csv"),
+    path("studies/<id:study_id>/codebook/<id:category_id>/details/", tree.details, name="details"),
+    # The lead's changes and the change log; new categories during the pilot, from the labeling page
+    path("studies/<id:study_id>/codebook/<id:category_id>/change/", changes.change, name="change"),
+    path("studies/<id:study_id>/codebook/changes/", changes.changelog, name="changelog"),
+    path("studies/<id:study_id>/categories/", changes.pilot_category_add, name="category_add"),
+    # Proposals and votes
+    path("studies/<id:study_id>/proposals/", proposals.proposals, name="proposals"),
+    path("studies/<id:study_id>/proposals/<id:proposal_id>/", proposals.proposal, name="proposal"),
+    path("votes/", proposals.my_votes, name="my_votes"),
 ]

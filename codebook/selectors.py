@@ -1,0 +1,60 @@
+"""Reads of a study's codebook: the tree as searched, and what other people's labels say about each category
+(counts and notes), which the blind rule hides from a viewer who labels blind."""
+from __future__ import annotations
+
+from django.db.models import Count, Q
+
+from annotation.models import Label
+from annotation.permissions import can_view_all_labels
+from annotation.selectors import current_round
+from taxonomy.models import Category
+from taxonomy.selectors import codebook_tree
+
+
+def searched_tree(study, query: str, with_retired: bool) -> list[Category]:
+    """The codebook tree; with a query, the categories whose code, name, definition, inclusion or exclusion
+    contain it, each with its ancestors (`.hit` marks the matches)."""
+    types = codebook_tree(study.taxonomy, with_retired=with_retired,
+                          nodes=Category.objects.filter(taxonomy=study.taxonomy).prefetch_related("examples__source"))
+    if not query:
+        return types
+    q = query.lower()
+
+    def keep(node) -> bool:
+        """Whether the node or anything below it matches; prunes the children that do not."""
+        node.hit = q in f"{node.code} {node.name} {node.definition} {node.inclusion} {node.exclusion}".lower()
+        node.kids = [k for k in node.kids if keep(k)]
+        # A hit is shown where it sits in the tree: its ancestors stay.
+        return node.hit or bool(node.kids)
+
+    return [t for t in types if keep(t)]
+
+
+def label_counts(viewer, study) -> dict[int, int] | None:
+    """Labels per category in the current round, each counted at every level it names; None for a viewer the
+    blind rule keeps from other people's labels."""
+    if not can_view_all_labels(viewer, study):
+        return None
+    round = current_round(study)
+    if round is None:
+        return {}
+    counts: dict[int, int] = {}
+    labels = Label.objects.filter(round=round).order_by()
+    for field in ("type_id", "theme_id", "sub_theme_id"):
+        for pk, n in labels.exclude(**{field: None}).values_list(field).annotate(n=Count("pk")):
+            counts[pk] = counts.get(pk, 0) + n
+    return counts
+
+
+def notes_for(viewer, study, category: Category, limit: int = 500):
+    """Labels of the study that chose this category and say something, newest first; None for a viewer the
+    blind rule keeps from other people's labels."""
+    if not can_view_all_labels(viewer, study):
+        return None
+    return (Label.objects.filter(study=study).filter(Q(type=category) | Q(theme=category) | Q(sub_theme=category))
+            .exclude(note="").select_related("annotator", "issue__source").order_by("-updated_at")[:limit])
+
+
+def reports_numbered(study, numbers: list[str]) -> list[int]:
+    """The ids of the study's reports with these numbers (numbers that name none are left out)."""
+    return list(study.issues.filter(number__in=numbers).values_list("pk", flat=True))

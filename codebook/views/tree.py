@@ -1,0 +1,104 @@
+"""A study's codebook page (the tree, searched), its files, and the curated details of a category."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET, require_http_methods
+
+from annotation.access import get_study_for
+from annotation.permissions import can_manage, can_view_all_labels
+from concord.csv_stream import csv_response
+from concord.http import HtmxHttpRequest
+from concord.ids import parse_id
+from interviews.selectors import quote_of
+from taxonomy.exports import to_json, to_markdown, to_qdc
+from taxonomy.models import Category
+from taxonomy.services import CodebookError
+
+from ..exports import details_rows
+from ..forms import ChangeForm, report_numbers
+from ..models import Proposal
+from ..selectors import label_counts, notes_for, reports_numbered, searched_tree
+from ..services.details import add_detail, remove_detail
+
+
+@login_required
+@require_GET
+def codebook(request: HtmxHttpRequest, study_id: int):
+    study = get_study_for(request, study_id)
+    query = request.GET.get("q", "").strip()
+    context = {
+        "study": study, "query": query, "with_retired": bool(request.GET.get("retired")),
+        "types": searched_tree(study, query, bool(request.GET.get("retired"))),
+        "counts": label_counts(request.user, study),
+        "manages": can_manage(request.user, study), "change_form": ChangeForm(),
+        "quote": quote_of(study, request.GET.get("quote", "")),
+        "open_proposals": study.proposals.filter(status=Proposal.Status.OPEN).count(),
+    }
+    return render(request, "codebook/codebook.html", context)
+
+
+EXPORTS = {
+    "json": ("application/json", "json"),
+    "md": ("text/markdown; charset=utf-8", "md"),
+    "qdc": ("application/xml", "qdc"),
+}
+
+
+@login_required
+@require_GET
+def export(request: HtmxHttpRequest, study_id: int, fmt: str):
+    study = get_study_for(request, study_id)
+    if fmt not in EXPORTS:
+        raise Http404("No such format.")
+    body = {"json": to_json, "md": to_markdown, "qdc": to_qdc}[fmt](study.taxonomy)
+    content_type, extension = EXPORTS[fmt]
+    response = HttpResponse(body, content_type=content_type)
+    name = f"{slugify(study.name)}-codebook-r{study.taxonomy.revision}.{extension}"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def details(request: HtmxHttpRequest, study_id: int, category_id: int):
+    """The notes annotators wrote with labels of this category, and the lead's curated short list."""
+    study = get_study_for(request, study_id)
+    category = get_object_or_404(Category, pk=category_id, taxonomy=study.taxonomy)
+    # Curated details come from annotators' notes and name the reports that carried them: the blind rule applies
+    # to reading them, and curating needs the notes in view.
+    sees_labels = can_view_all_labels(request.user, study)
+    manages = can_manage(request.user, study) and sees_labels
+    if request.method == "POST":
+        if not manages:
+            raise PermissionDenied
+        try:
+            if request.POST.get("remove"):
+                detail_id = parse_id(request.POST["remove"])
+                if detail_id is None:
+                    raise CodebookError(f"remove: {request.POST['remove'][:40]!r} is not a detail's id")
+                remove_detail(study, request.user, detail_id)
+            else:
+                add_detail(study, request.user, category, request.POST.get("text", ""),
+                           reports_numbered(study, report_numbers(request.POST.get("examples", ""))))
+        except CodebookError as exc:
+            messages.error(request, str(exc))
+        return redirect("codebook:details", study_id=study.pk, category_id=category.pk)
+    context = {
+        "study": study, "category": category, "manages": manages,
+        "curated": category.details.prefetch_related("examples__source") if sees_labels else None,
+        # Others' notes reveal their labels: only for those the blind rule lets see labels.
+        "notes": notes_for(request.user, study, category),
+    }
+    return render(request, "codebook/details.html", context)
+
+
+@login_required
+@require_GET
+def details_csv(request: HtmxHttpRequest, study_id: int):
+    study = get_study_for(request, study_id, can_view_all_labels)
+    return csv_response(details_rows(study.taxonomy), f"{slugify(study.name)}-explanatory-details.csv")
