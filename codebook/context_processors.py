@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.utils.functional import SimpleLazyObject
 
-from .services.proposals import awaiting
+from .selectors import awaiting
 
 
 def pending_votes(request) -> dict:

@@ -2,6 +2,8 @@
 (counts and notes), which the blind rule hides from a viewer who labels blind."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from django.db.models import Count, Q
 
 from annotation.models import Label
@@ -9,6 +11,8 @@ from annotation.permissions import can_view_all_labels
 from annotation.selectors import current_round
 from taxonomy.models import Category
 from taxonomy.selectors import codebook_tree
+
+from .models import Proposal
 
 
 def searched_tree(study, query: str, with_retired: bool) -> list[Category]:
@@ -58,3 +62,26 @@ def notes_for(viewer, study, category: Category, limit: int = 500):
 def reports_numbered(study, numbers: list[str]) -> list[int]:
     """The ids of the study's reports with these numbers (numbers that name none are left out)."""
     return list(study.issues.filter(number__in=numbers).values_list("pk", flat=True))
+
+
+class Tally(NamedTuple):
+    yes: int
+    no: int
+    pending: int
+
+
+def tally(proposal: Proposal) -> Tally:
+    counted = with_tally(Proposal.objects.filter(pk=proposal.pk)).get()
+    return Tally(counted.yes, counted.no, counted.pending)
+
+
+def with_tally(proposals):
+    """Proposals with their yes / no / not-yet counts, in the same query (lists show many)."""
+    return proposals.annotate(yes=Count("votes", filter=Q(votes__choice=True)),
+                              no=Count("votes", filter=Q(votes__choice=False)),
+                              pending=Count("votes", filter=Q(votes__choice__isnull=True)))
+
+
+def awaiting(user):
+    """Open proposals on which the user still has to vote (the header badge)."""
+    return Proposal.objects.filter(status=Proposal.Status.OPEN, votes__voter=user, votes__choice__isnull=True)

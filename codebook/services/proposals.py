@@ -5,12 +5,9 @@ arriving together are counted one after the other and exactly one of them can be
 """
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import Count, Q
 from django.utils import timezone
 
 from annotation.models import Study
@@ -22,12 +19,6 @@ from ..models import Proposal, Vote
 
 class ProposalError(ValueError):
     """A proposal or vote that breaks a rule; the message names the field."""
-
-
-class Tally(NamedTuple):
-    yes: int
-    no: int
-    pending: int
 
 
 def electorate(study) -> list:
@@ -102,20 +93,3 @@ def lapse(proposal: Proposal, user, reason: str) -> Proposal:
         raise ProposalError("reason: say why the proposal lapses")
     _close(proposal, Proposal.Status.LAPSED, reason.strip())
     return proposal
-
-
-def tally(proposal: Proposal) -> Tally:
-    counted = with_tally(Proposal.objects.filter(pk=proposal.pk)).get()
-    return Tally(counted.yes, counted.no, counted.pending)
-
-
-def with_tally(proposals):
-    """Proposals with their yes / no / not-yet counts, in the same query (lists show many)."""
-    return proposals.annotate(yes=Count("votes", filter=Q(votes__choice=True)),
-                              no=Count("votes", filter=Q(votes__choice=False)),
-                              pending=Count("votes", filter=Q(votes__choice__isnull=True)))
-
-
-def awaiting(user):
-    """Open proposals on which the user still has to vote (the header badge)."""
-    return Proposal.objects.filter(status=Proposal.Status.OPEN, votes__voter=user, votes__choice__isnull=True)

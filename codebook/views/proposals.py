@@ -17,9 +17,9 @@ from taxonomy.services import CodebookError
 
 from ..forms import ProposalForm, VoteForm
 from ..models import Proposal
-from ..selectors import reports_numbered
+from ..selectors import Tally, awaiting, reports_numbered, tally, with_tally
 from ..services import changes
-from ..services.proposals import ProposalError, Tally, awaiting, cast_vote, lapse, open_proposal, tally, with_tally
+from ..services.proposals import ProposalError, cast_vote, lapse, open_proposal
 
 
 @login_required

@@ -9,8 +9,9 @@ from django.db import connection, connections
 
 from annotation.services.studies import add_member
 from codebook.models import Proposal
+from codebook.selectors import tally
 from codebook.services.changes import apply_proposal
-from codebook.services.proposals import ProposalError, cast_vote, lapse, open_proposal, tally
+from codebook.services.proposals import ProposalError, cast_vote, lapse, open_proposal
 from taxonomy.services import CodebookError
 from tests.factories import category, make_user
 
