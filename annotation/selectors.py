@@ -9,7 +9,7 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from agreement.ties import modal_label
 from concord import rows
 from ingest.models import Issue, Source
-from ingest.services.corpus import decisions as screening_decisions
+from ingest.selectors import decisions as screening_decisions
 
 from .models import NOT_RELEVANT, Assignment, Decision, Label, Membership, Queue, Round, Study
 from .permissions import can_view_all_labels

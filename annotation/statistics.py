@@ -7,7 +7,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from ingest.models import Source
-from ingest.services.corpus import source_report
+from ingest.selectors import source_report
 from taxonomy.models import Category
 
 from .models import Decision, Study

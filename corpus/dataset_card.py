@@ -8,7 +8,7 @@ from django.utils import timezone
 from annotation.models import Decision, Study
 from annotation.selectors import agreement_round, final_label_counts, raters
 from ingest.models import Source
-from ingest.services.corpus import source_report
+from ingest.selectors import source_report
 
 from .exports import study_status
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from django.db.models import QuerySet
 
 from ingest.models import Issue, Keyword, Source
-from ingest.services.corpus import decisions
+from ingest.selectors import decisions
 
 VERDICTS = {"included": True, "excluded": False, "undecided": None}
 _ISSUE_URL = re.compile(r"^https?://(?:www\.)?(?:github\.com|gitee\.com)/([^/]+/[^/]+)/issues/([^/?#\s]+)")

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET
 from concord.csv_stream import csv_lines, csv_response
 from concord.http import HtmxHttpRequest
 from ingest.models import Source
-from ingest.services.corpus import source_report
+from ingest.selectors import source_report
 from ingest.views.access import staff_required
 from taxonomy.models import Category
 

@@ -4,8 +4,6 @@ DESIGN step 4 (keyword validation) and step 5 (stratified verification of pre-ve
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
@@ -14,15 +12,10 @@ from ..keywords import KeywordMatcher
 from ..models import Issue, Keyword, ScreeningItem, ScreeningSample, ScreeningVote, Source, Summary, SummaryReview
 from ..normalise import match_text
 from ..screening import (
-    PairAgreement,
-    Rate,
-    final_verdict,
     needs_tiebreak,
-    pair_agreement,
-    precision,
-    rate,
     seeded_sample,
 )
+from ..selectors import sample_figures
 
 # Section 4.1 of the study: 10 % of "relevant" checked, every "unclear", 5 % of "not relevant".
 DEFAULT_FRACTIONS = {Summary.Verdict.RELEVANT: 0.10, Summary.Verdict.UNCLEAR: 1.0, Summary.Verdict.NOT_RELEVANT: 0.05}
@@ -104,55 +97,6 @@ def cast_vote(user, item: ScreeningItem, is_relevant: bool, note: str = "") -> S
     return vote
 
 
-def next_item_for(user, sample: ScreeningSample, skipped=()) -> ScreeningItem | None:
-    items = sample.items.select_related("issue__source").order_by("position")
-    if user.pk in (sample.reviewer_a_id, sample.reviewer_b_id):
-        todo = items.exclude(votes__reviewer=user)
-    elif user.pk == sample.tiebreaker_id:
-        # One read of the sample's votes, not one per item: the items the two screeners split on.
-        _verdicts, votes = verdicts_of(sample)
-        split = [item_id for item_id, v in votes.items() if user.pk not in v
-                 and needs_tiebreak(v.get(sample.reviewer_a_id), v.get(sample.reviewer_b_id))]
-        todo = items.filter(pk__in=split)
-    else:
-        return None
-    return todo.exclude(pk__in=list(skipped)).first() or todo.first()
-
-
-@dataclass
-class SampleFigures:
-    rate: Rate  # share judged relevant among decided items
-    decided: int
-    awaiting_votes: int
-    awaiting_tiebreak: int
-    total: int
-
-
-def verdicts_of(sample: ScreeningSample) -> tuple[dict[int, bool | None], dict[int, dict[int, bool]]]:
-    """Each item's final verdict: the two screeners when they agree, else the tie-breaker; None while open."""
-    votes: dict[int, dict[int, bool]] = {}
-    for item_id, reviewer_id, is_relevant in ScreeningVote.objects.filter(item__sample=sample).values_list(
-        "item_id", "reviewer_id", "is_relevant"
-    ):
-        votes.setdefault(item_id, {})[reviewer_id] = is_relevant
-    result = {}
-    for item_id in sample.items.values_list("pk", flat=True):
-        v = votes.get(item_id, {})
-        result[item_id] = final_verdict(v.get(sample.reviewer_a_id), v.get(sample.reviewer_b_id),
-                                        v.get(sample.tiebreaker_id))
-    return result, votes
-
-
-def sample_figures(sample: ScreeningSample) -> SampleFigures:
-    verdicts, votes = verdicts_of(sample)
-    ties = sum(1 for item_id, verdict in verdicts.items() if verdict is None and needs_tiebreak(
-        votes.get(item_id, {}).get(sample.reviewer_a_id), votes.get(item_id, {}).get(sample.reviewer_b_id)))
-    decided = [v for v in verdicts.values() if v is not None]
-    return SampleFigures(rate=precision(list(verdicts.values())), decided=len(decided),
-                         awaiting_votes=len(verdicts) - len(decided) - ties, awaiting_tiebreak=ties,
-                         total=len(verdicts))
-
-
 def decide_keyword(sample: ScreeningSample, user, accept: bool) -> ScreeningSample:
     """The admin accepts or rejects a candidate once every sampled issue has a final verdict."""
     if not user.is_staff:
@@ -174,35 +118,7 @@ def decide_keyword(sample: ScreeningSample, user, accept: bool) -> ScreeningSamp
     return sample
 
 
-def meets_threshold(sample: ScreeningSample) -> bool:
-    value = sample_figures(sample).rate.value
-    return value is not None and value >= sample.threshold
-
-
 def review_summary(user, summary: Summary, sufficient: bool) -> SummaryReview:
     review, _ = SummaryReview.objects.update_or_create(summary=summary, reviewer=user,
                                                        defaults={"sufficient": sufficient})
     return review
-
-
-@dataclass
-class SufficiencyFigures:
-    per_reviewer: dict[str, Rate]
-    agreement: PairAgreement | None
-
-
-def summary_sufficiency(sample: ScreeningSample) -> SufficiencyFigures:
-    """How often each screener found the summary enough, and how far the two agree on it."""
-    issues = sample.items.values_list("issue_id", flat=True)
-    reviews: dict[int, dict[int, bool]] = {}
-    for summary_id, reviewer_id, sufficient in SummaryReview.objects.filter(
-        summary__issue_id__in=issues, reviewer_id__in=[sample.reviewer_a_id, sample.reviewer_b_id]
-    ).values_list("summary_id", "reviewer_id", "sufficient"):
-        reviews.setdefault(summary_id, {})[reviewer_id] = sufficient
-    per_reviewer = {}
-    for reviewer in (sample.reviewer_a, sample.reviewer_b):
-        said = [r[reviewer.pk] for r in reviews.values() if reviewer.pk in r]
-        per_reviewer[reviewer.username] = rate(sum(said), len(said))
-    pairs = [(r[sample.reviewer_a_id], r[sample.reviewer_b_id]) for r in reviews.values()
-             if sample.reviewer_a_id in r and sample.reviewer_b_id in r]
-    return SufficiencyFigures(per_reviewer=per_reviewer, agreement=pair_agreement(pairs) if pairs else None)

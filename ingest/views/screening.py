@@ -18,7 +18,8 @@ from concord.http import HtmxHttpRequest
 
 from ..forms import KeywordSampleForm, StratumSampleForm
 from ..models import ScreeningItem, ScreeningSample, ScreeningVote, Source
-from ..services import corpus, screening
+from ..selectors import decisions, meets_threshold, next_item_for, sample_figures, summary_sufficiency
+from ..services import screening
 from ..services.summaries import latest_summary, summary_for_display
 from .access import staff_required
 
@@ -89,8 +90,8 @@ def _draw(form, data: dict, reviewers, user) -> list[ScreeningSample]:
 @require_GET
 def sample_detail(request: HtmxHttpRequest, sample_id: int):
     sample = _sample_for(request, sample_id)
-    context = {"sample": sample, "figures": screening.sample_figures(sample),
-               "meets": screening.meets_threshold(sample), "sufficiency": screening.summary_sufficiency(sample)}
+    context = {"sample": sample, "figures": sample_figures(sample),
+               "meets": meets_threshold(sample), "sufficiency": summary_sufficiency(sample)}
     template = "ingest/sample_detail.html#figures" if request.htmx else "ingest/sample_detail.html"
     return render(request, template, context)
 
@@ -128,7 +129,7 @@ def _queue_context(request, sample: ScreeningSample, item: ScreeningItem | None,
 
 def _render_next(request: HtmxHttpRequest, sample: ScreeningSample):
     skipped = request.session.get(SKIPPED_KEY, {}).get(str(sample.pk), [])
-    item = screening.next_item_for(request.user, sample, skipped)
+    item = next_item_for(request.user, sample, skipped)
     template = "ingest/sample_queue.html#workspace" if request.htmx else "ingest/sample_queue.html"
     return render(request, template, _queue_context(request, sample, item))
 
@@ -172,7 +173,7 @@ def item_judge(request: HtmxHttpRequest, sample_id: int, item_id: int):
 def source_decisions_csv(request: HtmxHttpRequest, source_id: int):
     """Every issue of the source with its in/out decision and why."""
     source = get_object_or_404(Source, pk=source_id)
-    decided = corpus.decisions(source)
+    decided = decisions(source)
     def rows():
         for issue in source.issues.order_by("created_at", "pk").only("pk", "number", "url", "title").iterator():
             decision = decided[issue.pk]

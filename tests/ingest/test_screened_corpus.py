@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from annotation.selectors import majority_types
 from ingest.models import Source, Summary
-from ingest.services.corpus import decisions, source_report
+from ingest.selectors import decisions, source_report
 from ingest.services.screening import cast_vote, draw_stratum_sample
 from tests.factories import label_with, make_issue, make_study, make_user
 

@@ -8,15 +8,13 @@ import pytest
 from django.core.exceptions import PermissionDenied
 
 from ingest.models import Keyword, KeywordList, ScreeningSample, ScreeningVote, Source, Summary
+from ingest.selectors import meets_threshold, next_item_for, sample_figures
 from ingest.services.screening import (
     ScreeningError,
     cast_vote,
     decide_keyword,
     draw_keyword_sample,
     draw_stratum_sample,
-    meets_threshold,
-    next_item_for,
-    sample_figures,
 )
 from tests.factories import make_issue, make_user
 
@@ -140,7 +138,8 @@ def test_stratified_samples_use_the_studys_rates(screeners):
 def test_the_studys_summary_validation_through_concord_gives_its_figures(screeners):
     import csv
 
-    from ingest.services.screening import review_summary, summary_sufficiency
+    from ingest.selectors import summary_sufficiency
+    from ingest.services.screening import review_summary
 
     path = Path(__file__).parent / "data" / "paper" / "chatgptsummaryvalidation.csv"
     with open(path, encoding="utf-8", newline="") as f:
@@ -176,7 +175,7 @@ def test_reloading_a_keyword_list_keeps_screening_decisions():
 
 
 def test_report_shows_the_stratum_figures(screeners):
-    from ingest.services.corpus import source_report
+    from ingest.selectors import source_report
 
     source = Source.objects.create(full_name="o/r")
     for _ in range(10):
