@@ -34,8 +34,8 @@ def finals(study) -> None:
     from django.db import connection
     from django.utils import timezone
 
-    from annotation.bulk_rows import insert_rows
     from annotation.models import Decision, Label
+    from annotation.services.bulk_rows import insert_rows
 
     first = Label.objects.filter(study=study, annotator__username="lead").order_by().values_list(
         "issue_id", "type_id", "theme_id")

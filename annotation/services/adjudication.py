@@ -11,10 +11,10 @@ from django.utils import timezone
 
 from agreement.ties import controversial_levels, final_label
 
-from ..bulk_rows import history_from, insert_rows
 from ..models import NOT_RELEVANT, Decision, Label, ReviewItem, Round, Study
 from ..permissions import can_manage
 from ..selectors import counted_labels
+from .bulk_rows import history_from, insert_rows
 from .labels import LabelError, LabelInput, _validated
 
 Vote = tuple  # (type id or NR, theme id, sub-theme id)

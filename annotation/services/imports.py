@@ -31,8 +31,8 @@ from ingest.models import Issue, Source
 from taxonomy.models import Category, Taxonomy
 from taxonomy.services import load_codebook
 
-from ..bulk_rows import history_from, insert_rows
 from ..models import NOT_RELEVANT, Assignment, Decision, Label, Membership, Queue, Round, Study
+from .bulk_rows import history_from, insert_rows
 
 REPORT_COLUMNS = ("report", "issue", "issue_url", "url")
 FINAL_COLUMNS = ("final_label", "final")

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from annotation.demo import load_demo
+from annotation.services.demo import load_demo
 
 
 class Command(BaseCommand):

@@ -16,11 +16,11 @@ from ingest.services.sources import get_or_create_source
 from taxonomy.models import Category
 from taxonomy.services import copy_codebook, load_codebook
 
-from .models import Label, Membership, Study
-from .services.phases import advance
-from .services.studies import create_study
+from ..models import Label, Membership, Study
+from .phases import advance
+from .studies import create_study
 
-DEMO_DIR = Path(__file__).resolve().parent.parent / "ingest" / "demo"
+DEMO_DIR = Path(__file__).resolve().parents[2] / "ingest" / "demo"
 DEMO_ISSUES = DEMO_DIR / "vllm-issues.jsonl"
 PAPER_LABELS = DEMO_DIR / "vllm-paper-labels.csv"
 DEMO_USERS = ["lead", "ann1", "ann2", "ann3"]
