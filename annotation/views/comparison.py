@@ -21,13 +21,12 @@ from ..comparison import (
     ComparisonError,
     as_dict,
     compare_study,
-    define_subset,
-    draw_baseline,
     overlapping,
 )
 from ..models import ComparisonRecord
 from ..permissions import can_manage, can_manage_seeing_labels, can_view_agreement
 from ..services.selection import SelectionError
+from ..services.subsets import define_subset, draw_baseline
 
 
 def _choice(request) -> tuple[str, str]:

@@ -8,8 +8,9 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from annotation.comparison import compare_study, draw_baseline, labels_at, subsets_by
+from annotation.comparison import compare_study, labels_at, subsets_by
 from annotation.models import Assignment, Decision, Subset
+from annotation.services.subsets import draw_baseline
 from concord.once import new_token
 from ingest.models import Keyword, KeywordList
 from tests.factories import category, make_issue, make_source, make_study
@@ -108,7 +109,8 @@ def test_small_subsets_warn_and_use_an_exact_test(client_as, lead, annotator_a):
 
 
 def test_the_lead_defines_subsets_by_combined_rules_or_a_list(client_as, two_sources, lead):
-    from annotation.comparison import ComparisonError, define_subset
+    from annotation.comparison import ComparisonError
+    from annotation.services.subsets import define_subset
 
     llama_in_vllm = define_subset(two_sources, "llama in vLLM", sources=["vllm-project/vllm"], keyword="llama")
     assert llama_in_vllm.issues.count() == 10
