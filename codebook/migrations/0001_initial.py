@@ -4,25 +4,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-
-MODELS = ["proposal", "vote", "changelogentry"]
-
-
-def _relabel(apps, schema_editor, old: str, new: str) -> None:
-    # Permissions and admin log entries point at content types: they follow the models to their new app.
-    ContentType = apps.get_model("contenttypes", "ContentType")
-    types = ContentType.objects.using(schema_editor.connection.alias)
-    for model in MODELS:
-        if not types.filter(app_label=new, model=model).exists():
-            types.filter(app_label=old, model=model).update(app_label=new)
-
-
-def move_content_types(apps, schema_editor):
-    _relabel(apps, schema_editor, "taxonomy", "codebook")
-
-
-def move_content_types_back(apps, schema_editor):
-    _relabel(apps, schema_editor, "codebook", "taxonomy")
+from concord.migrating import content_types_follow
 
 
 class Migration(migrations.Migration):
@@ -102,5 +84,5 @@ class Migration(migrations.Migration):
                 },
             ),
         ]),
-        migrations.RunPython(move_content_types, move_content_types_back),
+        content_types_follow("taxonomy", "codebook", ["proposal", "vote", "changelogentry"]),
     ]
