@@ -205,11 +205,12 @@ def final_label_counts(study: Study) -> dict[str, int]:
     return dict(Decision.objects.filter(study=study).order_by().values_list("method").annotate(n=Count("pk")))
 
 
-def majority_types(issue_ids) -> dict[int, str]:
-    """Each issue's type by the majority of its labels' types in all studies (blank while unlabeled or tied):
-    the "by type" column of the screening report, for admins."""
+def majority_types(source_ids) -> dict[int, str]:
+    """Each labeled issue of these sources: its type by the majority of its labels' types in all studies (blank
+    while tied), for the "by type" column of the admins' screening report. Read by source, not by a list of
+    issue ids, which could pass the database's limit on parameters."""
     types: dict[int, list[str]] = defaultdict(list)
-    for issue_id, name in Label.objects.filter(issue_id__in=issue_ids, is_relevant=True).values_list(
+    for issue_id, name in Label.objects.filter(issue__source_id__in=source_ids, is_relevant=True).values_list(
         "issue_id", "type__name"
     ):
         types[issue_id].append(name)

@@ -81,7 +81,7 @@ def screening_report(request: HtmxHttpRequest):
     """The study's Table 1 from the data: per source, included reports by year and type, and the
     false-positive rate of its keyword filter."""
     rows = [source_report(source) for source in Source.objects.order_by("display_name", "full_name")]
-    types_of = majority_types([i for row in rows for i in row.included_ids])
+    types_of = majority_types([row.source.pk for row in rows])
     years = sorted({year for row in rows for year in row.by_year})
     types = list(Category.objects.filter(level=Category.Level.TYPE).order_by("name").values_list("name", flat=True)
                  .distinct()) + ["unlabeled"]
