@@ -7,7 +7,7 @@ from rest_framework.views import APIView
 
 from annotation.access import get_study_for
 from annotation.permissions import can_view_agreement
-from annotation.selectors import agreement_round
+from annotation.selectors.studies import agreement_round
 
 from .reports import LEVELS, agreement_figures, study_agreement
 

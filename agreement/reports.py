@@ -8,7 +8,7 @@ import numpy as np
 from django.contrib.auth import get_user_model
 
 from annotation.models import NOT_RELEVANT, Decision, Label, Round
-from annotation.selectors import counted_labels
+from annotation.selectors.labels import counted_labels
 from taxonomy.models import Category
 from taxonomy.selectors import types_of
 

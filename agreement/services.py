@@ -4,7 +4,7 @@ from __future__ import annotations
 import time
 
 from annotation.models import Label, Round
-from annotation.selectors import counted_labels
+from annotation.selectors.labels import counted_labels
 
 from .models import AgreementSnapshot
 from .reports import agreement_figures, study_agreement

@@ -9,7 +9,8 @@ from django.views.decorators.http import require_GET, require_POST
 from annotation.access import get_study_for
 from annotation.models import Label
 from annotation.permissions import can_view_agreement
-from annotation.selectors import agreement_round, counted_labels, raters
+from annotation.selectors.labels import counted_labels, raters
+from annotation.selectors.studies import agreement_round
 from concord.http import HtmxHttpRequest
 
 from .reports import LEVELS

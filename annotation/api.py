@@ -15,10 +15,12 @@ from ingest.models import Issue
 from ingest.services.summaries import summary_for_display
 
 from .access import get_study_for
-from .history import label_changes
 from .models import Comment, Label, Round, Study
 from .permissions import can_label, can_manage, can_view_all_labels, can_view_history, role_in
-from .selectors import current_round, issues_in, next_assignment, progress_for, studies_for, visible_labels
+from .selectors.history import label_changes
+from .selectors.labels import visible_labels
+from .selectors.queue import issues_in, next_assignment, progress_for
+from .selectors.studies import current_round, studies_for
 from .services.labels import LabelError, LabelInput, submit_label
 from .services.queues import skip
 from .services.review import post_comment
@@ -286,7 +288,7 @@ class LabelHistoryAPI(generics.ListAPIView):
     def get_queryset(self):
         study = get_study_for(self.request, self.kwargs["study_id"], can_view_history)
         issue = self.request.GET.get("issue", "")
-        return label_changes(study, parse_id(issue))
+        return label_changes(self.request.user, study, parse_id(issue))
 
 
 class CommentSerializer(serializers.ModelSerializer):

@@ -140,15 +140,16 @@ class Assignment(models.Model):
         return f"{self.issue} for {self.queue.annotator}"
 
 
-class ReviewItem(models.Model):
-    """A controversial report taken into a review round, and the levels at which its votes tied."""
+class TiedReport(models.Model):
+    """A report whose votes tied after the independent round, taken into the review round, and the levels at
+    which they tied."""
 
-    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="review_items")
-    issue = models.ForeignKey(Issue, on_delete=models.CASCADE, related_name="review_items")
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="tied_reports")
+    issue = models.ForeignKey(Issue, on_delete=models.CASCADE, related_name="tied_reports")
     levels = models.JSONField(default=list)  # e.g. ["type"] or ["theme", "sub_theme"]
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["round", "issue"], name="review_item_unique_issue")]
+        constraints = [models.UniqueConstraint(fields=["round", "issue"], name="tied_report_unique_issue")]
 
     def __str__(self) -> str:
         return f"{self.issue} tied at {', '.join(self.levels)}"

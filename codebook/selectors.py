@@ -8,7 +8,7 @@ from django.db.models import Count, Q
 
 from annotation.models import Label
 from annotation.permissions import can_view_all_labels
-from annotation.selectors import current_round
+from annotation.selectors.studies import current_round
 from taxonomy.models import Category
 from taxonomy.selectors import codebook_tree
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from .errors import FieldError
+
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
@@ -75,7 +77,7 @@ def json_problem(value, path: str = "", depth: int = 0) -> tuple[str, str] | Non
 
 
 def fitted(value: str, field: str, limit: int | None = None) -> str:
-    """The value, or ValueError("field: what is wrong"): for actions that read a form value directly."""
+    """The value, or FieldError(field, what is wrong): for actions that read a form value directly."""
     if problem := text_problem(value) or (length_problem(value, limit) if limit else None):
-        raise ValueError(f"{field}: {problem}")
+        raise FieldError(field, problem)
     return value

@@ -40,10 +40,10 @@ from annotation.models import (
     Label,
     Membership,
     Queue,
-    ReviewItem,
     Round,
     Study,
     Subset,
+    TiedReport,
 )
 from codebook.models import ChangeLogEntry, Proposal, Vote
 from concord.weburl import web_url
@@ -150,7 +150,7 @@ def _rows(study) -> Iterator[dict]:
     yield _record(study, skip=("current_round",), m2m=("issues",)) | {"current_round": study.current_round_id}
     for model, query in (
         (Membership, {"study": study}), (Round, {"study": study}), (Queue, {"round__study": study}),
-        (Assignment, {"queue__round__study": study}), (ReviewItem, {"round__study": study}),
+        (Assignment, {"queue__round__study": study}), (TiedReport, {"round__study": study}),
         (Label, {"study": study}), (Decision, {"study": study}), (Comment, {"study": study}),
     ):
         yield from (_record(x) for x in model.objects.filter(**query).order_by("pk").iterator(5000))

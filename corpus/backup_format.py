@@ -230,10 +230,12 @@ V1: dict[str, Kind] = {
 }
 
 # Version 2: the interview models moved from the taxonomy app to the interviews app, and proposals, votes and
-# the change log to the codebook app. The records are those of version 1, named after their new app.
+# the change log to the codebook app; a review round's ReviewItem is called TiedReport. The records are those of
+# version 1, under their new names.
 MOVED = {f"taxonomy.{model}": f"interviews.{model}"
          for model in ("interviewguide", "guidequestion", "participant", "interviewsession", "answer", "quote")}
 MOVED |= {f"taxonomy.{model}": f"codebook.{model}" for model in ("proposal", "vote", "changelogentry")}
+MOVED["annotation.reviewitem"] = "annotation.tiedreport"
 V2: dict[str, Kind] = {MOVED.get(kind, kind): spec for kind, spec in V1.items()}
 # Also new in version 2: the screeners' word on whether a summary was enough to judge its issue.
 V2["ingest.summaryreview"] = Kind(fields=("sufficient", "created_at", "updated_at"), fk=("summary", "reviewer"))

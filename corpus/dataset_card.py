@@ -6,7 +6,8 @@ from django.db.models import Count, Max, Min
 from django.utils import timezone
 
 from annotation.models import Decision, Study
-from annotation.selectors import agreement_round, final_label_counts, raters
+from annotation.selectors.labels import final_label_counts, raters
+from annotation.selectors.studies import agreement_round
 from ingest.models import Source
 from ingest.selectors import source_report
 

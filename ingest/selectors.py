@@ -1,6 +1,6 @@
 """Reads of screening. The screened corpus: every issue's in/out decision and why, and the per-source report
 of the study's Table 1 (reports by year, and the false-positive rate of the keyword filter), from the data; the
-"by type" column is read from labels, a layer above (annotation.selectors.majority_types). Screening samples:
+"by type" column is read from labels, a layer above (annotation.selectors.labels.majority_types). Screening samples:
 the next item for a screener, each item's verdict, a sample's figures and its screeners' word on the summaries."""
 from __future__ import annotations
 

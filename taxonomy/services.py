@@ -5,6 +5,7 @@ from pathlib import Path
 
 from django.db import transaction
 
+from concord.errors import FieldError
 from concord.textcheck import fitted, length_problem, text_problem
 
 from .codes import roman
@@ -14,14 +15,15 @@ from .models import Category, Taxonomy
 DEFAULT_CODEBOOK = Path(__file__).resolve().parent / "codebooks" / "llm-centric-2025.json"
 
 
-class CodebookError(ValueError):
-    """A codebook file that does not have the expected shape; the message names the file and field."""
+class CodebookError(FieldError):
+    """A codebook file that does not have the expected shape (`field` is the file, the message says where in
+    it), or a category that cannot be saved."""
 
 
 def _require(node: dict, field: str, where: str, path: str, limit: int | None = None) -> str:
     value = node.get(field)
     if not isinstance(value, str) or not value.strip():
-        raise CodebookError(f"{path}: {where}: {field}: missing or empty (expected text)")
+        raise CodebookError(path, f"{where}: {field}: missing or empty (expected text)")
     return _text(node, field, where, path, limit)
 
 
@@ -31,17 +33,17 @@ def _text(node: dict, field: str, where: str, path: str, limit: int | None = Non
     if value is None:
         return ""
     if not isinstance(value, str):
-        raise CodebookError(f"{path}: {where}: {field}: {type(value).__name__} (expected text)")
+        raise CodebookError(path, f"{where}: {field}: {type(value).__name__} (expected text)")
     value = value.strip()
     if problem := text_problem(value) or (length_problem(value, limit) if limit else None):
-        raise CodebookError(f"{path}: {where}: {field}: {problem}")
+        raise CodebookError(path, f"{where}: {field}: {problem}")
     return value
 
 
 def _flatten(data: dict, path: str) -> list[tuple[str | None, str, dict]]:
     """(parent code, level, node) for every node, parents first, checking the shape as it goes."""
     if not isinstance(data, dict) or not isinstance(data.get("types"), list) or not data["types"]:
-        raise CodebookError(f"{path}: top level must be an object with a non-empty list 'types'")
+        raise CodebookError(path, "top level must be an object with a non-empty list 'types'")
     rows: list[tuple[str | None, str, dict]] = []
     levels = (
         ("types", Category.Level.TYPE), ("themes", Category.Level.THEME), ("sub_themes", Category.Level.SUB_THEME)
@@ -50,11 +52,11 @@ def _flatten(data: dict, path: str) -> list[tuple[str | None, str, dict]]:
     def walk(nodes: list, depth: int, parent: str | None, where: str) -> None:
         key, level = levels[depth]
         if not isinstance(nodes, list):
-            raise CodebookError(f"{path}: {where}: field '{key}' must be a list")
+            raise CodebookError(path, f"{where}: field '{key}' must be a list")
         for i, node in enumerate(nodes):
             here = f"{where}.{key}[{i}]" if where else f"{key}[{i}]"
             if not isinstance(node, dict):
-                raise CodebookError(f"{path}: {here}: must be an object")
+                raise CodebookError(path, f"{here}: must be an object")
             code = _require(node, "code", here, path, Category._meta.get_field("code").max_length)
             _require(node, "name", here, path, Category._meta.get_field("name").max_length)
             for field in ("definition", "inclusion", "exclusion"):
@@ -67,7 +69,7 @@ def _flatten(data: dict, path: str) -> list[tuple[str | None, str, dict]]:
     codes = [node["code"].strip() for _, _, node in rows]
     duplicates = sorted({c for c in codes if codes.count(c) > 1})
     if duplicates:
-        raise CodebookError(f"{path}: duplicate category codes: {', '.join(duplicates)}")
+        raise CodebookError(path, f"duplicate category codes: {', '.join(duplicates)}")
     return rows
 
 
@@ -82,20 +84,20 @@ def load_codebook(path: str | Path = DEFAULT_CODEBOOK) -> Taxonomy:
                 try:
                     data = qdc_to_codebook(f.read(), path)
                 except CodebookFileError as exc:
-                    raise CodebookError(str(exc)) from exc
+                    raise CodebookError("", str(exc)) from exc
         else:
             with open(path, encoding="utf-8") as f:
                 data = json.load(f)
     except OSError as exc:
-        raise CodebookError(f"{path}: cannot be read: {exc.strerror}") from exc
+        raise CodebookError(path, f"cannot be read: {exc.strerror}") from exc
     except json.JSONDecodeError as exc:
-        raise CodebookError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from exc
+        raise CodebookError(path, f"line {exc.lineno}: not valid JSON: {exc.msg}") from exc
     except UnicodeDecodeError as exc:
-        raise CodebookError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
+        raise CodebookError(path, f"not UTF-8 text (byte {exc.start})") from exc
     except RecursionError as exc:
-        raise CodebookError(f"{path}: nested too deeply to be a codebook (types, themes, sub-themes)") from exc
+        raise CodebookError(path, "nested too deeply to be a codebook (types, themes, sub-themes)") from exc
     except ValueError as exc:  # an integer of more than 4,300 digits
-        raise CodebookError(f"{path}: not usable JSON ({exc})") from exc
+        raise CodebookError(path, f"not usable JSON ({exc})") from exc
     return codebook_from_data(data, path)
 
 
@@ -180,16 +182,16 @@ def add_category(parent: Category, name: str, definition: str = "") -> Category:
     """A theme under a type or a sub-theme under a theme, numbered after its siblings (C.7, C.6.v)."""
     name = name.strip()
     if not name:
-        raise CodebookError("name: a category needs a name")
+        raise CodebookError("name", "a category needs a name")
     try:
         fitted(name, "name", Category._meta.get_field("name").max_length)
         fitted(definition, "definition")
-    except ValueError as exc:
-        raise CodebookError(str(exc)) from exc
+    except FieldError as exc:
+        raise CodebookError(exc.field, exc.message) from exc
     if parent.level == Category.Level.SUB_THEME:
-        raise CodebookError("parent: sub-themes have no children; choose a type or a theme")
+        raise CodebookError("parent", "sub-themes have no children; choose a type or a theme")
     if parent.children.filter(name__iexact=name, retired_at__isnull=True).exists():
-        raise CodebookError(f"name: {parent.code} already has a category named {name!r}")
+        raise CodebookError("name", f"{parent.code} already has a category named {name!r}")
     level = Category.Level.THEME if parent.level == Category.Level.TYPE else Category.Level.SUB_THEME
     last = parent.taxonomy.categories.order_by("-position").values_list("position", flat=True).first() or 0
     return Category.objects.create(taxonomy=parent.taxonomy, parent=parent, level=level, code=_next_code(parent),
@@ -210,6 +212,6 @@ def import_codebook(path: str | Path) -> Taxonomy:
             return load_codebook(path)  # which names what is wrong with its shape
         name, version = str(data.get("name", "")).strip(), str(data.get("version") or "1").strip()
         if Taxonomy.objects.filter(name=name, version=version).exists():
-            raise CodebookError(f"{path}: a codebook named {name!r}, version {version!r}, exists already; "
+            raise CodebookError(path, f"a codebook named {name!r}, version {version!r}, exists already; "
                                 "change the version to import it as a new codebook")
     return load_codebook(path)

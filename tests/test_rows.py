@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 
 from annotation.access import load_study
 from annotation.models import Assignment, Membership, Queue, Study
-from annotation.selectors import next_assignment, progress_for
+from annotation.selectors.queue import next_assignment, progress_for
 from annotation.services.queues import skip
 from concord.auth import UserRowBackend
 from concord.textcheck import INT64_MAX

@@ -2,49 +2,18 @@
 decision, with a rationale, where they still tie (DESIGN step 10)."""
 from __future__ import annotations
 
-from collections import defaultdict
-
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from agreement.ties import controversial_levels, final_label
+from agreement.ties import final_label
 
-from ..models import NOT_RELEVANT, Decision, Label, ReviewItem, Round, Study
+from ..models import NOT_RELEVANT, Decision, Study, TiedReport
 from ..permissions import can_manage
-from ..selectors import counted_labels
+from ..selectors.votes import current_votes
 from .bulk_rows import history_from, insert_rows
 from .labels import LabelError, LabelInput, _validated
-
-Vote = tuple  # (type id or NR, theme id, sub-theme id)
-
-
-def current_votes(study: Study) -> dict[int, dict[int, Vote]]:
-    """Each annotator's vote per report: their review re-label if they made one, else their independent
-    label. The pilot does not vote."""
-    kinds = {Round.Kind.INDEPENDENT: 0, Round.Kind.REVIEW: 1}
-    votes: dict[int, dict[int, tuple[int, Vote]]] = defaultdict(dict)
-    rows = counted_labels(Label.objects.filter(study=study, round__kind__in=list(kinds))).order_by().values_list(
-        "issue_id", "annotator_id", "round__kind", "round__number", "is_relevant", "type_id", "theme_id",
-        "sub_theme_id")
-    for issue_id, annotator_id, kind, number, relevant, type_id, theme_id, sub_id in rows.iterator(chunk_size=10000):
-        rank = (kinds[kind], number)
-        vote = (type_id, theme_id, sub_id) if relevant else (NOT_RELEVANT, None, None)
-        held = votes[issue_id].get(annotator_id)
-        if held is None or held[0] < rank:
-            votes[issue_id][annotator_id] = (rank, vote)
-    return {i: {a: v for a, (_, v) in by.items()} for i, by in votes.items()}
-
-
-def still_tied(study: Study) -> dict[int, list[str]]:
-    """Reports whose current votes tie at some level, with the levels, in report order."""
-    tied = {}
-    for issue_id, by in sorted(current_votes(study).items()):
-        levels = controversial_levels(list(by.values()))
-        if levels:
-            tied[issue_id] = levels
-    return tied
 
 
 def decision_version(decision: Decision | None) -> str:
@@ -84,22 +53,11 @@ def decide(study: Study, user, issue_id: int, data: LabelInput, rationale: str,
     return decision
 
 
-def needing_decision(study: Study) -> dict[int, list[str]]:
-    """Reports the lead must decide before the study closes: those still tied, and those nobody labeled."""
-    decided = set(Decision.objects.filter(study=study).values_list("issue_id", flat=True))
-    votes = current_votes(study)
-    result = {i: levels for i, levels in still_tied(study).items() if i not in decided}
-    for issue_id in study.issues.order_by("id").values_list("id", flat=True):
-        if issue_id not in votes and issue_id not in decided:
-            result[issue_id] = ["no label"]
-    return result
-
-
 def finalize(study: Study) -> int:
     """Give every report without a decision its final label from the votes; returns how many were written.
     The caller has checked that no tie is left undecided."""
     decided = set(Decision.objects.filter(study=study).values_list("issue_id", flat=True))
-    reviewed = set(ReviewItem.objects.filter(round__study=study).values_list("issue_id", flat=True))
+    reviewed = set(TiedReport.objects.filter(round__study=study).values_list("issue_id", flat=True))
     rows = []
     now = timezone.now()
     for issue_id, by in sorted(current_votes(study).items()):

@@ -7,6 +7,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from concord import rows
+from concord.errors import FieldError
 from ingest.models import Issue
 from taxonomy.models import Category
 
@@ -14,13 +15,8 @@ from ..models import Assignment, Label, Membership, Queue, Round, Study
 from ..permissions import labels_blind, role_in
 
 
-class LabelError(ValueError):
+class LabelError(FieldError):
     """A label that breaks a codebook rule; `field` names the form field at fault."""
-
-    def __init__(self, field: str, message: str):
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
 
 
 @dataclass(frozen=True)

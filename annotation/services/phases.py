@@ -10,9 +10,10 @@ from django.utils import timezone
 from concord.ids import parse_id
 from ingest.screening import seeded_sample
 
-from ..models import Membership, Queue, ReviewItem, Round, Study
+from ..models import Membership, Queue, Round, Study, TiedReport
 from ..permissions import can_manage
-from .adjudication import finalize, needing_decision, still_tied
+from ..selectors.votes import needing_decision, still_tied
+from .adjudication import finalize
 from .queues import fill_queues, plan_round, study_order
 
 Phase = Study.Phase
@@ -99,7 +100,7 @@ def _start_review(study: Study) -> Round:
     # No one has re-labeled yet, so the current votes are the independent round's.
     tied = still_tied(study)
     order = [i for i in study_order(round) if i in tied]
-    ReviewItem.objects.bulk_create([ReviewItem(round=round, issue_id=i, levels=tied[i]) for i in order])
+    TiedReport.objects.bulk_create([TiedReport(round=round, issue_id=i, levels=tied[i]) for i in order])
     # Everyone may re-label a controversial report; the queue is where their re-labels are counted.
     fill_queues(round, {annotator: order for annotator in _labelers(study)})
     return round
@@ -176,4 +177,4 @@ def join_round(study: Study, user) -> None:
     if round.kind == Round.Kind.INDEPENDENT and study.overlap is None:
         fill_queues(round, {user.pk: study_order(round)})
     elif round.kind == Round.Kind.REVIEW:
-        fill_queues(round, {user.pk: list(round.review_items.values_list("issue_id", flat=True))})
+        fill_queues(round, {user.pk: list(round.tied_reports.values_list("issue_id", flat=True))})

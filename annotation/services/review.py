@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
 
-from ..models import Comment, ReviewItem, Round
+from ..models import Comment, Round, TiedReport
 from ..permissions import can_label
 from .labels import LabelError
 
@@ -14,7 +14,7 @@ def post_comment(user, round: Round, issue_id: int, body: str) -> Comment:
         raise PermissionDenied("Only members of the study take part in its review.")
     if round.kind != Round.Kind.REVIEW or not round.is_open:
         raise LabelError("round", "comments are written in an open review round")
-    if not ReviewItem.objects.filter(round=round, issue_id=issue_id).exists():
+    if not TiedReport.objects.filter(round=round, issue_id=issue_id).exists():
         raise LabelError("issue", f"report {issue_id} is not under review in round {round.number}")
     body = body.strip()
     if not body:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import QuerySet
 
+from concord.errors import FieldError
 from ingest.models import Issue, Keyword, Source
 from ingest.selectors import decisions
 
@@ -15,8 +16,8 @@ _ISSUE_URL = re.compile(r"^https?://(?:www\.)?(?:github\.com|gitee\.com)/([^/]+/
 _SHORT = re.compile(r"^([\w.-]+/[\w.-]+)#(\w+)$")
 
 
-class SelectionError(ValueError):
-    """A selection that cannot be made; the message names the field or the line."""
+class SelectionError(FieldError):
+    """A selection that cannot be made."""
 
 
 @dataclass
@@ -38,7 +39,7 @@ def parse_saved_list(text: str) -> list[int]:
             continue
         match = _ISSUE_URL.match(line) or _SHORT.match(line)
         if not match:
-            raise SelectionError(f"saved list, line {number}: {line!r} is neither owner/repo#number nor an issue URL")
+            raise SelectionError("saved_list", f"line {number}: {line!r} is neither owner/repo#number nor an issue URL")
         wanted.append((number, match.group(1), match.group(2)))
     found = {
         (name.lower(), num): pk
@@ -49,7 +50,7 @@ def parse_saved_list(text: str) -> list[int]:
     for number, repo, num in wanted:
         pk = found.get((repo.lower(), num))
         if pk is None:
-            raise SelectionError(f"saved list, line {number}: {repo}#{num} is not among the stored issues")
+            raise SelectionError("saved_list", f"line {number}: {repo}#{num} is not among the stored issues")
         ids.append(pk)
     return list(dict.fromkeys(ids))
 
@@ -69,7 +70,7 @@ def select_reports(selection: Selection) -> QuerySet[Issue]:
         issues = issues.filter(created_at__date__lte=selection.created_to)
     if selection.verdict:
         if selection.verdict not in VERDICTS:
-            raise SelectionError(f"verdict: one of {', '.join(VERDICTS)}")
+            raise SelectionError("verdict", f"one of {', '.join(VERDICTS)}")
         wanted = VERDICTS[selection.verdict]
         sources = selection.sources or Source.objects.filter(pk__in=issues.values("source_id").distinct())
         ids = [pk for source in sources for pk, d in decisions(source).items() if d.included is wanted]

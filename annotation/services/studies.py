@@ -4,6 +4,7 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 
+from concord.errors import FieldError
 from taxonomy.models import Taxonomy
 
 from ..models import Label, Membership, Study
@@ -11,8 +12,8 @@ from ..permissions import can_manage
 from . import phases
 
 
-class StudyError(ValueError):
-    """A study set-up that cannot be saved; the message names the field."""
+class StudyError(FieldError):
+    """A study set-up that cannot be saved."""
 
 
 @transaction.atomic
@@ -21,16 +22,16 @@ def create_study(*, name: str, taxonomy: Taxonomy, issues, lead, annotators=(), 
                  with_pilot: bool = False, created_by=None, lead_labels_blind: bool = True) -> Study:
     """A study with its members and its first round: the lead's pilot, or the independent round."""
     if overlap is not None and overlap < 1:
-        raise StudyError("overlap: at least one annotator per report")
+        raise StudyError("overlap", "at least one annotator per report")
     if not 0 <= pilot_fraction <= 1:
-        raise StudyError("pilot_fraction: a share between 0 and 1")
+        raise StudyError("pilot_fraction", "a share between 0 and 1")
     try:
         with transaction.atomic():
             study = Study.objects.create(name=name, taxonomy=taxonomy, description=description, overlap=overlap,
                                          pilot_fraction=pilot_fraction, seed=seed, created_by=created_by,
                                          lead_labels_blind=lead_labels_blind)
     except IntegrityError as exc:
-        raise StudyError(f"name: a study named {name!r} exists already") from exc
+        raise StudyError("name", f"a study named {name!r} exists already") from exc
     study.issues.set(issues)
     Membership.objects.create(study=study, user=lead, role=Membership.Role.LEAD)
     Membership.objects.bulk_create(
@@ -60,24 +61,24 @@ def update_settings(study: Study, user, *, name: str, description: str, overlap:
         raise PermissionDenied("Only the study's lead or an admin changes its set-up.")
     study = Study.objects.select_for_update().get(pk=study.pk)
     if overlap is not None and overlap < 1:
-        raise StudyError("overlap: at least one annotator per report")
+        raise StudyError("overlap", "at least one annotator per report")
     if not 0 <= pilot_fraction <= 1:
-        raise StudyError("pilot_fraction: a share between 0 and 1")
+        raise StudyError("pilot_fraction", "a share between 0 and 1")
     if Study.objects.filter(name=name).exclude(pk=study.pk).exists():
-        raise StudyError(f"name: a study named {name!r} exists already")
+        raise StudyError("name", f"a study named {name!r} exists already")
     in_pilot = study.phase == Study.Phase.PILOT
     if overlap != study.overlap and not in_pilot:
-        raise StudyError("overlap: the independent round has begun; its queues are already dealt")
+        raise StudyError("overlap", "the independent round has begun; its queues are already dealt")
     if lead_labels_blind is None:
         lead_labels_blind = study.lead_labels_blind
     if lead_labels_blind != study.lead_labels_blind and not in_pilot:
-        raise StudyError("lead_labels_blind: the independent round has begun; whether the lead labels blind is "
+        raise StudyError("lead_labels_blind", "the independent round has begun; whether the lead labels blind is "
                          "part of how its labels were made")
     redraw = (pilot_fraction, seed) != (study.pilot_fraction, study.seed)
     if redraw:
         pilot = study.current_round if in_pilot else None
         if pilot is None or Label.objects.filter(round=pilot).exists():
-            raise StudyError("seed: the pilot sample is drawn and labeling has begun; it can no longer change")
+            raise StudyError("seed", "the pilot sample is drawn and labeling has begun; it can no longer change")
     study.name, study.description, study.overlap = name, description, overlap
     study.pilot_fraction, study.seed, study.lead_labels_blind = pilot_fraction, seed, lead_labels_blind
     study.save()

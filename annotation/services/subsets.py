@@ -3,13 +3,14 @@ added to its queues, or a named subset defined by rules or a saved list. Both ar
 see the same reports."""
 from __future__ import annotations
 
+from concord.errors import FieldError
 from concord.textcheck import INT64_MAX, fitted, int_problem
 from ingest.models import Issue, Keyword
 from ingest.screening import seeded_sample
 
-from ..comparison import ComparisonError, labels_at
 from ..models import Study, Subset
-from ..selectors import screening_verdicts
+from ..selectors.comparison import ComparisonError, labels_at
+from ..selectors.labels import screening_verdicts
 from .phases import open_round
 from .queues import fill_queues, plan_round
 from .selection import parse_saved_list
@@ -19,10 +20,10 @@ def _check_subset(name: str, seed: int | None = None) -> None:
     """A subset's name and seed must fit their columns (PostgreSQL refuses what SQLite would store)."""
     try:
         fitted(name, "name", Subset._meta.get_field("name").max_length)
-    except ValueError as exc:
-        raise ComparisonError(str(exc)) from exc
+    except FieldError as exc:
+        raise ComparisonError(exc.field, exc.message) from exc
     if seed is not None and (problem := int_problem(seed, 0, INT64_MAX)):
-        raise ComparisonError(f"seed: {problem}")
+        raise ComparisonError("seed", f"{problem}")
 
 
 def draw_baseline(study: Study, size: int, seed: int, name: str = "baseline", keyword_group: str = "") -> Subset:
@@ -30,19 +31,20 @@ def draw_baseline(study: Study, size: int, seed: int, name: str = "baseline", ke
     that matched a keyword of that group), not yet in the study, added to it as its own subset and to the open
     round's queues, to be labeled with the same codebook and rounds."""
     if size < 1:
-        raise ComparisonError("size: draw at least one report")
+        raise ComparisonError("size", "draw at least one report")
     _check_subset(name, seed)
     if keyword_group and keyword_group not in Keyword.Origin.values:
-        raise ComparisonError(f"keyword_group: {keyword_group[:40]!r} is not one of {', '.join(Keyword.Origin.values)}")
+        raise ComparisonError("keyword_group",
+                              f"{keyword_group[:40]!r} is not one of {', '.join(Keyword.Origin.values)}")
     if study.subsets.filter(name=name).exists():
-        raise ComparisonError(f"name: the study has a subset named {name!r} already")
+        raise ComparisonError("name", f"the study has a subset named {name!r} already")
     sources = study.issues.values("source_id").distinct()
     population = Issue.objects.filter(source_id__in=sources).exclude(studies=study)
     population = (population.filter(matched_keywords__origin=keyword_group).distinct() if keyword_group
                   else population.filter(kept=False))
     drawn = seeded_sample(population.values_list("pk", flat=True), seed, size=size)
     if not drawn:
-        raise ComparisonError("population: the study's sources have no such issue outside the study")
+        raise ComparisonError("population", "the study's sources have no such issue outside the study")
     subset = Subset.objects.create(study=study, name=name, kind=Subset.Kind.BASELINE, seed=seed)
     subset.issues.set(drawn)
     study.issues.add(*drawn)
@@ -60,10 +62,10 @@ def define_subset(study: Study, name: str, *, sources: list[str] = (), years: li
     reports."""
     name = name.strip()
     if not name:
-        raise ComparisonError("name: give the subset a name")
+        raise ComparisonError("name", "give the subset a name")
     _check_subset(name)
     if study.subsets.filter(name=name).exists():
-        raise ComparisonError(f"name: the study has a subset named {name!r} already")
+        raise ComparisonError("name", f"the study has a subset named {name!r} already")
     issues = study.issues.all()
     if saved_list.strip():
         issues = issues.filter(pk__in=parse_saved_list(saved_list))
@@ -83,7 +85,7 @@ def define_subset(study: Study, name: str, *, sources: list[str] = (), years: li
         verdicts = screening_verdicts(study)
         ids = {i for i in ids if verdicts.get(i, ("undecided", ""))[0] == verdict}
     if not ids:
-        raise ComparisonError("rules: no report of the study matches them")
+        raise ComparisonError("rules", "no report of the study matches them")
     subset = Subset.objects.create(study=study, name=name, kind=Subset.Kind.LIST)
     subset.issues.set(ids)
     return subset

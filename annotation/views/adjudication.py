@@ -16,8 +16,9 @@ from ..access import get_study_for
 from ..forms import NOT_RELEVANT_CHOICE, LabelForm
 from ..models import Comment, Decision
 from ..permissions import can_manage_seeing_labels
-from ..selectors import labels_of_report
-from ..services.adjudication import decide, decision_version, needing_decision
+from ..selectors.labels import labels_of_report
+from ..selectors.votes import needing_decision
+from ..services.adjudication import decide, decision_version
 from ..services.labels import LabelError
 
 

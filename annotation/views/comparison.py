@@ -15,7 +15,9 @@ from concord.http import HtmxHttpRequest
 from ingest.models import Keyword
 
 from ..access import get_study_for
-from ..comparison import (
+from ..models import ComparisonRecord
+from ..permissions import can_manage, can_manage_seeing_labels, can_view_agreement
+from ..selectors.comparison import (
     LEVELS,
     RULES,
     ComparisonError,
@@ -23,8 +25,6 @@ from ..comparison import (
     compare_study,
     overlapping,
 )
-from ..models import ComparisonRecord
-from ..permissions import can_manage, can_manage_seeing_labels, can_view_agreement
 from ..services.selection import SelectionError
 from ..services.subsets import define_subset, draw_baseline
 

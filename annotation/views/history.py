@@ -12,8 +12,9 @@ from concord.http import HtmxHttpRequest
 from concord.ids import parse_id
 
 from ..access import get_study_for
-from ..history import history_csv_rows, label_changes
+from ..exports.history import history_csv_rows
 from ..permissions import can_view_history
+from ..selectors.history import label_changes
 
 
 @login_required
@@ -21,7 +22,7 @@ from ..permissions import can_view_history
 def history(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_view_history)
     issue = request.GET.get("issue", "")
-    changes = label_changes(study, issue_id=parse_id(issue))
+    changes = label_changes(request.user, study, issue_id=parse_id(issue))
     page = Paginator(changes, 100).get_page(request.GET.get("page"))
     return render(request, "annotation/history.html", {"study": study, "page": page, "issue": issue})
 
@@ -30,7 +31,7 @@ def history(request: HtmxHttpRequest, study_id: int):
 @require_GET
 def history_csv(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_view_history)
-    return csv_response(history_csv_rows(study), f"{slugify(study.name)}-label-history.csv")
+    return csv_response(history_csv_rows(request.user, study), f"{slugify(study.name)}-label-history.csv")
 
 
 

@@ -10,7 +10,8 @@ from concord.http import HtmxHttpRequest
 
 from ..access import get_study_for
 from ..permissions import can_manage, can_view_all_labels
-from ..selectors import current_round, issues_in, own_labels_by_issue, skips_by_issue
+from ..selectors.queue import issues_in, own_labels_by_issue, skips_by_issue
+from ..selectors.studies import current_round
 
 PAGE_SIZE = 50
 

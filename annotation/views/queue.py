@@ -17,7 +17,8 @@ from ..access import get_study_for
 from ..forms import NOT_RELEVANT_CHOICE, SKIP_REASONS, LabelForm, SkipForm
 from ..models import Queue, Round
 from ..permissions import can_label, is_lead
-from ..selectors import assignment_of, current_round, label_of, neighbour, next_assignment, progress_for
+from ..selectors.queue import assignment_of, label_of, neighbour, next_assignment, progress_for
+from ..selectors.studies import current_round
 from ..services.labels import LabelError, submit_label
 from ..services.queues import skip
 from .review import review_context

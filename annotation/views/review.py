@@ -12,9 +12,9 @@ from concord.http import HtmxHttpRequest
 
 from ..access import get_study_for
 from ..forms import CommentForm
-from ..models import Comment, ReviewItem, Round
+from ..models import Comment, Round, TiedReport
 from ..permissions import can_view_all_labels
-from ..selectors import labels_of_report
+from ..selectors.labels import labels_of_report
 from ..services.labels import LabelError
 from ..services.review import post_comment
 
@@ -28,7 +28,7 @@ def review_context(user, study, round: Round, issue) -> dict:
     if not can_view_all_labels(user, study):
         return {}
     return {
-        "review_item": ReviewItem.objects.filter(round=round, issue=issue).first(),
+        "tied_report": TiedReport.objects.filter(round=round, issue=issue).first(),
         "all_labels": labels_of_report(user, study, issue),
         "comments": Comment.objects.filter(round=round, issue=issue).select_related("author"),
         "comment_form": CommentForm(),
@@ -43,7 +43,7 @@ def review_list(request: HtmxHttpRequest, study_id: int):
     items = []
     if round is not None:
         items = (
-            ReviewItem.objects.filter(round=round).select_related("issue__source")
+            TiedReport.objects.filter(round=round).select_related("issue__source")
             .annotate(n_comments=Count("issue__review_comments", filter=Q(issue__review_comments__round=round),
                                  distinct=True),
                       n_relabels=Count("issue__labels", filter=Q(issue__labels__round=round), distinct=True))

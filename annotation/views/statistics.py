@@ -18,8 +18,8 @@ from taxonomy.models import Category
 
 from ..access import get_study_for
 from ..permissions import can_view_agreement
-from ..selectors import majority_types
-from ..statistics import figure3, parse_groups, table1
+from ..selectors.labels import majority_types
+from ..selectors.statistics import figure3, parse_groups, table1
 
 
 def _pct(value) -> str:

@@ -17,11 +17,13 @@ from concord.ids import parse_id
 from taxonomy.services import copy_codebook
 
 from ..access import get_study_for
-from ..exports import label_csv_rows
+from ..exports.labels import label_csv_rows
 from ..forms import StudySettingsForm, StudySetupForm
 from ..models import Decision, Study
 from ..permissions import can_export, can_manage, can_view_agreement, is_lead, labels_blind, role_in
-from ..selectors import current_round, final_label_counts, progress_for, studies_for
+from ..selectors.labels import final_label_counts
+from ..selectors.queue import progress_for
+from ..selectors.studies import current_round, studies_for
 from ..services.labels import LabelError
 from ..services.labels import stop_labeling as stop_labeling_blind
 from ..services.phases import NEXT_PHASE, PhaseError, advance, expected_state, missing_labels, open_round
@@ -124,29 +126,22 @@ def study_new(request: HtmxHttpRequest):
         try:
             issues = select_reports(_selection(data))
             count = issues.count()
-            if request.POST.get("preview"):
-                raise SelectionError("")
             if count == 0:
-                raise SelectionError("No stored report matches these rules; widen them or check the sources.")
-            with transaction.atomic():
-                study = _create(request, data, issues)
+                raise SelectionError("", "No stored report matches these rules; widen them or check the sources.")
+            if not request.POST.get("preview"):
+                with transaction.atomic():
+                    study = _create(request, data, issues)
+                messages.success(request, f"Study {study.name} created with {count} reports.")
+                return redirect("annotation:study_detail", study_id=study.pk)
         except (SelectionError, StudyError) as exc:
-            message = str(exc)
-            if message.startswith("saved list"):
-                form.add_error("saved_list", message)
-            elif message:
-                field, _, rest = message.partition(": ")
-                form.add_error(field, rest) if field in form.fields else form.add_error(None, message)
-        else:
-            messages.success(request, f"Study {study.name} created with {count} reports.")
-            return redirect("annotation:study_detail", study_id=study.pk)
+            exc.add_to(form)
     return render(request, "annotation/study_new.html", {"form": form, "count": count},
                   status=400 if form.errors else 200)
 
 
 def _create(request, data: dict, issues):
     if Study.objects.filter(name=data["name"]).exists():
-        raise StudyError(f"name: a study named {data['name']!r} exists already")
+        raise StudyError("name", f"a study named {data['name']!r} exists already")
     taxonomy = copy_codebook(data["codebook"], version=f"{data['codebook'].version} for {data['name']}")
     return create_study(
         name=data["name"], description=data["description"], taxonomy=taxonomy, issues=issues,
@@ -178,8 +173,7 @@ def study_settings(request: HtmxHttpRequest, study_id: int):
                             overlap=data["overlap"], pilot_fraction=data["pilot_percent"] / 100, seed=data["seed"],
                             lead_labels_blind=data["lead_labels_blind"])
         except StudyError as exc:
-            field, _, message = str(exc).partition(": ")
-            form.add_error(field if field in form.fields else None, message)
+            exc.add_to(form)
         else:
             messages.success(request, "The study's set-up is saved.")
             return redirect("annotation:study_detail", study_id=study.pk)

@@ -10,6 +10,7 @@ from django.utils import timezone
 from annotation.models import Study
 from annotation.permissions import can_manage
 from annotation.services.queues import requeue
+from concord.errors import FieldError
 from concord.textcheck import fitted
 from taxonomy.models import Category, Taxonomy
 from taxonomy.services import CodebookError, add_category
@@ -26,15 +27,15 @@ def _check(study, user, reason: str, expected_revision: int | None = None) -> Ta
     if not can_manage(user, study):
         raise PermissionDenied("Only the study's lead or an admin changes its codebook.")
     if not reason.strip():
-        raise CodebookError("reason: every change to the codebook needs a reason")
+        raise CodebookError("reason", "every change to the codebook needs a reason")
     if study.taxonomy.studies.exclude(pk=study.pk).exists():
-        raise CodebookError(f"codebook: {study.taxonomy} is shared with other studies; a study set up in Concord "
+        raise CodebookError("codebook", f"{study.taxonomy} is shared with other studies; a study set up in Concord "
                             "gets its own copy")
     # Locking the codebook row orders concurrent changes: each gets its own revision.
     taxonomy = Taxonomy.objects.select_for_update().get(pk=study.taxonomy_id)
     if expected_revision is not None and taxonomy.revision != expected_revision:
         # A double click, a resent form, or someone else's change since the page was shown.
-        raise CodebookError(f"revision: the codebook is at revision {taxonomy.revision} now, not "
+        raise CodebookError("revision", f"the codebook is at revision {taxonomy.revision} now, not "
                             f"{expected_revision} as when this page was shown; nothing was changed. Look at it "
                             "again before changing it.")
     return taxonomy
@@ -52,7 +53,7 @@ def _log(taxonomy: Taxonomy, user, kind: str, before: list, after: list, reason:
 def _live(study, category_id: int) -> Category:
     category = Category.objects.filter(pk=category_id, taxonomy=study.taxonomy_id, retired_at__isnull=True).first()
     if category is None:
-        raise CodebookError(f"category: no current category with id {category_id} in this study's codebook")
+        raise CodebookError("category", f"no current category with id {category_id} in this study's codebook")
     return category
 
 
@@ -66,7 +67,7 @@ def _requeue(study, categories: list[Category], verb: str, below: list[Category]
 def add_in_pilot(study, user, parent_id: int, name: str, definition: str, reason: str = "",
                  expected_revision: int | None = None) -> Category:
     if study.phase != Study.Phase.PILOT:
-        raise CodebookError("phase: after the pilot the codebook grows only through a proposal every annotator "
+        raise CodebookError("phase", "after the pilot the codebook grows only through a proposal every annotator "
                             "votes for")
     taxonomy = _check(study, user, reason or "added during the pilot", expected_revision)
     category = add_category(_live(study, parent_id), name, definition)
@@ -80,7 +81,7 @@ def apply_proposal(proposal: Proposal, user, reason: str = "", expected_revision
     proposal = Proposal.objects.select_for_update().select_related("study", "parent").get(pk=proposal.pk)
     taxonomy = _check(proposal.study, user, reason or "passed unanimously", expected_revision)
     if proposal.status != Proposal.Status.PASSED:
-        raise CodebookError(f"proposal: it is {proposal.get_status_display().lower()}; only a proposal every "
+        raise CodebookError("proposal", f"it is {proposal.get_status_display().lower()}; only a proposal every "
                             "member voted for can be added")
     category = add_category(proposal.parent, proposal.name, proposal.definition)
     category.examples.set(proposal.examples.all())
@@ -97,11 +98,11 @@ def rename(study, user, category_id: int, name: str, reason: str, quote=None,
     taxonomy = _check(study, user, reason, expected_revision)
     category = _live(study, category_id)
     if not name.strip():
-        raise CodebookError("name: the new name is empty")
+        raise CodebookError("name", "the new name is empty")
     try:
         fitted(name.strip(), "name", Category._meta.get_field("name").max_length)
-    except ValueError as exc:
-        raise CodebookError(str(exc)) from exc
+    except FieldError as exc:
+        raise CodebookError(exc.field, exc.message) from exc
     before = _snapshot(category)
     category.name = name.strip()
     category.save(update_fields=["name"])
@@ -137,7 +138,7 @@ def split(study, user, category_id: int, parts: list[tuple[str, str]], reason: s
     taxonomy = _check(study, user, reason, expected_revision)
     category = _live(study, category_id)
     if len(parts) < 2:
-        raise CodebookError("parts: a split makes at least two categories")
+        raise CodebookError("parts", "a split makes at least two categories")
     # A split theme's sub-themes go with it: their labels come back too, to be chosen under the new themes.
     below = list(category.children.filter(retired_at__isnull=True))
     _retire([category])
@@ -155,9 +156,9 @@ def merge(study, user, category_ids: list[int], name: str, definition: str, reas
     taxonomy = _check(study, user, reason, expected_revision)
     sources = [_live(study, pk) for pk in dict.fromkeys(category_ids)]
     if len(sources) < 2:
-        raise CodebookError("categories: a merge takes at least two categories")
+        raise CodebookError("categories", "a merge takes at least two categories")
     if len({c.parent_id for c in sources}) != 1:
-        raise CodebookError("categories: only categories under the same parent can be merged")
+        raise CodebookError("categories", "only categories under the same parent can be merged")
     below = [child for c in sources for child in c.children.filter(retired_at__isnull=True)]
     _retire(sources)
     made = add_category(sources[0].parent, name, definition)

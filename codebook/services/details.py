@@ -13,7 +13,7 @@ def add_detail(study, user, category: Category, text: str, example_ids: list[int
     if not can_manage(user, study):
         raise PermissionDenied("Only the study's lead curates explanatory details.")
     if not text.strip():
-        raise CodebookError("text: write the detail")
+        raise CodebookError("text", "write the detail")
     position = category.details.count()
     detail = Detail.objects.create(category=category, text=text.strip(), position=position, added_by=user)
     detail.examples.set(example_ids)

@@ -12,13 +12,14 @@ from django.utils import timezone
 
 from annotation.models import Study
 from annotation.permissions import can_label, can_manage
+from concord.errors import FieldError
 from taxonomy.models import Category
 
 from ..models import Proposal, Vote
 
 
-class ProposalError(ValueError):
-    """A proposal or vote that breaks a rule; the message names the field."""
+class ProposalError(FieldError):
+    """A proposal or vote that breaks a rule."""
 
 
 def electorate(study) -> list:
@@ -32,22 +33,22 @@ def open_proposal(study, user, *, parent_id: int, name: str, definition: str, ex
     if not can_label(user, study):
         raise PermissionDenied("Only members of the study propose categories.")
     if study.phase != Study.Phase.INDEPENDENT:
-        raise ProposalError("phase: categories are proposed during the independent round (in the pilot the lead "
+        raise ProposalError("phase", "categories are proposed during the independent round (in the pilot the lead "
                             "adds them directly)")
     parent = Category.objects.filter(pk=parent_id, taxonomy=study.taxonomy_id, retired_at__isnull=True).first()
     if parent is None or parent.level == Category.Level.SUB_THEME:
-        raise ProposalError("parent: choose a type (for a new theme) or a theme (for a new sub-theme) of this "
+        raise ProposalError("parent", "choose a type (for a new theme) or a theme (for a new sub-theme) of this "
                             "study's codebook")
     name, definition = name.strip(), definition.strip()
     if not name:
-        raise ProposalError("name: give the new category a name")
+        raise ProposalError("name", "give the new category a name")
     if not definition:
-        raise ProposalError("definition: say what belongs in the new category")
+        raise ProposalError("definition", "say what belongs in the new category")
     if parent.children.filter(name__iexact=name, retired_at__isnull=True).exists():
-        raise ProposalError(f"name: {parent.code} already has a category named {name!r}")
+        raise ProposalError("name", f"{parent.code} already has a category named {name!r}")
     examples = list(study.issues.filter(pk__in=example_ids).values_list("pk", flat=True))
     if not examples:
-        raise ProposalError("examples: give at least one report of this study as an example")
+        raise ProposalError("examples", "give at least one report of this study as an example")
     proposal = Proposal.objects.create(study=study, parent=parent, name=name, definition=definition, proposer=user,
                                        quote=quote)
     proposal.examples.set(examples)
@@ -61,12 +62,12 @@ def cast_vote(proposal: Proposal, user, yes: bool, comment: str = "") -> Proposa
     """Record a vote; one no rejects at once; the last yes passes. Returns the proposal as it now stands."""
     proposal = Proposal.objects.select_for_update().get(pk=proposal.pk)
     if not proposal.is_open:
-        raise ProposalError(f"proposal: it is {proposal.get_status_display().lower()}; votes can no longer be cast")
+        raise ProposalError("proposal", f"it is {proposal.get_status_display().lower()}; votes can no longer be cast")
     ballot = Vote.objects.filter(proposal=proposal, voter=user).first()
     if ballot is None:
         raise PermissionDenied("Only the members who belonged to the study when the proposal opened vote on it.")
     if ballot.choice is not None:
-        raise ProposalError("vote: you have voted on this proposal already; a vote cannot be changed")
+        raise ProposalError("vote", "you have voted on this proposal already; a vote cannot be changed")
     ballot.choice, ballot.comment, ballot.cast_at = yes, comment.strip(), timezone.now()
     ballot.save(update_fields=["choice", "comment", "cast_at"])
     if not yes:
@@ -88,8 +89,8 @@ def lapse(proposal: Proposal, user, reason: str) -> Proposal:
         raise PermissionDenied("Only the study's lead closes a proposal as lapsed.")
     proposal = Proposal.objects.select_for_update().get(pk=proposal.pk)
     if not proposal.is_open:
-        raise ProposalError("proposal: only an open proposal can lapse")
+        raise ProposalError("proposal", "only an open proposal can lapse")
     if not reason.strip():
-        raise ProposalError("reason: say why the proposal lapses")
+        raise ProposalError("reason", "say why the proposal lapses")
     _close(proposal, Proposal.Status.LAPSED, reason.strip())
     return proposal

@@ -41,7 +41,7 @@ def change(request: HtmxHttpRequest, study_id: int, category_id: int):
             codes = data["others"]
             others = list(study.taxonomy.categories.filter(code__in=codes).values_list("pk", flat=True))
             if len(others) != len(codes):
-                raise CodebookError("others: some of those codes are not in this codebook")
+                raise CodebookError("others", "some of those codes are not in this codebook")
             changes.merge(study, request.user, [category_id, *others], data["name"], data["definition"], reason,
                           **expected)
         else:

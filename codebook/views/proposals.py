@@ -38,8 +38,7 @@ def proposals(request: HtmxHttpRequest, study_id: int):
                                          example_ids=reports_numbered(study, data["examples"]),
                                          quote=quote_of(study, request.POST.get("quote", "")))
             except ProposalError as exc:
-                field, _, message = str(exc).partition(": ")
-                form.add_error(field if field in form.fields else None, message)
+                exc.add_to(form)
             else:
                 messages.success(request, "Proposal opened; every member is asked to vote.")
                 return redirect("codebook:proposal", study_id=study.pk, proposal_id=proposal.pk)
@@ -70,7 +69,7 @@ def proposal(request: HtmxHttpRequest, study_id: int, proposal_id: int):
             elif action == "apply":
                 revision = parse_id(request.POST.get("revision"))
                 if revision is None:
-                    raise CodebookError("revision: the form did not say which codebook revision it was shown "
+                    raise CodebookError("revision", "the form did not say which codebook revision it was shown "
                                         "for; reload the page")
                 changes.apply_proposal(item, request.user, request.POST.get("reason", ""), revision)
                 messages.success(request, "Added to the codebook.")

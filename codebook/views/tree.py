@@ -80,7 +80,7 @@ def details(request: HtmxHttpRequest, study_id: int, category_id: int):
             if request.POST.get("remove"):
                 detail_id = parse_id(request.POST["remove"])
                 if detail_id is None:
-                    raise CodebookError(f"remove: {request.POST['remove'][:40]!r} is not a detail's id")
+                    raise CodebookError("remove", f"{request.POST['remove'][:40]!r} is not a detail's id")
                 remove_detail(study, request.user, detail_id)
             else:
                 add_detail(study, request.user, category, request.POST.get("text", ""),

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Decision, Round, Study
-from annotation.services.adjudication import needing_decision
+from annotation.selectors.votes import needing_decision
 from annotation.services.phases import PhaseError, advance
 from tests.factories import category, label_with
 

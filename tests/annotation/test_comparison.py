@@ -8,8 +8,8 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from annotation.comparison import compare_study, labels_at, subsets_by
 from annotation.models import Assignment, Decision, Subset
+from annotation.selectors.comparison import ComparisonError, compare_study, labels_at, subsets_by
 from annotation.services.subsets import draw_baseline
 from concord.once import new_token
 from ingest.models import Keyword, KeywordList
@@ -109,7 +109,7 @@ def test_small_subsets_warn_and_use_an_exact_test(client_as, lead, annotator_a):
 
 
 def test_the_lead_defines_subsets_by_combined_rules_or_a_list(client_as, two_sources, lead):
-    from annotation.comparison import ComparisonError
+
     from annotation.services.subsets import define_subset
 
     llama_in_vllm = define_subset(two_sources, "llama in vLLM", sources=["vllm-project/vllm"], keyword="llama")

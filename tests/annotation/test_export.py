@@ -6,7 +6,7 @@ import io
 import pytest
 from django.urls import reverse
 
-from annotation.exports import CSV_COLUMNS
+from annotation.exports.labels import CSV_COLUMNS
 from tests.factories import label_with
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,9 @@ from django.urls import reverse
 
 from agreement.reports import study_agreement
 from annotation.permissions import can_view_all_labels, labels_blind
-from annotation.selectors import labels_of_report, raters
-from annotation.services.adjudication import current_votes
+from annotation.selectors.history import label_changes
+from annotation.selectors.labels import labels_of_report, raters
+from annotation.selectors.votes import current_votes
 from annotation.services.labels import LabelError, stop_labeling
 from annotation.services.phases import advance
 from annotation.services.studies import StudyError, update_settings
@@ -61,6 +62,10 @@ def test_the_labels_of_a_report_are_read_through_the_blind_rule(blind, lead, ann
     assert not labels_of_report(lead, study, first).exists()
     assert not labels_of_report(annotator_a, study, first).exists()
     assert sorted(labels_of_report(admin, study, first).values_list("note", flat=True)) == [
+        "SECRET-NOTE-OF-ALICE", "SECRET-NOTE-OF-BOB", "lead's own"]
+    # The labels' history too: read through the same rule, whoever calls it.
+    assert len(label_changes(lead, study)) == 0 and len(label_changes(annotator_a, study)) == 0
+    assert sorted(c.note_after for c in label_changes(admin, study)) == [
         "SECRET-NOTE-OF-ALICE", "SECRET-NOTE-OF-BOB", "lead's own"]
 
 

@@ -7,7 +7,7 @@ import pytest
 from django.core.exceptions import PermissionDenied
 from django.urls import reverse
 
-from annotation.models import Assignment, Label, Queue, ReviewItem, Round, Study
+from annotation.models import Assignment, Label, Queue, Round, Study, TiedReport
 from annotation.services.labels import LabelError, LabelInput, submit_label
 from annotation.services.phases import PhaseError, advance
 from annotation.services.studies import create_study
@@ -115,7 +115,7 @@ def test_review_takes_the_tied_reports_and_keeps_independent_labels_apart(lead, 
             label_with(person, study, issue, code)
     advance(study, lead)
     review = study.rounds.get(kind=Round.Kind.REVIEW)
-    items = {item.issue_id: item.levels for item in ReviewItem.objects.filter(round=review)}
+    items = {item.issue_id: item.levels for item in TiedReport.objects.filter(round=review)}
     assert items == {tied.pk: ["type"], theme_tie.pk: ["theme"]}
     # A re-label in review is a label of the review round; the independent one stays as it was.
     label_with(annotator_b, study, theme_tie, "C.1", round=review, note="convinced by the thread")

@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from annotation.models import Decision
-from annotation.statistics import figure3, parse_groups, share, table1
+from annotation.selectors.statistics import figure3, parse_groups, share, table1
 from tests.factories import category, make_issue, make_source, make_study
 
 pytestmark = pytest.mark.django_db

@@ -10,10 +10,10 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from agreement.reports import agreement_figures, study_agreement
-from annotation.models import Label, Study
-from annotation.selectors import agreement_round
+from annotation.models import Label, Study, TiedReport
+from annotation.selectors.statistics import as_json
+from annotation.selectors.studies import agreement_round
 from annotation.services.phases import advance
-from annotation.statistics import as_json
 from codebook.services import changes
 from codebook.services.proposals import cast_vote as vote
 from codebook.services.proposals import open_proposal
@@ -109,17 +109,20 @@ def test_a_version_1_file_written_before_the_interviews_app_restores_its_intervi
     call_command("export_study", finished.name, str(path))
     lines = [json.loads(line) for line in gzip.open(path, "rt")]
     assert lines[0]["version"] == 2 and {"interviews.quote", "interviews.participant"} <= {r["kind"] for r in lines[1:]}
-    # As a Concord of version 1 wrote it: the interview records were the taxonomy app's, and summary reviews
-    # were not carried.
+    # As a Concord of version 1 wrote it: the interview records were the taxonomy app's, a tied report was a
+    # review item, and summary reviews were not carried.
     lines = [r for r in lines if r.get("kind") != "ingest.summaryreview"]
     lines[0]["version"], lines[-1]["records"] = 1, len(lines) - 2
     for record in lines[1:]:
-        record["kind"] = record["kind"].replace("interviews.", "taxonomy.").replace("codebook.", "taxonomy.")
+        record["kind"] = record["kind"].replace("interviews.", "taxonomy.").replace("codebook.", "taxonomy.").replace(
+            "annotation.tiedreport", "annotation.reviewitem")
     with gzip.open(old, "wt") as f:
         f.write("".join(json.dumps(r) + "\n" for r in lines))
     call_command("flush", "--no-input")
     call_command("import_study", str(old))
-    change = Study.objects.get(name=finished.name).taxonomy.changes.get(kind="rename")
+    study = Study.objects.get(name=finished.name)
+    assert TiedReport.objects.filter(round__study=study).exists()
+    change = study.taxonomy.changes.get(kind="rename")
     assert change.quote.text == "Memory ran out at 70B." and change.quote.session.participant.code == "U1"
 
 

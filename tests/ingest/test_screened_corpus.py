@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 from django.urls import reverse
 
-from annotation.selectors import majority_types
+from annotation.selectors.labels import majority_types
 from ingest.models import Source, Summary
 from ingest.selectors import decisions, source_report
 from ingest.services.screening import cast_vote, draw_stratum_sample

@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from agreement.reports import LEVELS, agreement_figures, study_agreement
 from annotation.models import Study
-from annotation.selectors import agreement_round
+from annotation.selectors.studies import agreement_round
 
 
 def _num(value) -> str:

@@ -4,8 +4,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.comparison import LEVELS, RULES, ComparisonError, as_dict, compare_study
 from annotation.models import Study
+from annotation.selectors.comparison import LEVELS, RULES, ComparisonError, as_dict, compare_study
 
 
 class Command(BaseCommand):

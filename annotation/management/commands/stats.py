@@ -5,7 +5,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Study
-from annotation.statistics import as_json, parse_groups
+from annotation.selectors.statistics import as_json, parse_groups
 
 
 class Command(BaseCommand):

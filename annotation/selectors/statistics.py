@@ -10,7 +10,7 @@ from ingest.models import Source
 from ingest.selectors import source_report
 from taxonomy.models import Category
 
-from .models import Decision, Study
+from ..models import Decision, Study
 
 NO_FINAL = "no final label"
 

@@ -7,16 +7,12 @@ from dataclasses import dataclass
 from django.db.models import F, Window
 from django.db.models.functions import Lag
 
-from concord.csv_stream import csv_lines
 from taxonomy.models import Category
 
-from .models import NOT_RELEVANT, Label, Study
+from ..models import NOT_RELEVANT, Label, Study
+from ..permissions import can_view_history
 
 KINDS = {"+": "created", "~": "changed", "-": "deleted"}
-HISTORY_COLUMNS = [
-    "study", "round", "source", "number", "annotator", "changed_at", "changed_by", "kind",
-    "before", "after", "note_before", "note_after",
-]
 _TRACKED = ["is_relevant", "type_id", "theme_id", "sub_theme_id", "note"]
 
 
@@ -44,8 +40,8 @@ def _code(codes: dict[int, str], relevant, type_id, theme_id, sub_id) -> str:
     return codes.get(sub_id or theme_id or type_id, "")
 
 
-def _records(study: Study, issue_id: int | None = None):
-    history = Label.history.filter(study_id=study.pk)
+def _records(study: Study, issue_id: int | None, allowed: bool):
+    history = Label.history.filter(study_id=study.pk) if allowed else Label.history.none()
     if issue_id is not None:
         history = history.filter(issue_id=issue_id)
     lag = {f"prev_{name}": Window(Lag(name), partition_by=[F("id")], order_by=[F("history_date").asc(),
@@ -64,8 +60,8 @@ def _records(study: Study, issue_id: int | None = None):
 class _Changes:
     """A lazily sliced sequence, so the paginator reads one page of history, not all of it."""
 
-    def __init__(self, study: Study, issue_id: int | None):
-        self.records = _records(study, issue_id)
+    def __init__(self, study: Study, issue_id: int | None, allowed: bool):
+        self.records = _records(study, issue_id, allowed)
         self.codes = dict(Category.objects.filter(taxonomy=study.taxonomy_id).values_list("pk", "code"))
 
     def count(self) -> int:
@@ -96,15 +92,8 @@ class _Changes:
             yield self._change(row)
 
 
-def label_changes(study: Study, issue_id: int | None = None) -> _Changes:
-    """Newest first. A change's "before" is the label's previous stored version; a creation has none."""
-    return _Changes(study, issue_id)
+def label_changes(viewer, study: Study, issue_id: int | None = None) -> _Changes:
+    """Newest first. A change's "before" is the label's previous stored version; a creation has none. Empty for
+    a viewer who may not see the history (annotation.permissions.can_view_history: the blind rule included)."""
+    return _Changes(study, issue_id, can_view_history(viewer, study))
 
-
-def history_csv_rows(study: Study) -> Iterator[str]:
-    rows = (
-        [study.name, c.round, *c.issue.rsplit("#", 1), c.annotator, c.changed_at.isoformat(), c.changed_by,
-         c.kind, c.before, c.after, c.note_before, c.note_after]
-        for c in label_changes(study)
-    )
-    return csv_lines(HISTORY_COLUMNS, rows)

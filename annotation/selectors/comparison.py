@@ -11,12 +11,13 @@ from django.db.models import Count
 
 from agreement.contingency import Comparison, compare
 from agreement.ties import final_label
+from concord.errors import FieldError
 from ingest.models import Keyword
 from taxonomy.models import Category
 
-from .models import NOT_RELEVANT, Decision, Study, Subset
-from .selectors import screening_verdicts
-from .services.adjudication import current_votes
+from ..models import NOT_RELEVANT, Decision, Study, Subset
+from .labels import screening_verdicts
+from .votes import current_votes
 
 RULES = {
     "source": "source repository",
@@ -31,8 +32,8 @@ GROUP_ORDER = [Keyword.Origin.MODEL_NAME, Keyword.Origin.FRAMEWORK_API, Keyword.
                Keyword.Origin.HARDWARE_PRECISION, Keyword.Origin.OTHER]
 
 
-class ComparisonError(ValueError):
-    pass
+class ComparisonError(FieldError):
+    """A comparison or subset that cannot be made."""
 
 
 def labels_at(study: Study, level: str) -> dict[int, str]:
@@ -64,7 +65,7 @@ def labels_at(study: Study, level: str) -> dict[int, str]:
 
 def subsets_by(study: Study, by: str) -> dict[str, set[int]]:
     if by not in RULES:
-        raise ComparisonError(f"by: one of {', '.join(RULES)}")
+        raise ComparisonError("by", f"one of {', '.join(RULES)}")
     issues = study.issues.all()
     groups: dict[str, set[int]] = defaultdict(set)
     if by == "source":
@@ -102,7 +103,7 @@ def subsets_by(study: Study, by: str) -> dict[str, set[int]]:
 
 def compare_study(study: Study, by: str, level: str = "theme", *, seed: int = 0) -> Comparison:
     if level not in LEVELS:
-        raise ComparisonError(f"level: one of {', '.join(LEVELS)}")
+        raise ComparisonError("level", f"one of {', '.join(LEVELS)}")
     labels = labels_at(study, level)
     groups = subsets_by(study, by)
     names = sorted(groups)

@@ -5,7 +5,7 @@ from collections.abc import Iterator
 
 from concord.csv_stream import csv_lines
 
-from .models import Label, Study
+from ..models import Label, Study
 
 CSV_COLUMNS = [
     "study", "round", "round_kind", "source", "number", "url", "title", "annotator", "relevant",
