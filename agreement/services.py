@@ -1,4 +1,4 @@
-"""Computing a round's agreement and keeping it as a snapshot."""
+"""Computing a round's agreement and keeping it as a snapshot (read back by agreement.selectors)."""
 from __future__ import annotations
 
 import time
@@ -19,10 +19,3 @@ def snapshot(round: Round, level: str = "theme", by=None) -> AgreementSnapshot:
         figures=figures, computed_by=by, seconds=time.perf_counter() - started,
     )
 
-
-def latest(study, level: str) -> AgreementSnapshot | None:
-    return AgreementSnapshot.objects.filter(study=study, level=level).order_by("-computed_at", "-id").first()
-
-
-def history(study, level: str) -> list[AgreementSnapshot]:
-    return list(AgreementSnapshot.objects.filter(study=study, level=level).order_by("computed_at", "id"))

@@ -14,7 +14,8 @@ from annotation.selectors.studies import agreement_round
 from concord.http import HtmxHttpRequest
 
 from .reports import LEVELS
-from .services import history, latest, snapshot
+from .selectors import history, latest
+from .services import snapshot
 
 
 def _level(request) -> str:
@@ -32,11 +33,11 @@ def study_agreement_page(request: HtmxHttpRequest, study_id: int):
     context = {"study": study, "round": round, "level": level, "level_name": level.replace("_", "-"),
                "levels": [(lv, lv.replace("_", "-")) for lv in LEVELS]}
     if round is not None:
-        current = latest(study, level)
+        current = latest(request.user, study, level)
         if current is None or current.round_id != round.pk:
             current = snapshot(round, level, by=request.user)
         figures = current.figures
-        snapshots = history(study, level)
+        snapshots = history(request.user, study, level)
         context.update({
             "snapshot": current, "figures": figures,
             "labels_now": counted_labels(Label.objects.filter(round=round)).count(),
