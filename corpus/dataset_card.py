@@ -6,7 +6,8 @@ from django.db.models import Count, Max, Min
 from django.utils import timezone
 
 from annotation.models import Decision, Study
-from annotation.selectors.labels import final_label_counts, raters
+from annotation.selectors.final_labels import final_label_counts
+from annotation.selectors.labels import raters
 from annotation.selectors.studies import agreement_round
 from ingest.models import Source
 from ingest.selectors import source_report

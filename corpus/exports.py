@@ -12,7 +12,8 @@ from django.utils import timezone
 
 from agreement.reports import agreement_figures, study_agreement
 from annotation.models import NOT_RELEVANT, Decision, Label, Study
-from annotation.selectors.labels import final_label_counts, screening_verdicts
+from annotation.selectors.final_labels import final_label_counts
+from annotation.selectors.labels import screening_verdicts
 from annotation.selectors.studies import agreement_round
 from concord.csv_stream import csv_lines
 from ingest.models import Issue, Summary

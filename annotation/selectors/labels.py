@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from django.db.models import Count, Exists, OuterRef, QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 
 from agreement.ties import modal_label
 from ingest.models import Source
 from ingest.selectors import decisions as screening_decisions
 
-from ..models import Decision, Label, Membership, Queue, Round, Study
+from ..models import Label, Membership, Queue, Round, Study
 from ..permissions import can_view_all_labels
 
 
@@ -73,11 +73,6 @@ def raters(round: Round) -> list[Rater]:
         else:
             people.append(Rater(username, role, True, False, "blind"))
     return people
-
-
-def final_label_counts(study: Study) -> dict[str, int]:
-    """How many final labels each way of reaching them gave (majority, consensus, lead, imported)."""
-    return dict(Decision.objects.filter(study=study).order_by().values_list("method").annotate(n=Count("pk")))
 
 
 def majority_types(source_ids) -> dict[int, str]:

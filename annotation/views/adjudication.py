@@ -16,6 +16,7 @@ from ..access import get_study_for
 from ..forms import NOT_RELEVANT_CHOICE, LabelForm
 from ..models import Comment, Decision
 from ..permissions import can_manage_seeing_labels
+from ..selectors.final_labels import final_label_counts, final_label_of, lead_decisions
 from ..selectors.labels import labels_of_report
 from ..selectors.votes import needing_decision
 from ..services.adjudication import decide, decision_version
@@ -33,10 +34,10 @@ def adjudication_list(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_manage_seeing_labels)
     waiting = needing_decision(study) if study.phase == study.Phase.ADJUDICATION else {}
     issues = {i.pk: i for i in study.issues.filter(pk__in=list(waiting)).select_related("source")}
-    decided = (Decision.objects.filter(study=study, method=Decision.Method.LEAD)
-               .select_related("issue__source", "type", "theme", "sub_theme", "decided_by").order_by("-decided_at"))
-    context = {"study": study, "waiting": [(issues[i], levels) for i, levels in waiting.items()], "decided": decided,
-               "counts": {m.label: Decision.objects.filter(study=study, method=m).count() for m in Decision.Method}}
+    made = final_label_counts(study)
+    context = {"study": study, "waiting": [(issues[i], levels) for i, levels in waiting.items()],
+               "decided": lead_decisions(request.user, study),
+               "counts": {m.label: made.get(m.value, 0) for m in Decision.Method}}
     return render(request, "annotation/adjudication_list.html", context)
 
 
@@ -54,7 +55,7 @@ def _initial(decision: Decision | None, form) -> dict:
 def adjudicate(request: HtmxHttpRequest, study_id: int, issue_id: int):
     study = get_study_for(request, study_id, can_manage_seeing_labels)
     issue = get_object_or_404(study.issues.select_related("source"), pk=issue_id)
-    decision = Decision.objects.filter(study=study, issue=issue).first()
+    decision = final_label_of(request.user, study, issue)
     form = DecisionForm(request.POST or None)
     error = ""
     if request.method == "POST":

@@ -21,7 +21,7 @@ from ..exports.labels import label_csv_rows
 from ..forms import StudySettingsForm, StudySetupForm
 from ..models import Decision, Study
 from ..permissions import can_export, can_manage, can_view_agreement, is_lead, labels_blind, role_in
-from ..selectors.labels import final_label_counts
+from ..selectors.final_labels import final_label_counts
 from ..selectors.queue import progress_for
 from ..selectors.studies import current_round, studies_for
 from ..services.labels import LabelError
