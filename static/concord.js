@@ -37,18 +37,170 @@
     };
     show("theme", f.querySelector("input[name=type]:checked"));
     show("sub_theme", f.querySelector("input[name=theme]:checked"));
+    showChosen(f);
+  }
+
+  // What a radio stands for, as the lists show it: "C.9 Code Quality" ("Bug" for a type).
+  function nameOf(radio) {
+    const label = radio.closest("label");
+    const name = label && label.querySelector(".name");
+    const code = radio.name === "type" ? "" : (radio.dataset.code || "");
+    return [code, name ? name.textContent.trim() : ""].filter(Boolean).join(" ");
+  }
+
+  // The sticky line under the lists: the path chosen so far, beside Save, so neither scrolls out of view.
+  function showChosen(f) {
+    const line = f.querySelector("[data-chosen]");
+    if (!line) return;
+    const path = ["type", "theme", "sub_theme"].map((n) => f.querySelector(`input[name=${n}]:checked`))
+      .filter(Boolean).map(nameOf);
+    line.textContent = path.length ? path.join(" › ") : "Nothing chosen yet";
+  }
+
+  function pick(radio) {
+    radio.checked = true;
+    radio.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+
+  // Keys come from codes (C.11 is 11, C.9.ii is 2), so they stay put when the codebook grows or shrinks. A key
+  // of two digits is typed as two digits in quick succession: 1 then 1 within MORE_DIGITS_MS picks 11 if the
+  // list has it, else the second 1 goes to the next list as before.
+  const MORE_DIGITS_MS = 800;
+  let typed = null;  // { set, digits, at }
+
+  function keyed(set, key) { return set.querySelector(`input[type=radio][data-key="${key}"]`); }
+
+  function longerKeys(set, prefix) {
+    return Array.from(set.querySelectorAll("input[type=radio][data-key]"))
+      .some((r) => r.dataset.key.length > prefix.length && r.dataset.key.startsWith(prefix));
   }
 
   function choose(f, digit) {
+    const now = Date.now();
+    if (typed && now - typed.at < MORE_DIGITS_MS && !typed.set.hidden) {
+      const digits = typed.digits + digit;
+      const radio = keyed(typed.set, digits);
+      if (radio || longerKeys(typed.set, digits)) {
+        if (radio) pick(radio);
+        typed = longerKeys(typed.set, digits) ? { set: typed.set, digits, at: now } : null;
+        return true;
+      }
+    }
+    typed = null;
     const sets = visibleSets(f);
     const set = sets.find((s) => !s.querySelector("input:checked")) || sets[sets.length - 1];
     if (!set) return false;
-    const radio = set.querySelectorAll("input[type=radio]")[digit === 0 ? 9 : digit - 1];
-    if (!radio) return false;
-    radio.checked = true;
-    radio.dispatchEvent(new Event("change", { bubbles: true }));
-    return true;
+    const radio = keyed(set, String(digit));
+    if (radio) pick(radio);
+    if (longerKeys(set, String(digit))) typed = { set, digits: String(digit), at: now };
+    return Boolean(radio || typed);
   }
+
+  // ---- find a category by code or name, as command palettes do: "/" opens it, Enter picks the whole path ----
+  function choicePaths(f) {
+    return Array.from(f.querySelectorAll("#choices input[type=radio]")).map((radio) => {
+      const chain = [radio];
+      let set = radio.closest("fieldset");
+      while (set && set.dataset.parent) {
+        const above = set.dataset.level === "theme" ? "type" : "theme";
+        const parent = f.querySelector(`input[name=${above}][value="${CSS.escape(set.dataset.parent)}"]`);
+        if (!parent) break;
+        chain.unshift(parent);
+        set = parent.closest("fieldset");
+      }
+      return { chain, code: (radio.dataset.code || "").toLowerCase(), text: chain.map(nameOf).join(" › ") };
+    });
+  }
+
+  function matches(f, query) {
+    const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+    if (!words.length) return [];
+    const rank = (p) => (p.code === words[0] ? 0 : p.code.startsWith(words[0]) ? 1 : 2);
+    return choicePaths(f).filter((p) => words.every((w) => p.text.toLowerCase().includes(w) || p.code.startsWith(w)))
+      .sort((a, b) => rank(a) - rank(b)).slice(0, 12);
+  }
+
+  function palette() { return document.getElementById("palette"); }
+
+  function openPalette(f) {
+    const box = palette();
+    if (!box) return;
+    box.hidden = false;
+    const input = box.querySelector("input");
+    input.value = "";
+    listMatches(f, "");
+    input.focus();
+  }
+
+  function closePalette() {
+    const box = palette();
+    if (box) box.hidden = true;
+  }
+
+  let found = [];
+  let active = 0;
+
+  function listMatches(f, query) {
+    const list = document.getElementById("palette-list");
+    found = matches(f, query);
+    active = 0;
+    list.textContent = "";
+    found.forEach((p, i) => {
+      const item = document.createElement("li");
+      item.id = `palette-${i}`;
+      item.setAttribute("role", "option");
+      item.textContent = p.text;
+      item.dataset.index = String(i);
+      list.appendChild(item);
+    });
+    markActive();
+  }
+
+  function markActive() {
+    const input = palette().querySelector("input");
+    document.querySelectorAll("#palette-list [role=option]").forEach((item, i) => {
+      item.setAttribute("aria-selected", String(i === active));
+      if (i === active) input.setAttribute("aria-activedescendant", item.id);
+    });
+  }
+
+  function pickPath(f, path) {
+    path.chain.forEach(pick);
+    closePalette();
+    if (document.activeElement) document.activeElement.blur();
+  }
+
+  document.addEventListener("focusout", (event) => {
+    const box = palette();
+    if (box && event.target.id === "palette-input" && !box.contains(event.relatedTarget)) closePalette();
+  });
+
+  document.addEventListener("input", (event) => {
+    if (event.target.id === "palette-input") listMatches(form(), event.target.value);
+  });
+  document.addEventListener("mousedown", (event) => {
+    const item = event.target.closest("#palette-list [role=option]");
+    if (!item) return;
+    event.preventDefault();
+    pickPath(form(), found[Number(item.dataset.index)]);
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.target.id !== "palette-input") return;
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      event.preventDefault();
+      if (found.length) active = (active + (event.key === "ArrowDown" ? 1 : found.length - 1)) % found.length;
+      markActive();
+    } else if (event.key === "Enter") {
+      event.preventDefault();  // not the label form's submit: Enter here picks
+      event.stopImmediatePropagation();
+      if (found[active]) pickPath(form(), found[active]);
+    } else if (event.key === "Escape") {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      closePalette();
+      event.target.blur();
+    }
+  }, true);
 
   function undo(f) {
     const checked = visibleSets(f).map((s) => s.querySelector("input:checked")).filter(Boolean);
@@ -115,8 +267,10 @@
     if (f) f.dataset.ready = "1";
   });
 
-  // Saved: the draft goes; the next report's title takes the focus, so a screen reader reads it out.
+  // Saved: the draft goes; the next report's title takes the focus, so a screen reader reads it out, and
+  // "Saved." stays on the next report until the next action there.
   let pendingKey = null;
+  let saved = false;
   document.addEventListener("htmx:beforeRequest", (event) => {
     if (event.target.id === "label-form") pendingKey = draftKey();
   });
@@ -125,14 +279,32 @@
     // A saved label answers with HX-Location (htmx leaves detail.successful unset for such answers).
     if (event.target.id === "label-form" && xhr && xhr.status < 400 && xhr.getResponseHeader("HX-Location")) {
       clearDraft(pendingKey);
+      saved = true;
       say("Saved.");
     }
   });
   document.addEventListener("htmx:afterSwap", (event) => {
     if (event.target.id !== "workspace" && !(event.detail.target && event.detail.target.id === "workspace")) return;
+    if (saved && !document.querySelector("#status .error")) say("Saved.");
+    saved = false;
     const title = document.querySelector("#workspace h1");
     if (title) title.focus({ preventScroll: true });
   });
+
+  function clearSaved() {
+    const status = document.getElementById("status");
+    if (status && !status.querySelector(".error") && status.textContent === "Saved.") status.textContent = "";
+  }
+
+  // Enter pressed just as the next report arrives, before htmx has taken over its form, would post it the old
+  // way (a whole page, at the form's address): such a submit waits until htmx is ready for the form.
+  document.addEventListener("submit", (event) => {
+    const f = event.target;
+    if (f.id !== "label-form" || f.dataset.ready) return;
+    event.preventDefault();
+    document.addEventListener("htmx:load", () => { if (f.isConnected && f.dataset.ready) f.requestSubmit(); },
+      { once: true });
+  }, true);
   // A lost connection or a server error leaves the form as it was, the draft in place, and says so.
   document.addEventListener("htmx:sendError", () => {
     say("Not saved: the connection was lost. Your choices are kept here; press Enter to try again.", true);
@@ -170,8 +342,12 @@
     }
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const key = event.key;
+    if (key !== "Enter" && key !== "?") clearSaved();
     if (/^[0-9]$/.test(key)) {
       if (choose(f, Number(key))) event.preventDefault();
+    } else if (key === "/") {
+      event.preventDefault();
+      openPalette(f);
     } else if (key === "Enter") {
       if (event.target.tagName === "BUTTON" || event.target.tagName === "A") return;  // their own Enter
       event.preventDefault();

@@ -12,3 +12,34 @@ def roman(n: int) -> str:
             out.append(letters)
             n -= value
     return "".join(out)
+
+
+def _from_roman(text: str) -> int | None:
+    values = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
+    if not text or any(ch not in values for ch in text):
+        return None
+    total = 0
+    for ch, after in zip(text, [*text[1:], ""], strict=True):
+        total += -values[ch] if after and values[after] > values[ch] else values[ch]
+    return total if total > 0 and roman(total) == text else None
+
+
+def number_of(code: str) -> int | None:
+    """The number a code gives its category among its siblings: A → 1, C.11 → 11, C.9.ii → 2; None when the
+    code does not follow the codebook's numbering."""
+    last = code.rsplit(".", 1)[-1]
+    if last.isdigit():
+        return int(last) or None
+    if "." not in code and len(last) == 1 and "A" <= last <= "Z":
+        return ord(last) - ord("A") + 1
+    return _from_roman(last)
+
+
+def keys_for(codes: list[str]) -> list[int]:
+    """The keyboard number of each sibling, from its code, so that a category keeps its key when others are
+    added, split off or retired (codes are never reused). Siblings whose codes do not all follow the numbering,
+    or clash, are numbered by position instead."""
+    numbers = [number_of(code) for code in codes]
+    if None in numbers or len(set(numbers)) != len(numbers):
+        return list(range(1, len(codes) + 1))
+    return numbers

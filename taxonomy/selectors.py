@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from .codes import keys_for
 from .models import Category, Taxonomy
 
 
@@ -15,8 +16,9 @@ def children_of(category: Category | None):
 
 
 def codebook_tree(taxonomy: Taxonomy, *, with_retired: bool = False, nodes=None) -> list[Category]:
-    """Types with `.kids` (themes) and themes with `.kids` (sub-themes), from one query. `nodes` may be a
-    queryset of the taxonomy's categories with extra work attached (prefetches)."""
+    """Types with `.kids` (themes) and themes with `.kids` (sub-themes), from one query, each with its keyboard
+    number among its siblings (`.key`, from its code). `nodes` may be a queryset of the taxonomy's categories
+    with extra work attached (prefetches)."""
     nodes = nodes if nodes is not None else Category.objects.filter(taxonomy=taxonomy)
     if not with_retired:
         nodes = nodes.filter(retired_at__isnull=True)
@@ -28,4 +30,8 @@ def codebook_tree(taxonomy: Taxonomy, *, with_retired: bool = False, nodes=None)
         # A live child of a retired parent has no parent in view when retired ones are left out.
         if node.parent_id in by_id:
             by_id[node.parent_id].kids.append(node)
-    return [n for n in nodes if n.parent_id is None]
+    types = [n for n in nodes if n.parent_id is None]
+    for siblings in [types, *(n.kids for n in nodes)]:
+        for node, key in zip(siblings, keys_for([n.code for n in siblings]), strict=True):
+            node.key = key
+    return types

@@ -129,7 +129,7 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "annotation:queue": (labeler, GET, None),
     "annotation:previous": (labeler, GET, {200, 302}),
     "annotation:issue_label": (labeler, GET, {200, 404}),
-    "annotation:label_submit": (labeler, POST, {400, 404}),
+    "annotation:label_submit": (labeler, POST, {302, 404}),
     "annotation:label_skip": (labeler, POST, {302, 400, 404}),
     "codebook:category_add": (viewer, POST, {302}),
     # Review and adjudication

@@ -11,6 +11,12 @@ def get_item(mapping: dict, key):
 
 
 @register.filter
+def next_key(siblings) -> int:
+    """The keyboard number after the siblings' own (for "Not relevant", after the types)."""
+    return max((node.key for node in siblings), default=0) + 1
+
+
+@register.filter
 def percent(value) -> str:
     """A share as a percentage with two decimals (0.2438 → "24.38 %")."""
     return "" if value is None else f"{100 * float(value):.2f} %"

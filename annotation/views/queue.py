@@ -1,11 +1,12 @@
 """The labeling screen: the annotator's next report, summary first, and the label form."""
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseLocation
 
 from concord.http import HtmxHttpRequest
@@ -117,8 +118,11 @@ def _to_next(request: HtmxHttpRequest, study):
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def label_submit(request: HtmxHttpRequest, study_id: int, issue_id: int):
+    if request.method == "GET":
+        # The form's own address, reached by a reload or a bookmark: the report's labeling page.
+        return redirect("annotation:issue_label", study_id=study_id, issue_id=issue_id)
     study, round = _labeling(request, study_id)
     form = LabelForm(request.POST)
     error = ""
@@ -134,10 +138,15 @@ def label_submit(request: HtmxHttpRequest, study_id: int, issue_id: int):
     assignment = assignment_of(request.user, round, issue_id)
     if assignment is None:
         raise Http404("This report is not in your queue for the current round.")
+    if not request.htmx:
+        # A whole-page post (no script, or one sent before the script was ready) goes back to the report's page
+        # with the message, so that the address bar never holds a post a reload would send again.
+        messages.error(request, f"Not saved: {error}")
+        return redirect("annotation:issue_label", study_id=study.pk, issue_id=issue_id)
     label = label_of(request.user, round, assignment.issue)
     context = _context(request, study, round, assignment, label=label, form=form, error=error)
     # htmx swaps only 2xx answers by default, so the form with its message comes back as 200 there.
-    return _render(request, context, status=200 if request.htmx else 400)
+    return _render(request, context)
 
 
 @login_required
@@ -149,8 +158,11 @@ def label_skip(request: HtmxHttpRequest, study_id: int, issue_id: int):
     if assignment is None:
         raise Http404("This report is not in your queue for the current round.")
     if not form.is_valid():
+        if not request.htmx:
+            messages.error(request, "Not skipped: say why you skip this report.")
+            return redirect("annotation:issue_label", study_id=study.pk, issue_id=issue_id)
         context = _context(request, study, round, assignment, error="Say why you skip this report.")
         context["skip_form"] = form
-        return _render(request, context, status=200 if request.htmx else 400)
+        return _render(request, context)
     skip(request.user, round, issue_id, form.cleaned_data["reason"])
     return _to_next(request, study)
