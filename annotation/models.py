@@ -64,6 +64,8 @@ class Membership(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     role = models.CharField(max_length=16, choices=Role.choices, default=Role.ANNOTATOR)
     joined_at = models.DateTimeField(auto_now_add=True)
+    # The codebook revision whose instructions the member has read; newer ones open on their next visit.
+    instructions_seen = models.PositiveIntegerField(default=0)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["study", "user"], name="membership_unique_user")]

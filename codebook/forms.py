@@ -4,22 +4,37 @@ import re
 
 from django import forms
 
-_REPORT = re.compile(r"(?:/issues/|#)?([A-Za-z0-9]+)\s*$")
+from concord.errors import FieldError
+
+# A number (GitHub's digits, Gitee's letters and digits), "#number", or an issue's URL.
+_REPORT = re.compile(r"(?:\S*/issues/|#)?([A-Za-z0-9]+)/?")
 
 
-def report_numbers(text: str) -> list[str]:
-    """The report numbers a field names, as numbers, #numbers or issue URLs, one per line or comma-separated."""
-    return [m.group(1) for part in re.split(r"[,\n]", text) if (m := _REPORT.search(part.strip()))]
+def report_numbers(text: str, field: str = "examples") -> list[str]:
+    """The report numbers a field names, as numbers, #numbers or issue URLs, one per line or comma-separated;
+    FieldError naming the line of anything else (a pasted list must not lose a report without a word)."""
+    numbers = []
+    for line_number, line in enumerate(text.splitlines(), 1):
+        for part in filter(None, (p.strip() for p in line.split(","))):
+            if not (m := _REPORT.fullmatch(part)):
+                raise FieldError(field, f"line {line_number}: {part[:80]!r} is not a report number, #number or "
+                                        "issue URL")
+            numbers.append(m.group(1))
+    return numbers
 
 
 class ProposalForm(forms.Form):
     parent = forms.IntegerField(widget=forms.Select)
     name = forms.CharField(max_length=300)
     definition = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
-    examples = forms.CharField(help_text="Report numbers or URLs of this study, one per line or comma-separated")
+    examples = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=20_000,
+                               help_text="Report numbers or URLs of this study, one per line or comma-separated")
 
     def clean_examples(self) -> list[str]:
-        return report_numbers(self.cleaned_data["examples"])
+        try:
+            return report_numbers(self.cleaned_data["examples"])
+        except FieldError as exc:
+            raise forms.ValidationError(exc.message) from exc
 
 
 class VoteForm(forms.Form):
@@ -65,3 +80,12 @@ class CategoryForm(forms.Form):
     # The codebook revision the page was shown at: a change made meanwhile (or a second click) refuses this one.
     revision = forms.IntegerField(min_value=0, widget=forms.HiddenInput, error_messages={
         "required": "The form did not say which codebook revision it was shown for; reload the page."})
+
+
+class InstructionsForm(forms.Form):
+    instructions = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 14}),
+                                   help_text="Markdown. Annotators see them on their first visit and with the "
+                                             "key i; a change opens them again for everyone.")
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=5000,
+                             error_messages={"required": "Say why: every change to the codebook needs a reason."})
+    revision = forms.IntegerField(min_value=1, max_value=2**31 - 1, widget=forms.HiddenInput)

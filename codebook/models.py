@@ -78,6 +78,7 @@ class ChangeLogEntry(models.Model):
         SPLIT = "split", "Split"
         MERGE = "merge", "Merge"
         RETIRE = "retire", "Retire"
+        INSTRUCTIONS = "instructions", "Instructions"
 
     taxonomy = models.ForeignKey(Taxonomy, on_delete=models.CASCADE, related_name="changes")
     revision = models.PositiveIntegerField()

@@ -9,6 +9,7 @@ from django.db.models import Count, Q
 from annotation.models import Label
 from annotation.permissions import can_view_all_labels
 from annotation.selectors.studies import current_round
+from concord.errors import FieldError
 from taxonomy.models import Category
 from taxonomy.selectors import codebook_tree
 
@@ -59,9 +60,15 @@ def notes_for(viewer, study, category: Category, limit: int = 500):
             .exclude(note="").select_related("annotator", "issue__source").order_by("-updated_at")[:limit])
 
 
-def reports_numbered(study, numbers: list[str]) -> list[int]:
-    """The ids of the study's reports with these numbers (numbers that name none are left out)."""
-    return list(study.issues.filter(number__in=numbers).values_list("pk", flat=True))
+def reports_numbered(study, numbers: list[str], field: str = "examples") -> list[int]:
+    """The ids of the study's reports with these numbers; FieldError naming those that are none of its reports."""
+    # A number may name reports of several sources: each is an example.
+    found = list(study.issues.filter(number__in=numbers).order_by("pk").values_list("number", "pk"))
+    present = {number for number, _ in found}
+    if missing := [n for n in dict.fromkeys(numbers) if n not in present]:
+        raise FieldError(field, f"{', '.join('#' + n for n in missing[:10])} "
+                                f"{'is not a report' if len(missing) == 1 else 'are not reports'} of this study")
+    return [pk for _, pk in found]
 
 
 class Tally(NamedTuple):

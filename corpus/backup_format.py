@@ -237,8 +237,13 @@ MOVED = {f"taxonomy.{model}": f"interviews.{model}"
 MOVED |= {f"taxonomy.{model}": f"codebook.{model}" for model in ("proposal", "vote", "changelogentry")}
 MOVED["annotation.reviewitem"] = "annotation.tiedreport"
 V2: dict[str, Kind] = {MOVED.get(kind, kind): spec for kind, spec in V1.items()}
-# Also new in version 2: the screeners' word on whether a summary was enough to judge its issue.
+# Also new in version 2: the screeners' word on whether a summary was enough to judge its issue; the study's
+# instructions to annotators, and which revision of them each member has read.
 V2["ingest.summaryreview"] = Kind(fields=("sufficient", "created_at", "updated_at"), fk=("summary", "reviewer"))
+V2["taxonomy.taxonomy"] = V1["taxonomy.taxonomy"]._replace(
+    fields=(*V1["taxonomy.taxonomy"].fields, "instructions", "instructions_revision"))
+V2["annotation.membership"] = V1["annotation.membership"]._replace(
+    fields=(*V1["annotation.membership"].fields, "instructions_seen"))
 
 FORMATS = {1: V1, 2: V2}
 # What each version's kinds are called in this Concord.

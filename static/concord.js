@@ -319,15 +319,23 @@
     return Boolean(el);
   }
 
+  function toggle(id) {
+    const dialog = document.getElementById(id);
+    if (!dialog) return false;
+    if (dialog.open) dialog.close(); else if (!document.querySelector("dialog[open]")) dialog.showModal();
+    return true;
+  }
+
   document.addEventListener("keydown", function (event) {
     const f = form();
-    const dialog = document.getElementById("shortcuts");
-    if (event.key === "?" && !isTyping(event.target)) {
-      if (dialog) dialog.open ? dialog.close() : dialog.showModal();
-      event.preventDefault();
-      return;
+    if ((event.key === "?" || event.key === "i") && !isTyping(event.target) && !event.ctrlKey && !event.metaKey) {
+      if (toggle(event.key === "?" ? "shortcuts" : "instructions")) {
+        event.preventDefault();
+        return;
+      }
+      if (event.key === "?") return;
     }
-    if (dialog && dialog.open) return;
+    if (document.querySelector("dialog[open]")) return;
     if (!f) {
       keyButtons(event);
       return;
@@ -400,10 +408,18 @@
   }
 
   document.addEventListener("click", function (event) {
-    if (event.target.closest("[data-action=help]")) {
-      const dialog = document.getElementById("shortcuts");
-      if (dialog) dialog.showModal();
-    }
+    if (event.target.closest("[data-action=help]")) toggle("shortcuts");
+    if (event.target.closest("[data-action=instructions]")) toggle("instructions");
+  });
+
+  // New instructions open by themselves; "I have read them" records it and closes them.
+  document.addEventListener("DOMContentLoaded", () => {
+    const dialog = document.querySelector("dialog[data-open-on-load]");
+    if (dialog) dialog.showModal();
+  });
+  document.addEventListener("htmx:afterRequest", (event) => {
+    const closing = event.target.closest && event.target.closest("form[data-closes-dialog]");
+    if (closing && event.detail.successful) closing.closest("dialog").close();
   });
 
   // A select marked data-submit-on-change sends its form when changed (no inline handlers: the CSP forbids them).

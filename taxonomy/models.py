@@ -17,6 +17,9 @@ class Taxonomy(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     # Each change (see ChangeLogEntry) makes a new revision; labels record the revision they were made under.
     revision = models.PositiveIntegerField(default=1)
+    # The lead's instructions to annotators (Markdown), changed like a category: with a reason, as a revision.
+    instructions = models.TextField(blank=True)
+    instructions_revision = models.PositiveIntegerField(default=0, help_text="The revision that last changed them")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["name", "version"], name="taxonomy_unique_version")]

@@ -153,7 +153,9 @@ def copy_codebook(taxonomy: Taxonomy, version: str) -> Taxonomy:
     """A study's own copy of a codebook, so that its pilot can shape it without touching other studies."""
     version = free_version(taxonomy.name, version)
     copy = Taxonomy.objects.create(name=taxonomy.name, version=version, source=taxonomy.source,
-                                   note=f"Copied from {taxonomy}. {taxonomy.note}".strip())
+                                   note=f"Copied from {taxonomy}. {taxonomy.note}".strip(),
+                                   instructions=taxonomy.instructions,
+                                   instructions_revision=1 if taxonomy.instructions else 0)
     new_of: dict[int, Category] = {}
     # Parents come before their children in (level, position) order: types, then themes, then sub-themes.
     order = {Category.Level.TYPE: 0, Category.Level.THEME: 1, Category.Level.SUB_THEME: 2}

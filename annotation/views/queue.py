@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -20,6 +20,7 @@ from ..models import Queue, Round
 from ..permissions import can_label, is_lead
 from ..selectors.queue import assignment_of, label_of, neighbour, next_assignment, progress_for
 from ..selectors.studies import current_round
+from ..services.instructions import instructions_unread, mark_instructions_read
 from ..services.labels import LabelError, submit_label
 from ..services.queues import skip
 from .review import review_context
@@ -68,8 +69,24 @@ def _context(request, study, round, assignment, *, label=None, form=None, error:
 
 
 def _render(request: HtmxHttpRequest, context: dict, status: int = 200):
-    template = "annotation/queue.html#workspace" if request.htmx else "annotation/queue.html"
-    return render(request, template, context, status=status)
+    if request.htmx:
+        return render(request, "annotation/queue.html#workspace", context, status=status)
+    # The whole page carries the study's instructions, open by themselves when they are new to this member.
+    study = context["study"]
+    context["instructions_unread"] = instructions_unread(request.user, study)
+    return render(request, "annotation/queue.html", context, status=status)
+
+
+@login_required
+@require_POST
+def instructions_read(request: HtmxHttpRequest, study_id: int):
+    study = get_study_for(request, study_id, can_label)
+    revision = parse_id(request.POST.get("revision"))
+    if revision is not None:
+        mark_instructions_read(request.user, study, revision)
+    if request.htmx:
+        return HttpResponse(status=204)
+    return redirect("annotation:queue", study_id=study.pk)
 
 
 @login_required

@@ -123,6 +123,29 @@ def clarify(study, user, category_id: int, reason: str, *, definition: str, incl
     return category
 
 
+# Long enough for a page of guidance with examples; a codebook's definitions carry the rest.
+INSTRUCTIONS_LIMIT = 50_000
+
+
+@transaction.atomic
+def set_instructions(study, user, text: str, reason: str, expected_revision: int | None = None) -> Taxonomy:
+    """The study's instructions to annotators (Markdown), as a new revision of its codebook: the change log keeps
+    every version, and each annotator sees the new ones on their next visit."""
+    taxonomy = _check(study, user, reason, expected_revision)
+    text = text.strip()
+    try:
+        fitted(text, "instructions", INSTRUCTIONS_LIMIT)
+    except FieldError as exc:
+        raise CodebookError(exc.field, exc.message) from exc
+    if text == taxonomy.instructions:
+        raise CodebookError("instructions", "they are the same as before; nothing was changed")
+    before = [{"instructions": taxonomy.instructions}]
+    _log(taxonomy, user, ChangeLogEntry.Kind.INSTRUCTIONS, before, [{"instructions": text}], reason)
+    taxonomy.instructions, taxonomy.instructions_revision = text, taxonomy.revision
+    taxonomy.save(update_fields=["instructions", "instructions_revision"])
+    return taxonomy
+
+
 def _retire(categories: list[Category]) -> None:
     now = timezone.now()
     ids = [c.pk for c in categories]

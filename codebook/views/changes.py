@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.access import get_study_for
 from annotation.permissions import can_manage, can_view_all_labels
@@ -14,7 +15,7 @@ from concord.http import HtmxHttpRequest
 from interviews.selectors import quote_of
 from taxonomy.services import CodebookError
 
-from ..forms import CategoryForm, ChangeForm
+from ..forms import CategoryForm, ChangeForm, InstructionsForm
 from ..services import changes
 
 
@@ -51,6 +52,32 @@ def change(request: HtmxHttpRequest, study_id: int, category_id: int):
     else:
         messages.success(request, "The codebook changed; the change log has the new revision.")
     return redirect("codebook:codebook", study_id=study.pk)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def instructions(request: HtmxHttpRequest, study_id: int):
+    """The study's instructions to annotators: every member reads them here; the lead changes them."""
+    study = get_study_for(request, study_id)
+    taxonomy = study.taxonomy
+    manages = can_manage(request.user, study)
+    form = InstructionsForm(request.POST or None, initial={"instructions": taxonomy.instructions,
+                                                           "revision": taxonomy.revision})
+    if request.method == "POST":
+        if not manages:
+            raise PermissionDenied
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                changes.set_instructions(study, request.user, data["instructions"], data["reason"],
+                                         expected_revision=data["revision"])
+            except CodebookError as exc:
+                exc.add_to(form)
+            else:
+                messages.success(request, "The instructions changed; annotators see them on their next visit.")
+                return redirect("codebook:instructions", study_id=study.pk)
+    return render(request, "codebook/instructions.html", {"study": study, "form": form, "manages": manages},
+                  status=400 if form.errors else 200)
 
 
 @login_required

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from annotation.access import get_study_for
 from annotation.permissions import can_label, can_manage
+from concord.errors import FieldError
 from concord.http import HtmxHttpRequest
 from concord.ids import parse_id
 from interviews.selectors import quote_of
@@ -37,7 +38,7 @@ def proposals(request: HtmxHttpRequest, study_id: int):
                                          definition=data["definition"],
                                          example_ids=reports_numbered(study, data["examples"]),
                                          quote=quote_of(study, request.POST.get("quote", "")))
-            except ProposalError as exc:
+            except (ProposalError, FieldError) as exc:
                 exc.add_to(form)
             else:
                 messages.success(request, "Proposal opened; every member is asked to vote.")

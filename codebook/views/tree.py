@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from annotation.access import get_study_for
 from annotation.permissions import can_manage, can_view_all_labels
 from concord.csv_stream import csv_response
+from concord.errors import FieldError
 from concord.http import HtmxHttpRequest
 from concord.ids import parse_id
 from interviews.selectors import quote_of
@@ -85,7 +86,7 @@ def details(request: HtmxHttpRequest, study_id: int, category_id: int):
             else:
                 add_detail(study, request.user, category, request.POST.get("text", ""),
                            reports_numbered(study, report_numbers(request.POST.get("examples", ""))))
-        except CodebookError as exc:
+        except (CodebookError, FieldError) as exc:
             messages.error(request, str(exc))
         return redirect("codebook:details", study_id=study.pk, category_id=category.pk)
     context = {

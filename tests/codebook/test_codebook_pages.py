@@ -70,7 +70,7 @@ def test_a_proposal_without_an_example_is_refused_with_a_message(client_as, own,
     c1 = own.taxonomy.categories.get(code="C.1")
     response = client_as(annotator_a).post(reverse("codebook:proposals", args=[own.pk]), {
         "parent": c1.pk, "name": "X", "definition": "Y", "examples": "999999"})
-    assert response.status_code == 400 and "at least one report" in response.content.decode()
+    assert response.status_code == 400 and "#999999 is not a report of this study" in response.content.decode()
     assert not Proposal.objects.exists()
 
 

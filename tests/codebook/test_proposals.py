@@ -6,6 +6,7 @@ import threading
 import pytest
 from django.core.exceptions import PermissionDenied
 from django.db import connection, connections
+from django.urls import reverse
 
 from annotation.services.studies import add_member
 from codebook.models import Proposal
@@ -135,3 +136,22 @@ def test_two_last_votes_at_once_give_exactly_one_outcome(study, lead, annotator_
     proposal.refresh_from_db()
     assert errors == [] and proposal.status == Proposal.Status.PASSED
     assert tally(proposal) == (4, 0, 0)
+
+
+def test_pasted_examples_keep_every_line_and_name_what_is_not_a_report(study, annotator_a, client_as):
+    """Issue 17, item 9: two pasted lines kept only the last report, without a word."""
+    one, two, _ = study.issues.order_by("created_at", "id")
+    parent = study.taxonomy.categories.get(code="C")
+    url = reverse("codebook:proposals", args=[study.pk])
+    form = {"parent": parent.pk, "name": "Tokenizer faults", "definition": "Wrong tokens."}
+    client = client_as(annotator_a)
+    response = client.post(url, {**form, "examples": f"#{one.number}\nnot a report"})
+    assert response.status_code == 400 and "line 2: &#x27;not a report&#x27; is not a report number" in \
+        response.content.decode()
+    response = client.post(url, {**form, "examples": f"{one.number}\n#{two.number}, 99999"})
+    assert response.status_code == 400 and "#99999 is not a report of this study" in response.content.decode()
+    assert not Proposal.objects.exists()
+    response = client.post(url, {**form, "examples": f"{one.url}\n#{two.number}\n"})
+    assert response.status_code == 302
+    assert set(Proposal.objects.get().examples.all()) == {one, two}
+    assert '<textarea name="examples"' in client.get(url).content.decode()

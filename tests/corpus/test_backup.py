@@ -110,10 +110,12 @@ def test_a_version_1_file_written_before_the_interviews_app_restores_its_intervi
     lines = [json.loads(line) for line in gzip.open(path, "rt")]
     assert lines[0]["version"] == 2 and {"interviews.quote", "interviews.participant"} <= {r["kind"] for r in lines[1:]}
     # As a Concord of version 1 wrote it: the interview records were the taxonomy app's, a tied report was a
-    # review item, and summary reviews were not carried.
+    # review item, and summary reviews and instructions were not carried.
     lines = [r for r in lines if r.get("kind") != "ingest.summaryreview"]
     lines[0]["version"], lines[-1]["records"] = 1, len(lines) - 2
     for record in lines[1:]:
+        for field in ("instructions", "instructions_revision", "instructions_seen"):
+            record.get("fields", {}).pop(field, None)
         record["kind"] = record["kind"].replace("interviews.", "taxonomy.").replace("codebook.", "taxonomy.").replace(
             "annotation.tiedreport", "annotation.reviewitem")
     with gzip.open(old, "wt") as f:
