@@ -1,8 +1,6 @@
 """Moving a study through its phases: pilot → independent → review → adjudication → closed (paper §4.2)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
@@ -12,41 +10,14 @@ from ingest.screening import seeded_sample
 
 from ..models import Membership, Queue, Round, Study, TiedReport
 from ..permissions import can_manage
+from ..selectors.phases import COMPLETE_BEFORE_CLOSING, NEXT_PHASE, Phase, missing_labels, open_round
 from ..selectors.votes import needing_decision, still_tied
 from .adjudication import finalize
 from .queues import fill_queues, plan_round, study_order
 
-Phase = Study.Phase
-NEXT_PHASE = {
-    Phase.PILOT: Phase.INDEPENDENT,
-    Phase.INDEPENDENT: Phase.REVIEW,
-    Phase.REVIEW: Phase.ADJUDICATION,
-    Phase.ADJUDICATION: Phase.CLOSED,
-}
-# Rounds whose queues must be finished before they close; re-labeling in review is optional.
-COMPLETE_BEFORE_CLOSING = {Round.Kind.PILOT, Round.Kind.INDEPENDENT}
-
 
 class PhaseError(ValueError):
     """A phase change that is refused; the message says why and what to do."""
-
-
-@dataclass(frozen=True)
-class Missing:
-    username: str
-    count: int
-
-
-def open_round(study: Study) -> Round | None:
-    return study.rounds.filter(closed_at__isnull=True).order_by("-number").first()
-
-
-def missing_labels(round: Round) -> list[Missing]:
-    """Who still has reports to label in the round, and how many."""
-    # A lead who stopped labeling to see everything has nothing more to give.
-    rows = (Queue.objects.filter(round=round, stopped_at__isnull=True).select_related("annotator")
-            .order_by("annotator__username"))
-    return [Missing(q.annotator.username, q.total - q.done) for q in rows if q.total > q.done]
 
 
 def _new_round(study: Study, kind: str) -> Round:

@@ -17,8 +17,8 @@ from ..access import get_study_for
 from ..forms import InvitationForm, MemberForm
 from ..models import Invitation, Queue
 from ..permissions import can_manage
+from ..selectors.phases import open_round
 from ..services.invitations import InvitationError, accept, invite, revoke, usable
-from ..services.phases import open_round
 from ..services.studies import add_member
 
 

@@ -22,11 +22,12 @@ from ..forms import StudySettingsForm, StudySetupForm
 from ..models import Decision, Study
 from ..permissions import can_export, can_manage, can_view_agreement, is_lead, labels_blind, role_in
 from ..selectors.final_labels import final_label_counts
+from ..selectors.phases import NEXT_PHASE, missing_labels, next_step, open_round
 from ..selectors.queue import progress_for
 from ..selectors.studies import current_round, studies_for
 from ..services.labels import LabelError
 from ..services.labels import stop_labeling as stop_labeling_blind
-from ..services.phases import NEXT_PHASE, PhaseError, advance, expected_state, missing_labels, open_round
+from ..services.phases import PhaseError, advance, expected_state
 from ..services.selection import Selection, SelectionError, select_reports
 from ..services.studies import StudyError, create_study, update_settings
 
@@ -61,6 +62,7 @@ def study_detail(request: HtmxHttpRequest, study_id: int):
         "phases": study.Phase.choices, "next_phase": NEXT_PHASE.get(study.phase),
         "progress": progress_for(request.user, round) if round else None,
         "missing": missing_labels(round) if round and manages else [],
+        "next_step": None,
         "rounds": study.rounds.order_by("number"),
         "can_see_agreement": can_view_agreement(request.user, study),
         "lead_blind": round is not None and is_lead(request.user, study) and labels_blind(request.user, study),
@@ -68,6 +70,7 @@ def study_detail(request: HtmxHttpRequest, study_id: int):
     }
     if manages and context["next_phase"]:
         context["next_phase_label"] = study.Phase(context["next_phase"]).label
+        context["next_step"] = next_step(study, round, context["missing"])
     return render(request, "annotation/study_detail.html", context)
 
 
@@ -80,8 +83,14 @@ def _finals(study) -> list[tuple[str, int]]:
 @require_POST
 def study_advance(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_manage)
+    if request.POST.get("confirm") != "yes":
+        # Closing a round or the study cannot be undone: the lead confirms what the page said it does.
+        step = next_step(study, (round := open_round(study)), missing_labels(round) if round else [])
+        said = " ".join(step.consequences) if step else ""
+        messages.error(request, f"Nothing changed: tick the box to confirm. {said}".strip())
+        return redirect("annotation:study_detail", study_id=study.pk)
     try:
-        study = advance(study, request.user, confirm_missing=request.POST.get("confirm") == "yes",
+        study = advance(study, request.user, confirm_missing=True,
                         expected=expected_state(request.POST), require_expected=True)
     except PhaseError as exc:
         messages.error(request, str(exc))

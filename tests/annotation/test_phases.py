@@ -8,6 +8,7 @@ from django.core.exceptions import PermissionDenied
 from django.urls import reverse
 
 from annotation.models import Assignment, Label, Queue, Round, Study, TiedReport
+from annotation.selectors.phases import next_step
 from annotation.services.labels import LabelError, LabelInput, submit_label
 from annotation.services.phases import PhaseError, advance
 from annotation.services.studies import create_study
@@ -191,3 +192,27 @@ def test_large_queues_are_written_with_copy_on_postgresql(lead, annotator_a, mon
     study = _study(lead, [annotator_a], n=5, with_pilot=False)
     assert Queue.objects.get(round__study=study, annotator=annotator_a).total == 5
     assert Assignment.objects.filter(queue__round__study=study, requeued_because="").count() == 10
+
+
+
+def test_each_step_is_named_for_what_it_does_and_needs_a_confirmation(client_as, lead, annotator_a):
+    """Issue 17, item 10: no single click closes a round or the study, and no button reads "Start closed"."""
+    study = _study(lead, [annotator_a], n=2, with_pilot=False)
+    client = client_as(lead)
+    detail = reverse("annotation:study_detail", args=[study.pk])
+    for button, said in (("Close round 1 and start the review", "4 labels are still missing in round 1"),
+                         ("Close the review and start adjudication", "The review round closes.")):
+        study.refresh_from_db()
+        page = client.get(detail).content.decode()
+        assert f'<button type="submit" class="primary">{button}</button>' in page and said in page
+        shown = {"expected_phase": study.phase, "expected_round": study.current_round.number}
+        response = client.post(reverse("annotation:study_advance", args=[study.pk]), shown, follow=True)
+        assert f"Nothing changed: tick the box to confirm. {said}" in response.content.decode()
+        assert Study.objects.get(pk=study.pk).phase == study.phase
+        client.post(reverse("annotation:study_advance", args=[study.pk]), {"confirm": "yes", **shown})
+        assert Study.objects.get(pk=study.pk).phase != study.phase
+    study.refresh_from_db()
+    study.phase = Phase.ADJUDICATION
+    last = next_step(study, None, [])
+    assert last.button == "Close the study and write the final labels" and "cannot" not in last.button
+    assert "nothing can be labeled or changed after" in last.consequences[0]

@@ -1,0 +1,70 @@
+"""Where a study stands in its phases and what moving on would do, said before the lead confirms it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..models import Queue, Round, Study
+
+Phase = Study.Phase
+NEXT_PHASE = {
+    Phase.PILOT: Phase.INDEPENDENT,
+    Phase.INDEPENDENT: Phase.REVIEW,
+    Phase.REVIEW: Phase.ADJUDICATION,
+    Phase.ADJUDICATION: Phase.CLOSED,
+}
+# Rounds whose queues must be finished before they close; re-labeling in review is optional.
+COMPLETE_BEFORE_CLOSING = {Round.Kind.PILOT, Round.Kind.INDEPENDENT}
+
+
+@dataclass(frozen=True)
+class Missing:
+    username: str
+    count: int
+
+
+def open_round(study: Study) -> Round | None:
+    return study.rounds.filter(closed_at__isnull=True).order_by("-number").first()
+
+
+def missing_labels(round: Round) -> list[Missing]:
+    """Who still has reports to label in the round, and how many."""
+    # A lead who stopped labeling to see everything has nothing more to give.
+    rows = (Queue.objects.filter(round=round, stopped_at__isnull=True).select_related("annotator")
+            .order_by("annotator__username"))
+    return [Missing(q.annotator.username, q.total - q.done) for q in rows if q.total > q.done]
+
+
+@dataclass(frozen=True)
+class NextStep:
+    button: str  # what the button does, in its own words
+    consequences: list[str]  # what the lead confirms, missing labels first
+
+
+def next_step(study: Study, round: Round | None, missing: list[Missing]) -> NextStep | None:
+    """The move to the next phase, as the study page offers it; None once the study is closed."""
+    if study.phase not in NEXT_PHASE:
+        return None
+    number = round.number if round else None
+    said = []
+    if missing and round is not None and round.kind in COMPLETE_BEFORE_CLOSING:
+        total = sum(m.count for m in missing)
+        who = ", ".join(f"{m.username} {m.count}" for m in missing)
+        said.append(f"{total} label{'s are' if total != 1 else ' is'} still missing in round {number} ({who}): "
+                    f"{'they stay' if total != 1 else 'it stays'} missing.")
+    if study.phase == Phase.PILOT:
+        button = "Close the pilot and start the independent round"
+        said.append(f"The pilot (round {number}) closes. The independent round deals the reports to every "
+                    "annotator's queue; everyone labels blind.")
+    elif study.phase == Phase.INDEPENDENT:
+        button = f"Close round {number} and start the review"
+        said.append(f"Round {number} closes: its labels can no longer change, and every member sees everyone's "
+                    "labels. The reports whose votes tie go to a review round, where anyone may re-label them.")
+    elif study.phase == Phase.REVIEW:
+        button = "Close the review and start adjudication"
+        said.append("The review round closes. The reports still tied then wait for your decision, with a "
+                    "rationale, on the adjudication page.")
+    else:
+        button = "Close the study and write the final labels"
+        said.append("The study closes: every report gets its final label from its votes or your decision, and "
+                    "nothing can be labeled or changed after.")
+    return NextStep(button, said)
