@@ -1,16 +1,12 @@
 """Pure: label rows → subjects × categories count matrices, and what was left out and why."""
 from __future__ import annotations
 
-import re
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-
-def natural_key(label: str) -> list:
-    """Sort C.2 before C.10: digit runs compare as numbers."""
-    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", label)]
+from taxonomy.codes import sort_key
 
 
 @dataclass
@@ -36,7 +32,7 @@ class RatingTable:
 
 
 def rating_table(ratings: Mapping[Hashable, Sequence[str | None]]) -> RatingTable:
-    categories = sorted({v for values in ratings.values() for v in values if v is not None}, key=natural_key)
+    categories = sorted({v for values in ratings.values() for v in values if v is not None}, key=sort_key)
     index = {c: i for i, c in enumerate(categories)}
     width = max((len(v) for v in ratings.values()), default=0)
     codes = np.full((len(ratings), width), -1, dtype=np.int32)

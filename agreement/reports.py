@@ -9,13 +9,14 @@ from django.contrib.auth import get_user_model
 
 from annotation.models import NOT_RELEVANT, Decision, Label, Round
 from annotation.selectors.labels import counted_labels
+from taxonomy.codes import sort_key
 from taxonomy.models import Category
 from taxonomy.selectors import types_of
 
 from .alpha import alpha_counts_figure
 from .figures import Figure
 from .kappa import fleiss_matrix_figure
-from .matrices import RatingTable, complete_counts, counts_of, natural_key
+from .matrices import RatingTable, complete_counts, counts_of
 from .raters import RaterAgreement, rater_agreement_table
 
 LEVELS = ("theme", "sub_theme")
@@ -60,7 +61,7 @@ class _Labels:
 def _level_codes(values: np.ndarray, names: dict[int, str]) -> tuple[list[str], np.ndarray]:
     """Category pks (−1 = not relevant, 0 = not given) → sorted category names and an index per label."""
     present = np.unique(values[values != 0])
-    labels = sorted((NOT_RELEVANT if v == -1 else names[int(v)] for v in present), key=natural_key)
+    labels = sorted((NOT_RELEVANT if v == -1 else names[int(v)] for v in present), key=sort_key)
     position = {name: i for i, name in enumerate(labels)}
     lookup = {int(v): position[NOT_RELEVANT if v == -1 else names[int(v)]] for v in present}
     index = np.full(len(values), -1, dtype=np.int32)

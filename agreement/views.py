@@ -12,6 +12,7 @@ from annotation.permissions import can_view_agreement
 from annotation.selectors.labels import counted_labels, raters
 from annotation.selectors.studies import agreement_round
 from concord.http import HtmxHttpRequest
+from taxonomy.codes import sort_key
 
 from .reports import LEVELS
 from .selectors import history, latest
@@ -45,7 +46,8 @@ def study_agreement_page(request: HtmxHttpRequest, study_id: int):
             "type_rows": [(f"{t['name']} ({t['type']})", t["fleiss"]["value"], t["fleiss"]["ci_low"],
                            t["fleiss"]["ci_high"]) for t in figures["per_type"]]
             + [("All reports, type", figures["type"]["value"], figures["type"]["ci_low"], figures["type"]["ci_high"])],
-            "category_rows": [(t, sorted(t["fleiss"]["per_category"].items())) for t in figures["per_type"]
+            "category_rows": [(t, sorted(t["fleiss"]["per_category"].items(), key=lambda kv: sort_key(kv[0])))
+                              for t in figures["per_type"]
                               if t["fleiss"]["per_category"]],
             "rater_rows": [(r["rater"], r["agreement"]) for r in figures["raters"]],
             "trend": [(f"{s.computed_at:%Y-%m-%d %H:%M} ({s.labels} labels)", s.figures["type"]["value"])

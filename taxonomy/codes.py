@@ -1,6 +1,8 @@
 """Pure: how the codebook numbers its categories (A, C.6, C.6.iv)."""
 from __future__ import annotations
 
+import re
+
 
 def roman(n: int) -> str:
     """Lower-case Roman numerals, as the codebook numbers sub-themes (C.6.iv)."""
@@ -43,3 +45,16 @@ def keys_for(codes: list[str]) -> list[int]:
     if None in numbers or len(set(numbers)) != len(numbers):
         return list(range(1, len(codes) + 1))
     return numbers
+
+
+_CODE = re.compile(r"[A-Z](?:\.\d+)*(?:\.[ivxlcdm]+)?")
+
+
+def sort_key(label: str) -> list:
+    """Codes in the codebook's order (C.2 before C.10, C.9.iv before C.9.ix); other labels with their digit runs
+    compared as numbers, after the codes."""
+    if _CODE.fullmatch(label):
+        return [(0, ord(part), "") if part.isalpha() and part.isupper() else
+                (0, int(part) if part.isdigit() else _from_roman(part) or 0, "") for part in label.split(".")]
+    return [(1, 0, "")] + [(0, int(part), "") if part.isdigit() else (1, 0, part)
+                           for part in re.split(r"(\d+)", label)]

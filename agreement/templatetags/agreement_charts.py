@@ -7,7 +7,15 @@ from django.utils.html import format_html, format_html_join
 
 register = template.Library()
 
-WIDTH, ROW, LABEL = 420, 22, 130
+# The value column is wide enough for "undefined" and "-0.123"; labels longer than their column are cut with
+# an ellipsis (the whole label is in the tooltip and the table beside the chart).
+WIDTH, ROW, LABEL, VALUE = 460, 22, 150, 64
+LABEL_CHARS = 22
+
+
+def _label(text: str) -> str:
+    text = str(text)
+    return text if len(text) <= LABEL_CHARS else text[:LABEL_CHARS - 1] + "…"
 
 
 def _n(value: float) -> str:
@@ -16,7 +24,7 @@ def _n(value: float) -> str:
 
 
 def _x(value: float, low: float, high: float) -> str:
-    span = WIDTH - LABEL - 50
+    span = WIDTH - LABEL - VALUE - 8
     return _n(LABEL + span * (min(max(value, low), high) - low) / (high - low))
 
 
@@ -29,19 +37,24 @@ def _axis(low: float, high: float, height: int):
 
 @register.simple_tag
 def interval_chart(rows, title: str, low: float = 0.0, high: float = 1.0):
-    """rows: (label, value, ci_low, ci_high) — a dot for the value and a line for its interval."""
+    """rows: (label, value, ci_low, ci_high) — a dot for the value and a line for its interval; an undefined value
+    draws nothing on the axis (a dot at 0 would read as "no agreement") and says so in words."""
     rows = list(rows)
     height = ROW * len(rows) + 20
     body = format_html_join("", (
-        '<text x="0" y="{0}" class="label">{1}</text>'
-        '{2}'
-        '<circle cx="{3}" cy="{4}" r="4" class="dot"><title>{1}: {5}</title></circle>'
-        '<text x="{6}" y="{0}" class="value">{5}</text>'),
-        ((ROW * i + 15, label, _ci(ci_low, ci_high, ROW * i + 11, low, high),
-          _x(value, low, high) if value is not None else LABEL, ROW * i + 11,
-          f"{value:.3f}" if value is not None else "undefined", WIDTH - 45)
+        '<text x="0" y="{0}" class="label"><title>{1}</title>{2}</text>{3}'
+        '<text x="{4}" y="{0}" class="value{5}" text-anchor="end">{6}</text>'),
+        ((ROW * i + 15, label, _label(label), _mark(value, ci_low, ci_high, ROW * i + 11, low, high, label),
+          WIDTH - 2, "" if value is not None else " undefined", f"{value:.3f}" if value is not None else "undefined")
          for i, (label, value, ci_low, ci_high) in enumerate(rows)))
     return _svg(title, height, _axis(low, high, height), body)
+
+
+def _mark(value, ci_low, ci_high, y, low, high, label):
+    if value is None:
+        return ""
+    return format_html('{}<circle cx="{}" cy="{}" r="4" class="dot"><title>{}: {}</title></circle>',
+                       _ci(ci_low, ci_high, y, low, high), _x(value, low, high), y, label, f"{value:.3f}")
 
 
 def _svg(title: str, height: int, axis, body):
@@ -58,18 +71,24 @@ def _ci(ci_low, ci_high, y, low, high):
 
 @register.simple_tag
 def bar_chart(rows, title: str, low: float = 0.0, high: float = 1.0):
-    """rows: (label, value) as horizontal bars."""
+    """rows: (label, value) as horizontal bars from 0, the value in its own column to the right of every bar."""
     rows = list(rows)
     height = ROW * len(rows) + 20
     body = format_html_join("", (
-        '<text x="0" y="{0}" class="label">{1}</text>'
-        '<rect x="{2}" y="{3}" width="{4}" height="12" class="bar"><title>{1}: {5}</title></rect>'
-        '<text x="{6}" y="{0}" class="value">{5}</text>'),
-        ((ROW * i + 15, label, _x(min(0.0, value or 0.0), low, high), ROW * i + 5,
-          _n(abs(float(_x(value or 0.0, low, high)) - float(_x(0.0, low, high)))) if value is not None else "0",
-          f"{value:.3f}" if value is not None else "undefined", WIDTH - 45)
+        '<text x="0" y="{0}" class="label"><title>{1}</title>{2}</text>{3}'
+        '<text x="{4}" y="{0}" class="value{5}" text-anchor="end">{6}</text>'),
+        ((ROW * i + 15, label, _label(label), _bar(value, ROW * i + 5, low, high, label), WIDTH - 2,
+          "" if value is not None else " undefined", f"{value:.3f}" if value is not None else "undefined")
          for i, (label, value) in enumerate(rows)))
     return _svg(title, height, _axis(low, high, height), body)
+
+
+def _bar(value, y, low, high, label):
+    if value is None:
+        return ""
+    start, end = sorted((float(_x(0.0, low, high)), float(_x(value, low, high))))
+    return format_html('<rect x="{}" y="{}" width="{}" height="12" class="bar"><title>{}: {}</title></rect>',
+                       _n(start), y, _n(end - start), label, f"{value:.3f}")
 
 
 @register.simple_tag

@@ -13,6 +13,7 @@ from agreement.contingency import Comparison, compare
 from agreement.ties import final_label
 from concord.errors import FieldError
 from ingest.models import Keyword
+from taxonomy.codes import sort_key
 from taxonomy.models import Category
 
 from ..models import NOT_RELEVANT, Decision, Study, Subset
@@ -107,7 +108,7 @@ def compare_study(study: Study, by: str, level: str = "theme", *, seed: int = 0)
     labels = labels_at(study, level)
     groups = subsets_by(study, by)
     names = sorted(groups)
-    categories = sorted({labels[i] for members in groups.values() for i in members if i in labels})
+    categories = sorted({labels[i] for members in groups.values() for i in members if i in labels}, key=sort_key)
     counts = np.array([[sum(1 for i in groups[name] if labels.get(i) == c) for c in categories] for name in names],
                       dtype=np.int64).reshape(len(names), len(categories))
     return compare(counts, names, categories, seed=seed)

@@ -1,16 +1,19 @@
-"""The study's tables and figures, computed from its final labels, never typed: the Table 1 view (reports per
-source by year and by type, with the keyword filter's false-positive rate) and the Figure 3 view (reports per
-theme, and each theme's and each group of themes' share of its type, all from the same counts)."""
+"""The study's tables and figures, computed from its final labels (before the study closes, with what the votes
+settle on where there is none yet), never typed: the Table 1 view (reports per source by year and by type, with
+the keyword filter's false-positive rate) and the Figure 3 view (reports per theme, and each theme's and each
+group of themes' share of its type, all from the same counts)."""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from agreement.ties import final_label
 from ingest.models import Source
 from ingest.selectors import source_report
 from taxonomy.models import Category
 
-from ..models import Decision, Study
+from ..models import NOT_RELEVANT, Decision, Study
+from .votes import current_votes
 
 NO_FINAL = "no final label"
 
@@ -52,9 +55,25 @@ def _rate(rate) -> dict | None:
             "high": rate.high}
 
 
+def provisional(study: Study) -> bool:
+    """Before the study closes its figures come partly from what the votes settle on, and may still change."""
+    return study.phase != Study.Phase.CLOSED
+
+
 def _finals(study: Study) -> dict[int, tuple[int | None, int | None, bool]]:
-    return {i: (t, th, rel) for i, t, th, rel in Decision.objects.filter(study=study).values_list(
+    """Each report's final label (type, theme, relevant); before the study closes, the reports without one yet
+    count with what their current votes settle on, as the comparisons do. Reports still tied are left out."""
+    finals = {i: (t, th, rel) for i, t, th, rel in Decision.objects.filter(study=study).values_list(
         "issue_id", "type_id", "theme_id", "is_relevant")}
+    if not provisional(study):
+        return finals
+    for issue_id, votes in current_votes(study).items():
+        settled = None if issue_id in finals else final_label(list(votes.values()))
+        if settled is not None:
+            (type_id, theme_id, _), _ = settled
+            relevant = type_id != NOT_RELEVANT
+            finals[issue_id] = (type_id if relevant else None, theme_id if relevant else None, relevant)
+    return finals
 
 
 def table1(study: Study) -> tuple[list[SourceRow], list[int], list[str]]:
@@ -117,6 +136,7 @@ def as_json(study: Study, groups: dict[str, list[str]] | None = None) -> dict:
     rows, years, types = table1(study)
     return {
         "study": study.name,
+        "provisional": provisional(study),
         "table1": {"years": years, "types": types, "sources": [vars(r) for r in rows]},
         "figure3": [{**{k: v for k, v in vars(b).items() if k not in {"themes", "groups"}},
                      "themes": [vars(t) for t in b.themes],

@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from annotation.models import Decision
 from annotation.selectors.statistics import figure3, parse_groups, share, table1
-from tests.factories import category, make_issue, make_source, make_study
+from tests.factories import category, label_with, make_issue, make_source, make_study
 
 pytestmark = pytest.mark.django_db
 
@@ -81,3 +81,19 @@ def test_the_command_prints_the_same(finished, capsys):
 
 def test_statistics_are_hidden_from_annotators_while_blind(client_as, finished, annotator_a):
     assert client_as(annotator_a).get(reverse("annotation:statistics", args=[finished.pk])).status_code == 403
+
+
+def test_before_closing_the_figures_come_from_what_the_votes_settle_on(study, lead, annotator_a, annotator_b,
+                                                                        annotator_c, client_as):
+    """Issue 17, item 7: an open study's statistics were all zeros and "undefined"."""
+    one, two, three = study.issues.order_by("created_at", "id")
+    for person, codes in {annotator_a: ["C.1", "A.1", "C.2"], annotator_b: ["C.1", "A.1", "C.3"],
+                          annotator_c: ["C.2", "NR", "C.4"]}.items():
+        for issue, code in zip((one, two, three), codes, strict=True):
+            label_with(person, study, issue, code)
+    blocks = {b.code: b for b in figure3(study)}
+    assert blocks["C"].total == 1 and blocks["A"].total == 1  # three is tied three ways: left out
+    rows, _, _ = table1(study)
+    assert rows[0].by_type == {"Bug": 1, "Question": 1, "no final label": 1}
+    page = client_as(lead).get(reverse("annotation:statistics", args=[study.pk])).content.decode()
+    assert "Provisional." in page

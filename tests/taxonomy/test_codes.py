@@ -4,7 +4,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from taxonomy.codes import keys_for, number_of, roman
+from taxonomy.codes import keys_for, number_of, roman, sort_key
 
 
 @given(st.integers(min_value=1, max_value=3999))
@@ -26,3 +26,9 @@ def test_a_retired_or_split_sibling_leaves_the_others_keys_alone():
 def test_codes_outside_the_numbering_fall_back_to_positions():
     assert keys_for(["C.1", "Memory", "C.3"]) == [1, 2, 3]
     assert keys_for(["C.1", "C.1"]) == [1, 2]
+
+
+def test_codes_sort_in_the_codebooks_order():
+    labels = ["C.10", "NR", "C.9.ix", "C.2", "C.9.iv", "C.1", "A", "C.9.v", "Other 10", "Other 9", "C"]
+    assert sorted(labels, key=sort_key) == [
+        "A", "C", "C.1", "C.2", "C.9.iv", "C.9.v", "C.9.ix", "C.10", "NR", "Other 9", "Other 10"]
