@@ -239,6 +239,9 @@ class Label(Choice):
     note = models.TextField(blank=True, help_text="Symptoms or suggested fix, in the annotator's words")
     codebook_revision = models.PositiveIntegerField(null=True, blank=True,
                                                     help_text="The codebook revision the label was made under")
+    # Shown to the lead and admins only, on the annotators' dashboard.
+    seconds = models.PositiveIntegerField(null=True, blank=True,
+                                          help_text="Seconds from the report being shown to this save")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

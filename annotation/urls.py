@@ -1,7 +1,7 @@
 from django.urls import path
 
 from . import api
-from .views import adjudication, comparison, history, issues, members, queue, review, statistics, studies
+from .views import adjudication, annotators, comparison, history, issues, members, queue, review, statistics, studies
 
 app_name = "annotation"
 
@@ -36,6 +36,7 @@ urlpatterns = [
     # Labeling
     path("studies/<id:study_id>/queue/", queue.queue, name="queue"),
     path("studies/<id:study_id>/queue/previous/", queue.previous, name="previous"),
+    path("studies/<id:study_id>/annotators/", annotators.annotators, name="annotators"),
     path("studies/<id:study_id>/instructions/read/", queue.instructions_read, name="instructions_read"),
     path("studies/<id:study_id>/issues/<id:issue_id>/", queue.issue_label, name="issue_label"),
     path("studies/<id:study_id>/issues/<id:issue_id>/label/", queue.label_submit, name="label_submit"),

@@ -244,6 +244,10 @@ V2["taxonomy.taxonomy"] = V1["taxonomy.taxonomy"]._replace(
     fields=(*V1["taxonomy.taxonomy"].fields, "instructions", "instructions_revision"))
 V2["annotation.membership"] = V1["annotation.membership"]._replace(
     fields=(*V1["annotation.membership"].fields, "instructions_seen"))
+# And the seconds each label took, from the report being shown to its save.
+V2["annotation.label"] = V1["annotation.label"]._replace(fields=(*V1["annotation.label"].fields, "seconds"))
+V2["annotation.historicallabel"] = V1["annotation.historicallabel"]._replace(
+    fields=(*V1["annotation.historicallabel"].fields, "seconds"))
 
 FORMATS = {1: V1, 2: V2}
 # What each version's kinds are called in this Concord.

@@ -129,6 +129,7 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "annotation:queue": (labeler, GET, None),
     "annotation:previous": (labeler, GET, {200, 302}),
     "annotation:instructions_read": (labeler, POST, {302}),
+    "annotation:annotators": (manager_seeing, GET, None),
     "annotation:issue_label": (labeler, GET, {200, 404}),
     "annotation:label_submit": (labeler, POST, {302, 404}),
     "annotation:label_skip": (labeler, POST, {302, 400, 404}),

@@ -26,6 +26,7 @@ class LabelInput:
     theme_id: int | None = None
     sub_theme_id: int | None = None
     note: str = ""
+    seconds: int | None = None  # from the report being shown to this save, when the page measured it
 
 
 def _validated(round: Round, data: LabelInput) -> dict:
@@ -131,6 +132,8 @@ def submit_label(user, round: Round, issue: Issue | int, data: LabelInput) -> La
     _check_round(user, round, role_in(user, study))
     issue_id = issue if isinstance(issue, int) else issue.pk
     fields = _validated(round, data) | {"note": data.note.strip(), "codebook_revision": study.taxonomy.revision}
+    if data.seconds is not None:
+        fields["seconds"] = data.seconds
     key = {"study_id": study.pk, "round": round, "issue_id": issue_id, "annotator": user}
     for attempt in range(2):
         try:

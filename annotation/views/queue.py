@@ -1,6 +1,8 @@
 """The labeling screen: the annotator's next report, summary first, and the label form."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
@@ -23,6 +25,7 @@ from ..selectors.studies import current_round
 from ..services.instructions import instructions_unread, mark_instructions_read
 from ..services.labels import LabelError, submit_label
 from ..services.queues import skip
+from ..timing import seconds_since_shown, shown_token
 from .review import review_context
 
 
@@ -54,7 +57,7 @@ def _context(request, study, round, assignment, *, label=None, form=None, error:
         "error": error, "initial": initial, "progress": progress_for(request.user, round),
         "types": codebook_tree(study.taxonomy) if issue else [], "not_relevant": NOT_RELEVANT_CHOICE,
         "summary": summary_for_display(issue) if issue else "",
-        "skip_form": SkipForm(), "skip_reasons": SKIP_REASONS,
+        "skip_form": SkipForm(), "skip_reasons": SKIP_REASONS, "shown": shown_token(issue.pk) if issue else "",
         "label_can_grow": round.kind == Round.Kind.PILOT and is_lead(request.user, study),
     }
     if issue is not None and round.kind == Round.Kind.REVIEW:
@@ -144,8 +147,9 @@ def label_submit(request: HtmxHttpRequest, study_id: int, issue_id: int):
     form = LabelForm(request.POST)
     error = ""
     if form.is_valid():
+        seconds = seconds_since_shown(request.POST.get("shown", ""), issue_id)
         try:
-            submit_label(request.user, round, issue_id, form.to_input())
+            submit_label(request.user, round, issue_id, replace(form.to_input(), seconds=seconds))
         except LabelError as exc:
             error = exc.message
         else:

@@ -24,7 +24,7 @@ CLOSED_TO_A_BLIND_LEAD = ["agreement:study_agreement", "api:study_agreement", "a
                           "annotation:history_csv", "annotation:study_export_csv", "corpus:corpus_csv",
                           "corpus:corpus_jsonl", "corpus:study_json", "corpus:dataset_card",
                           "annotation:statistics", "annotation:review_list", "api:label_history",
-                          "annotation:comparison", "annotation:adjudication_list"]
+                          "annotation:comparison", "annotation:adjudication_list", "annotation:annotators"]
 
 
 @pytest.fixture

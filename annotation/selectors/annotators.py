@@ -1,0 +1,133 @@
+"""The annotators' dashboard: per annotator, pace (labels per day, median seconds per report), skips with their
+reasons, revisions, agreement with the others over time, and who is stuck, slow, fast or drifting. It reads
+everyone's labels and times, so it answers only those the blind rule lets see them (the lead who is not labeling
+blind, admins)."""
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from statistics import median
+
+from django.db.models import Count
+from django.utils import timezone
+
+from ..models import Assignment, Label, Membership, Queue, Round, Study
+from ..permissions import can_manage_seeing_labels
+
+DAYS = 14  # the pace chart's span
+STUCK_AFTER = dt.timedelta(days=3)  # work left and no label for this long
+SKIPS_STUCK = 5  # open skips that say someone is stuck on reports they cannot label
+# Against the middle annotator's median time: this many times slower or faster is worth a look.
+PACE_FACTOR = 2.0
+# Agreement in the latest week this far below one's own overall rate (on enough pairs) is drift.
+DRIFT, DRIFT_PAIRS = 0.15, 10
+
+
+@dataclass
+class AnnotatorRow:
+    username: str
+    role: str
+    done: int = 0
+    total: int = 0
+    per_day: list[tuple[dt.date, int]] = field(default_factory=list)
+    median_seconds: float | None = None
+    timed: int = 0
+    skips: int = 0
+    skip_reasons: list[tuple[str, int]] = field(default_factory=list)
+    revisions: int = 0
+    agreement: float | None = None  # share of agreeing pairs with the other annotators' labels (type and theme)
+    pairs: int = 0
+    by_week: list[tuple[str, float | None, int]] = field(default_factory=list)  # (ISO week, share, pairs)
+    last_label: dt.datetime | None = None
+    flags: list[str] = field(default_factory=list)  # "stuck: …", "slow: …", "fast: …", "drifting: …"
+
+
+def _agreement(labels) -> tuple[dict, dict]:
+    """Per annotator, and per annotator and ISO week of their label: [agreeing pairs, pairs] with the others'
+    labels of the same reports."""
+    by_issue = defaultdict(list)
+    for annotator_id, issue_id, key, at, _ in labels:
+        by_issue[issue_id].append((annotator_id, key, at))
+    overall: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    weekly: dict[int, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for rows in by_issue.values():
+        for annotator_id, key, at in rows:
+            others = [k for a, k, _ in rows if a != annotator_id]
+            agree = sum(k == key for k in others)
+            year, week, _ = timezone.localtime(at).isocalendar()
+            for bucket in (overall[annotator_id], weekly[annotator_id][f"{year}-W{week:02d}"]):
+                bucket[0] += agree
+                bucket[1] += len(others)
+    return overall, weekly
+
+
+def annotator_rows(viewer, study: Study, round: Round | None, *, now: dt.datetime | None = None) \
+        -> list[AnnotatorRow]:
+    if round is None or not can_manage_seeing_labels(viewer, study):
+        return []
+    now = now or timezone.now()
+    today = timezone.localtime(now).date()
+    days = [today - dt.timedelta(days=n) for n in range(DAYS - 1, -1, -1)]
+    roles = dict(Membership.objects.filter(study=study).values_list("user_id", "role"))
+    queues = {q.annotator_id: q for q in Queue.objects.filter(round=round).select_related("annotator")}
+    labels = [(a, i, (rel, t, th), at, s) for a, i, rel, t, th, at, s in Label.objects.filter(round=round).values_list(
+        "annotator_id", "issue_id", "is_relevant", "type_id", "theme_id", "created_at", "seconds").iterator(5000)]
+    names = dict(Label.objects.filter(round=round).values_list("annotator_id", "annotator__username").distinct())
+    names |= {a: q.annotator.username for a, q in queues.items()}
+    overall, weekly = _agreement(labels)
+    per_day: dict[int, Counter] = defaultdict(Counter)
+    seconds: dict[int, list[int]] = defaultdict(list)
+    last: dict[int, dt.datetime] = {}
+    for annotator_id, _, _, at, took in labels:
+        per_day[annotator_id][timezone.localtime(at).date()] += 1
+        if took is not None:
+            seconds[annotator_id].append(took)
+        last[annotator_id] = max(at, last.get(annotator_id, at))
+    skips: dict[int, Counter] = defaultdict(Counter)
+    for annotator_id, reason in Assignment.objects.filter(queue__round=round, skipped=True, done=False).values_list(
+            "queue__annotator_id", "skip_reason"):
+        skips[annotator_id][reason or "(no reason)"] += 1
+    revisions = dict(Label.history.filter(round_id=round.pk, history_type="~").values_list("annotator_id")
+                     .annotate(n=Count("history_id")).values_list("annotator_id", "n"))
+    rows = []
+    for annotator_id in sorted(names, key=lambda a: names[a]):
+        queue = queues.get(annotator_id)
+        agree, pairs = overall.get(annotator_id, (0, 0))
+        rows.append(AnnotatorRow(
+            username=names[annotator_id], role=roles.get(annotator_id, ""),
+            done=queue.done if queue else 0, total=queue.total if queue else 0,
+            per_day=[(day, per_day[annotator_id][day]) for day in days],
+            median_seconds=median(seconds[annotator_id]) if seconds[annotator_id] else None,
+            timed=len(seconds[annotator_id]),
+            skips=sum(skips[annotator_id].values()), skip_reasons=skips[annotator_id].most_common(),
+            revisions=revisions.get(annotator_id, 0),
+            agreement=agree / pairs if pairs else None, pairs=pairs,
+            by_week=[(week, a / p if p else None, p) for week, (a, p) in sorted(weekly[annotator_id].items())],
+            last_label=last.get(annotator_id)))
+    _flag(rows, now, round)
+    return rows
+
+
+def _flag(rows: list[AnnotatorRow], now: dt.datetime, round: Round) -> None:
+    medians = [r.median_seconds for r in rows if r.median_seconds is not None]
+    middle = median(medians) if len(medians) >= 2 else None
+    for row in rows:
+        left = row.total - row.done
+        if left > 0 and round.is_open:
+            since = row.last_label or round.opened_at
+            if since is not None and now - since >= STUCK_AFTER:
+                what = "no label yet" if row.last_label is None else f"no label for {(now - since).days} days"
+                row.flags.append(f"stuck: {what}, {left} left")
+            elif row.skips >= SKIPS_STUCK:
+                row.flags.append(f"stuck: {row.skips} reports skipped")
+        if middle and row.median_seconds is not None:
+            if row.median_seconds >= PACE_FACTOR * middle:
+                row.flags.append(f"slow: {row.median_seconds:.0f} s per report, the middle is {middle:.0f} s")
+            elif row.median_seconds * PACE_FACTOR <= middle:
+                row.flags.append(f"fast: {row.median_seconds:.0f} s per report, the middle is {middle:.0f} s")
+        weeks = [(w, share, p) for w, share, p in row.by_week if share is not None]
+        if row.agreement is not None and weeks and weeks[-1][2] >= DRIFT_PAIRS and len(weeks) > 1 \
+                and weeks[-1][1] <= row.agreement - DRIFT:
+            row.flags.append(f"drifting: {weeks[-1][1]:.0%} agreement in {weeks[-1][0]}, "
+                             f"{row.agreement:.0%} overall")
