@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install migrate demo worker lint check-deploy clean bench-ingest bench-label bench-agreement bench-export
+.PHONY: run test install migrate demo demo-passwords worker lint check-deploy clean bench-ingest bench-label bench-agreement bench-export
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,9 @@ demo: migrate
 	$(BIN)/python manage.py load_demo
 
 # The app on the zero-set-up default: SQLite, tasks in-process, demo data and users.
+demo-passwords: install
+	$(BIN)/python manage.py demo_passwords
+
 run: demo
 	@echo "Concord on http://$(HOST):$(PORT)/ — log in as lead, ann1, ann2 or ann3."
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)

@@ -2,6 +2,8 @@
 reliable the labels are (with their n) and how ties were settled. Every number is computed here."""
 from __future__ import annotations
 
+import html
+
 from django.db.models import Count, Max, Min
 from django.utils import timezone
 
@@ -30,11 +32,17 @@ def _figure(f: dict) -> str:
     return f"{f['value']:.3f}{ci}, {f['n_reports']} reports, {f['n_raters']} raters{left}"
 
 
+def _text(value) -> str:
+    """Text from people (study names, descriptions, codebook and subset names) as text: a Markdown renderer must
+    not run HTML in it, and a table cell must not end at a "|" inside it."""
+    return html.escape(str(value), quote=False).replace("|", "\\|")
+
+
 def dataset_card(study: Study, document: dict) -> str:
-    lines = [f"# {study.name}: dataset card", "", f"Exported {timezone.now():%Y-%m-%d %H:%M} UTC. Status: "
+    lines = [f"# {_text(study.name)}: dataset card", "", f"Exported {timezone.now():%Y-%m-%d %H:%M} UTC. Status: "
              f"{study_status(study)}.", ""]
     if study.description:
-        lines += [study.description, ""]
+        lines += [_text(study.description), ""]
     lines += ["## Sources", "", "| source | reports in the study | created from | created to | keyword false-positive "
               "rate (screening) |", "| --- | --- | --- | --- | --- |"]
     for source in Source.objects.filter(issues__studies=study).distinct().order_by("full_name"):
@@ -44,9 +52,9 @@ def dataset_card(study: Study, document: dict) -> str:
         report = source_report(source)
         first = span["first"].date().isoformat() if span["first"] else "—"
         last = span["last"].date().isoformat() if span["last"] else "—"
-        lines.append(f"| {source.full_name} | {n} | {first} | {last} | {_rate(report.false_positive)} |")
+        lines.append(f"| {_text(source.full_name)} | {n} | {first} | {last} | {_rate(report.false_positive)} |")
     taxonomy = study.taxonomy
-    lines += ["", "## Codebook", "", f"{taxonomy.name}, {taxonomy.version}, revision {taxonomy.revision} "
+    lines += ["", "## Codebook", "", f"{_text(taxonomy.name)}, {_text(taxonomy.version)}, revision {taxonomy.revision} "
               f"({taxonomy.changes.count()} recorded changes).", "", "## Agreement", ""]
     agreement = document.get("agreement")
     if agreement:
@@ -54,12 +62,12 @@ def dataset_card(study: Study, document: dict) -> str:
         lines += ["", f"- Type, Fleiss' kappa: {_figure(agreement['type'])}",
                   f"- Type, Krippendorff's alpha: {_figure(agreement['type_alpha'])}"]
         for t in agreement["per_type"]:
-            lines.append(f"- {t['name']} ({t['type']}) at {agreement['level'].replace('_', '-')} level, Fleiss' "
+            lines.append(f"- {_text(t['name'])} ({t['type']}) at {agreement['level'].replace('_', '-')} level, Fleiss' "
                          f"kappa: {_figure(t['fleiss'])}")
         round = agreement_round(study)
         if round is not None:
             lines += ["", "Raters, and whether they labeled blind (without seeing anyone else's labels):", ""]
-            lines += [f"- {r.username}{' (lead)' if r.role == 'lead' else ''}: {r.how}" for r in raters(round)]
+            lines += [f"- {_text(r.username)}{' (lead)' if r.role == 'lead' else ''}: {r.how}" for r in raters(round)]
     else:
         lines.append("No round has been labeled yet.")
     lines += ["", "## Final labels and ties", ""]
@@ -67,8 +75,12 @@ def dataset_card(study: Study, document: dict) -> str:
     counts = {label: made.get(method, 0) for method, label in Decision.Method.choices}
     total = study.issues.count()
     decided = sum(counts.values())
-    lines.append(f"{decided} of {total} reports have a final label: " + ", ".join(
-        f"{n} by {label.lower()}" for label, n in counts.items() if n) + ".")
+    if decided:
+        lines.append(f"{decided} of {total} reports have a final label: " + ", ".join(
+            f"{n} by {label.lower()}" for label, n in counts.items() if n) + ".")
+    else:
+        lines.append(f"None of the {total} reports has a final label yet: they are written when the study closes "
+                     f"(it is in its {study.get_phase_display().lower()} phase).")
     lines.append("A report is controversial when its largest vote count is shared by two or more labels; such "
                  "reports were reviewed jointly, and the lead decided, with a rationale, where no consensus came.")
     for record in study.comparisons.all():
@@ -78,7 +90,7 @@ def dataset_card(study: Study, document: dict) -> str:
         if f["undefined_because"]:
             lines.append(f"Undefined: {f['undefined_because']}.")
             continue
-        sizes = ", ".join(f"{name} {sum(row)}" for name, row in zip(f["subsets"], f["counts"], strict=True))
+        sizes = ", ".join(f"{_text(name)} {sum(row)}" for name, row in zip(f["subsets"], f["counts"], strict=True))
         lines.append(f"Subsets (reports): {sizes}. Chi-square test of independence: X² = {f['chi2']:.2f} on "
                      f"{f['df']} degrees of freedom, p = {f['p']:.4g}; Cramér's V = {f['cramers_v']:.3f}.")
         if f["small_expected"]:
@@ -86,7 +98,7 @@ def dataset_card(study: Study, document: dict) -> str:
                          f"p = {f['exact_p']:.4g}.")
         strongest = sorted(((abs(r), name, cat, r) for name, row in zip(f["subsets"], f["residuals"], strict=True)
                             for cat, r in zip(f["categories"], row, strict=True)), reverse=True)[:3]
-        lines.append("Largest adjusted residuals: " + ", ".join(f"{cat} in {name} ({r:+.2f})"
+        lines.append("Largest adjusted residuals: " + ", ".join(f"{_text(cat)} in {_text(name)} ({r:+.2f})"
                                                                for _, name, cat, r in strongest) + ".")
     lines += ["", "## Files", "",
               "The JSON Lines corpus holds every text exactly as stored. In the CSV files a cell that begins with "

@@ -93,5 +93,10 @@ def pair_agreement(pairs: Sequence[tuple[bool, bool]], confidence: float = 0.95)
         table[int(first)][int(second)] += 1
     agreed = rate(int(table[0][0] + table[1][1]), len(pairs), confidence)
     expected_one_category = (table.sum(axis=0) == len(pairs)).any() and (table.sum(axis=1) == len(pairs)).any()
-    kappa = None if not pairs or expected_one_category else float(cohens_kappa(table).kappa)
+    if not pairs or expected_one_category:
+        kappa = None
+    else:
+        # statsmodels also computes a z value, which divides by zero when the judges agree on every item.
+        with np.errstate(divide="ignore", invalid="ignore"):
+            kappa = float(cohens_kappa(table).kappa)
     return PairAgreement(agreed=agreed, kappa=kappa)

@@ -122,6 +122,8 @@ class SampleFigures:
     awaiting_votes: int
     awaiting_tiebreak: int
     total: int
+    # The two screeners' relevance verdicts, item by item, before the tie-breaker.
+    verdict_agreement: PairAgreement | None = None
 
 
 def verdicts_of(sample: ScreeningSample) -> tuple[dict[int, bool | None], dict[int, dict[int, bool]]]:
@@ -144,9 +146,11 @@ def sample_figures(sample: ScreeningSample) -> SampleFigures:
     ties = sum(1 for item_id, verdict in verdicts.items() if verdict is None and needs_tiebreak(
         votes.get(item_id, {}).get(sample.reviewer_a_id), votes.get(item_id, {}).get(sample.reviewer_b_id)))
     decided = [v for v in verdicts.values() if v is not None]
+    both = [(v[sample.reviewer_a_id], v[sample.reviewer_b_id]) for v in votes.values()
+            if sample.reviewer_a_id in v and sample.reviewer_b_id in v]
     return SampleFigures(rate=precision(list(verdicts.values())), decided=len(decided),
                          awaiting_votes=len(verdicts) - len(decided) - ties, awaiting_tiebreak=ties,
-                         total=len(verdicts))
+                         total=len(verdicts), verdict_agreement=pair_agreement(both) if both else None)
 
 
 def meets_threshold(sample: ScreeningSample) -> bool:

@@ -121,6 +121,14 @@ def figure3(study: Study, groups: dict[str, list[str]] | None = None) -> list[Ty
     return blocks
 
 
+def unknown_in_groups(study: Study, groups: dict[str, list[str]]) -> list[str]:
+    """The codes a group names that are no theme of the study's codebook, as "C.99 (in Resources)": said on the
+    page rather than silently left out of the group's share."""
+    themes = set(Category.objects.filter(taxonomy=study.taxonomy_id, level=Category.Level.THEME)
+                 .values_list("code", flat=True))
+    return [f"{code} (in {name})" for name, members in groups.items() for code in members if code not in themes]
+
+
 def parse_groups(text: str) -> dict[str, list[str]]:
     """Lines like "Resource and memory: C.2, C.4" → {"Resource and memory": ["C.2", "C.4"]}."""
     groups = {}

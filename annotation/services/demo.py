@@ -41,6 +41,17 @@ def _make_users() -> dict[str, str]:
     return passwords
 
 
+def new_demo_passwords() -> dict[str, str]:
+    """A new random password for each demo user there is (the first ones are shown only once, when made)."""
+    User = get_user_model()
+    passwords = {}
+    for user in User.objects.filter(username__in=DEMO_USERS).order_by("username"):
+        passwords[user.username] = secrets.token_urlsafe(9)
+        user.set_password(passwords[user.username])
+        user.save(update_fields=["password"])
+    return passwords
+
+
 def _load_published_labels(study: Study) -> None:
     """The seven annotators' published theme labels for the demo reports, as seven read-only raters."""
     User = get_user_model()

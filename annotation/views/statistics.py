@@ -19,7 +19,7 @@ from taxonomy.models import Category
 from ..access import get_study_for
 from ..permissions import can_view_agreement
 from ..selectors.labels import majority_types
-from ..selectors.statistics import figure3, parse_groups, table1
+from ..selectors.statistics import figure3, parse_groups, table1, unknown_in_groups
 
 
 def _pct(value) -> str:
@@ -32,10 +32,12 @@ def statistics(request: HtmxHttpRequest, study_id: int):
     # Counts per final type and theme are labels' aggregates: the blind rule applies.
     study = get_study_for(request, study_id, can_view_agreement)
     groups_text = request.GET.get("groups", "")
+    groups = parse_groups(groups_text)
     rows, years, types = table1(study)
-    blocks = figure3(study, parse_groups(groups_text))
+    blocks = figure3(study, groups)
     context = {
         "study": study, "rows": rows, "years": years, "types": types, "blocks": blocks, "groups_text": groups_text,
+        "unknown_codes": unknown_in_groups(study, groups),
         "year_totals": [sum(r.by_year.get(y, 0) for r in rows) for y in years],
         "type_totals": [sum(r.by_type.get(t, 0) for r in rows) for t in types],
         "charts": [(b, [(f"{t.code} {t.name}"[:28], t.share) for t in b.themes]) for b in blocks],

@@ -6,7 +6,10 @@ from tqdm import tqdm
 
 class RunProgress:
     def __init__(self, stream, unit: str = "issue"):
-        self.bar = tqdm(total=None, unit=unit, file=stream, dynamic_ncols=True, mininterval=0.5)
+        # Django's OutputWrapper ends every write with a newline (and colours stderr): tqdm redraws its line with
+        # "\r", so it writes to the stream underneath, or each redraw would be a new line.
+        self.bar = tqdm(total=None, unit=unit, file=getattr(stream, "_out", stream), dynamic_ncols=True,
+                        mininterval=0.5)
 
     def __call__(self, run) -> None:
         if run.total and self.bar.total != run.total:

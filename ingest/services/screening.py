@@ -66,10 +66,31 @@ def draw_stratum_sample(source: Source, stratum: str, reviewers, seed: int, frac
                         user=None) -> ScreeningSample:
     fraction = DEFAULT_FRACTIONS[stratum] if fraction is None else fraction
     population = stratum_population(source, stratum)
+    drawn = seeded_sample(population, seed, fraction=fraction)
+    if not drawn:
+        # An empty sample would sit in the list as "0 of 0" with nothing to judge.
+        raise ScreeningError(f"{source}: no kept issue's summary says {stratum.replace('_', ' ')!r}"
+                             if not population else f"{source}: a share of {fraction:g} of {len(population)} "
+                             f"{stratum.replace('_', ' ')!r} issues draws none")
     reviewer_a, reviewer_b, tiebreaker = reviewers
-    return _create(seeded_sample(population, seed, fraction=fraction), kind=ScreeningSample.Kind.STRATUM,
+    return _create(drawn, kind=ScreeningSample.Kind.STRATUM,
                    source=source, stratum=stratum, seed=seed, fraction=fraction, population=len(population),
                    reviewer_a=reviewer_a, reviewer_b=reviewer_b, tiebreaker=tiebreaker, created_by=user)
+
+
+def draw_stratum_samples(source: Source, fractions: dict[str, float | None], reviewers, seed: int,
+                         user=None) -> list[ScreeningSample]:
+    """One sample per pre-verdict of the source's summaries, at its share; a stratum with nothing to draw is left
+    out rather than kept as an empty sample. Refused when no stratum has anything."""
+    samples, empty = [], []
+    for stratum, fraction in fractions.items():
+        try:
+            samples.append(draw_stratum_sample(source, stratum, reviewers, seed, fraction, user=user))
+        except ScreeningError as exc:
+            empty.append(str(exc))
+    if not samples:
+        raise ScreeningError("; ".join(empty) + ": nothing to draw (make summaries of the kept issues first)")
+    return samples
 
 
 def _votes(item: ScreeningItem) -> dict[int, bool]:

@@ -80,9 +80,9 @@ def _draw(form, data: dict, reviewers, user) -> list[ScreeningSample]:
     if isinstance(form, KeywordSampleForm):
         return [screening.draw_keyword_sample(data["keyword"], reviewers, data["seed"], data["size"],
                                               data["threshold"], user=user)]
-    return [screening.draw_stratum_sample(data["source"], stratum, reviewers, data["seed"], data[f"{stratum}_rate"],
-                                          user=user)
-            for stratum in ("relevant", "unclear", "not_relevant")]
+    return screening.draw_stratum_samples(
+        data["source"], {stratum: data[f"{stratum}_rate"] for stratum in ("relevant", "unclear", "not_relevant")},
+        reviewers, data["seed"], user=user)
 
 
 @login_required

@@ -97,3 +97,9 @@ def test_before_closing_the_figures_come_from_what_the_votes_settle_on(study, le
     assert rows[0].by_type == {"Bug": 1, "Question": 1, "no final label": 1}
     page = client_as(lead).get(reverse("annotation:statistics", args=[study.pk])).content.decode()
     assert "Provisional." in page
+
+
+def test_a_group_naming_an_unknown_code_says_so(study, lead, client_as):
+    page = client_as(lead).get(reverse("annotation:statistics", args=[study.pk]),
+                               {"groups": "Resources: C.2, C.99\nOther: X.1"}).content.decode()
+    assert "Not themes of this codebook, so left out of their group: C.99 (in Resources), X.1 (in Other)." in page

@@ -10,6 +10,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from annotation.models import Study
 from annotation.services.phases import advance
 from tests.factories import category, label_with
 
@@ -110,3 +111,15 @@ def test_the_command_writes_the_corpus_study_json_and_card(closed, tmp_path, cap
     assert len((tmp_path / "corpus.jsonl").read_text().splitlines()) == 3
     assert json.loads((tmp_path / "corpus.study.json").read_text())["study"] == study.name
     assert (tmp_path / "corpus.card.md").read_text().startswith(f"# {study.name}: dataset card")
+
+
+def test_the_card_escapes_what_people_wrote_and_says_when_no_label_is_final(client_as, study, lead):
+    """Issue 17, items 14 and 15: raw HTML from the study's name and description went into the Markdown card, and
+    an open study's card read "final label: ."."""
+    Study.objects.filter(pk=study.pk).update(name="<img src=x onerror=alert(1)> study",
+                                             description="Labels | <script>alert(2)</script>")
+    card = _body(client_as(lead).get(reverse("corpus:dataset_card", args=[study.pk])))
+    assert "<img" not in card and "<script>" not in card
+    assert "# &lt;img src=x onerror=alert(1)&gt; study: dataset card" in card
+    assert "Labels \\| &lt;script&gt;alert(2)&lt;/script&gt;" in card
+    assert "final label: ." not in card and "None of the 3 reports has a final label yet" in card

@@ -15,6 +15,7 @@ from ingest.services.screening import (
     decide_keyword,
     draw_keyword_sample,
     draw_stratum_sample,
+    draw_stratum_samples,
 )
 from tests.factories import make_issue, make_user
 
@@ -189,3 +190,38 @@ def test_report_shows_the_stratum_figures(screeners):
     row = source_report(source)
     assert (row.relevant_precision.successes, row.relevant_precision.n) == (4, 5)
     assert row.false_negative is None
+
+
+def test_a_stratum_with_nothing_to_draw_makes_no_empty_sample(screeners):
+    """Issue 17, item 15: drawing also created "0 of 0" samples."""
+    source = Source.objects.create(full_name="o/r")
+    for _ in range(5):
+        Summary.objects.create(issue=make_issue(source), backend="extractive", prompt_version="1",
+                               content_hash="x", text="t", verdict=Summary.Verdict.UNCLEAR)
+    samples = draw_stratum_samples(source, {"relevant": None, "unclear": None, "not_relevant": None}, screeners, 3)
+    assert [(s.stratum, s.items.count()) for s in samples] == [("unclear", 5)]
+    assert ScreeningSample.objects.count() == 1
+    empty = Source.objects.create(full_name="o/empty")
+    with pytest.raises(ScreeningError, match="nothing to draw"):
+        draw_stratum_samples(empty, {"relevant": None, "unclear": None}, screeners, 3)
+    assert ScreeningSample.objects.count() == 1
+
+
+def test_the_relevance_verdicts_agreement_is_shown_beside_the_summaries_own(screeners, client):
+    """Issue 17, item 15: "agree on 16 of 16" was about the summaries while the verdicts agreed on 8 of 16."""
+    source = Source.objects.create(full_name="o/r")
+    for _ in range(4):
+        Summary.objects.create(issue=make_issue(source), backend="extractive", prompt_version="1",
+                               content_hash="x", text="t", verdict=Summary.Verdict.RELEVANT)
+    sample = draw_stratum_sample(source, "relevant", screeners, seed=1, fraction=1.0)
+    first, second, _ = screeners
+    for item, (a, b) in zip(sample.items.order_by("position"), ((True, True), (True, False), (False, False),
+                                                                 (False, True)), strict=True):
+        cast_vote(first, item, a)
+        cast_vote(second, item, b)
+    agreement = sample_figures(sample).verdict_agreement
+    assert (agreement.agreed.successes, agreement.agreed.n) == (2, 4)
+    staff = make_user("staffer", is_staff=True)
+    client.force_login(staff)
+    page = client.get(f"/screening/samples/{sample.pk}/").content.decode()
+    assert "Relevance: the two screeners' verdicts agree on 2 of 4" in page

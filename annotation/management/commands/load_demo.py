@@ -15,4 +15,5 @@ class Command(BaseCommand):
             for name, password in passwords.items():
                 self.stdout.write(f"  {name:<6} {password}")
         else:
-            self.stdout.write("Demo data present; the demo users already exist (passwords were shown when created).")
+            self.stdout.write("Demo data present; the demo users already exist (their passwords were shown when they "
+                              "were made; `manage.py demo_passwords` sets new ones).")
