@@ -29,6 +29,9 @@ urlpatterns = [
     # Members and invitations
     path("studies/<id:study_id>/members/", members.members, name="members"),
     path("studies/<id:study_id>/invitations/", members.invitation_create, name="invitation_create"),
+    path("studies/<id:study_id>/members/<id:user_id>/remove/", members.member_remove, name="member_remove"),
+    path("studies/<id:study_id>/members/<id:user_id>/deactivate/", members.member_deactivate,
+         name="member_deactivate"),
     path("studies/<id:study_id>/invitations/<id:invitation_id>/revoke/", members.invitation_revoke,
          name="invitation_revoke"),
     # Reports of a study

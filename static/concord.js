@@ -422,6 +422,28 @@
     if (closing && event.detail.successful) closing.closest("dialog").close();
   });
 
+  // A button marked data-copy copies the text of the element it names (an invitation link, say).
+  document.addEventListener("click", async (event) => {
+    const button = event.target.closest("button[data-copy]");
+    if (!button) return;
+    const source = document.getElementById(button.dataset.copy);
+    if (!source) return;
+    const text = source.textContent.trim();
+    try {
+      await navigator.clipboard.writeText(text);
+    } catch (e) {
+      // Outside a secure context (plain http on a network address) the clipboard API is missing: select it.
+      const range = document.createRange();
+      range.selectNodeContents(source);
+      const selection = window.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+      document.execCommand("copy");
+    }
+    const said = button.parentElement.querySelector("[data-copied]");
+    if (said) said.hidden = false;
+  });
+
   // A select marked data-submit-on-change sends its form when changed (no inline handlers: the CSP forbids them).
   document.addEventListener("change", function (event) {
     const select = event.target.closest("select[data-submit-on-change]");

@@ -124,6 +124,8 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "annotation:members": (manager, GET, None),
     "annotation:invitation_create": (manager, POST, {400}),
     "annotation:invitation_revoke": (manager, POST, {302}),
+    "annotation:member_remove": (manager, POST, {302}),
+    "annotation:member_deactivate": (staff, POST, {302}),
     # Reports and labeling
     "annotation:issue_list": (viewer, GET, None),
     "annotation:queue": (labeler, GET, None),
@@ -206,6 +208,8 @@ def _world(phase: str) -> tuple[dict, dict]:
     study = create_study(name="Matrix", taxonomy=codebook(), issues=issues, lead=lead, annotators=[alice, bob],
                          with_pilot=phase == "pilot", lead_labels_blind=True)
     study.memberships.create(user=lead2, role="lead")
+    carl = make_user("carl")  # the member the remove and deactivate buttons act on
+    study.memberships.create(user=carl, role="annotator")
     c1 = study.taxonomy.categories.get(code="C.1")
     proposal = Proposal.objects.create(study=study, parent=c1, name="Drift", definition="d", proposer=alice)
     if phase != "pilot":
@@ -235,7 +239,7 @@ def _world(phase: str) -> tuple[dict, dict]:
         "participant_id": Participant.objects.create(study=study, code="U1", group="user").pk,
         "batch_id": SummaryBatch.objects.create(source=source, backend="extractive", prompt_version="1").pk,
         "run_id": IngestRun.objects.create(source=source, kind="file").pk,
-        "sample_id": sample.pk, "item_id": sample.items.get().pk, "token": "no-such-token",
+        "sample_id": sample.pk, "item_id": sample.items.get().pk, "token": "no-such-token", "user_id": carl.pk,
     }
     return users, values
 

@@ -7,7 +7,7 @@ from django.db import IntegrityError, transaction
 from concord.errors import FieldError
 from taxonomy.models import Taxonomy
 
-from ..models import Label, Membership, Study
+from ..models import Label, Membership, Queue, Study
 from ..permissions import can_manage
 from . import phases
 
@@ -49,6 +49,40 @@ def add_member(study: Study, user, role: str = Membership.Role.ANNOTATOR) -> Mem
     if created:
         phases.join_round(study, user)
     return membership
+
+
+@transaction.atomic
+def remove_member(study: Study, by, user_id: int) -> int:
+    """Take someone out of the study. Their labels stay, counted as before; their queues in the open rounds close
+    at what they have done (the reports they had not labeled leave their queue); a proposal they were asked to
+    vote on waits for their vote until the lead lets it lapse, as for anyone who left. Returns how many reports
+    left their queues. The study keeps its lead."""
+    if not can_manage(by, study):
+        raise PermissionDenied("Only the study's lead or an admin removes members.")
+    membership = Membership.objects.select_for_update().filter(study=study, user_id=user_id).first()
+    if membership is None:
+        raise StudyError("member", "they are not a member of this study (removed already?); nothing was changed")
+    if membership.role == Membership.Role.LEAD:
+        raise StudyError("member", "the study keeps its lead; make someone else the lead first")
+    left = 0
+    for queue in Queue.objects.select_for_update().filter(round__study=study, round__closed_at__isnull=True,
+                                                          annotator_id=user_id):
+        gone, _ = queue.assignments.filter(done=False).delete()
+        left += gone
+        queue.total = queue.done
+        queue.save(update_fields=["total"])
+    membership.delete()
+    return left
+
+
+def deactivate(by, user) -> None:
+    """An admin closes someone's account: they can no longer log in, anywhere; what they did stays."""
+    if not by.is_staff:
+        raise PermissionDenied("Only an admin deactivates accounts.")
+    if user.pk == by.pk:
+        raise StudyError("member", "you cannot deactivate your own account")
+    user.is_active = False
+    user.save(update_fields=["is_active"])
 
 
 @transaction.atomic

@@ -19,7 +19,7 @@ from ..models import Invitation, Queue
 from ..permissions import can_manage
 from ..selectors.phases import open_round
 from ..services.invitations import InvitationError, accept, invite, revoke, usable
-from ..services.studies import add_member
+from ..services.studies import StudyError, add_member, deactivate, remove_member
 
 
 def _members_context(study, **extra) -> dict:
@@ -70,6 +70,38 @@ def invitation_create(request: HtmxHttpRequest, study_id: int):
     # The link is shown once: only its hash is stored.
     return render(request, "annotation/members.html", _members_context(study, new_link=link,
                                                                         new_invitation=invitation))
+
+
+@login_required
+@require_POST
+def member_remove(request: HtmxHttpRequest, study_id: int, user_id: int):
+    study = get_study_for(request, study_id, can_manage)
+    name = get_user_model().objects.filter(pk=user_id).values_list("username", flat=True).first() or "?"
+    try:
+        left = remove_member(study, request.user, user_id)
+    except StudyError as exc:
+        messages.error(request, exc.message[0].upper() + exc.message[1:] + ".")
+    else:
+        messages.success(request, f"{name} is no longer a member of {study.name}. Their labels stay; "
+                                  f"{left} report{'s' if left != 1 else ''} left their queue.")
+    return redirect("annotation:members", study_id=study.pk)
+
+
+@login_required
+@require_POST
+def member_deactivate(request: HtmxHttpRequest, study_id: int, user_id: int):
+    study = get_study_for(request, study_id, can_manage)
+    user = get_object_or_404(get_user_model(), pk=user_id, memberships__study=study)
+    if not user.is_active:
+        messages.info(request, f"{user.username}'s account was deactivated already.")
+        return redirect("annotation:members", study_id=study.pk)
+    try:
+        deactivate(request.user, user)
+    except StudyError as exc:
+        messages.error(request, exc.message[0].upper() + exc.message[1:] + ".")
+    else:
+        messages.success(request, f"{user.username} can no longer log in. What they did stays.")
+    return redirect("annotation:members", study_id=study.pk)
 
 
 @login_required
