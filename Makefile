@@ -30,7 +30,11 @@ demo-passwords: install
 
 run: demo
 	@echo "Concord on http://$(HOST):$(PORT)/ — log in as lead, ann1, ann2 or ann3."
-	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+	@# A worker beside the server on the folder broker (no Redis needed): long jobs run in the background
+	@# with their progress bars, as in production; it stops with the server.
+	@$(BIN)/celery -A concord worker --pool=threads --concurrency=2 --queues ingest,summaries,statistics,celery \
+	  --loglevel=warning & worker=$$!; trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
+	  $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 # The whole suite. With DATABASE_URL and REDIS_URL set it runs on PostgreSQL with a real Celery worker.
 test: install

@@ -131,6 +131,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         # prepared statement (it lives in the server session). psycopg prepares none with a threshold of None.
         DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
         DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # `make run` has a worker writing beside the server: write-ahead logging lets pages read while a job writes,
+    # and a write waits for the other instead of failing at once with "database is locked".
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", transaction_mode="IMMEDIATE",
+        timeout=30)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Auth
@@ -212,11 +218,15 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = not DEBUG
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_PROXY", False) else None
 
-# Celery: without REDIS_URL every task runs in-process, so `make run` needs nothing but Python.
+# Celery. With REDIS_URL, Redis carries the tasks and their results. Without it (`make run`, the zero-set-up
+# default) the broker is a folder: kombu's filesystem transport needs no service, and `make run` starts a
+# worker on it beside the server, so a long job never holds a request there either. CELERY_EAGER=1 runs each
+# task inside the request that sends it instead (the tests do so, except those that start a worker).
 REDIS_URL = os.environ.get("REDIS_URL", "")
-CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_BROKER_DIR = Path(os.environ.get("CELERY_BROKER_DIR") or BASE_DIR / "var" / "broker")
+CELERY_BROKER_URL = REDIS_URL or "filesystem://"
 CELERY_RESULT_BACKEND = REDIS_URL or None
-CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_EAGER", False)
 
 if REDIS_URL:
     # A shared cache lets sessions be read without a database query on every request (the labeling page
@@ -248,6 +258,12 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # is unavailable) rather than keeping the person waiting through kombu's default reconnects.
     "max_retries": 1, "interval_start": 0, "interval_step": 0.2,
 }
+if not REDIS_URL:
+    # The folder broker: one file per task, read by the worker in order; taken tasks are not kept.
+    (CELERY_BROKER_DIR / "queue").mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS |= {"data_folder_in": str(CELERY_BROKER_DIR / "queue"),
+                                        "data_folder_out": str(CELERY_BROKER_DIR / "queue"),
+                                        "store_processed": False}
 # Separate queues, so that a long ingest never delays summaries or statistics: each can have workers of its
 # own (docker-compose.yml runs one per queue). `make worker` and the tests' worker take all of them.
 CELERY_TASK_ROUTES = {
