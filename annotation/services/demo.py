@@ -1,7 +1,8 @@
-"""Demo data for `make run`: the default codebook, 300 real vLLM reports, users and two studies."""
+"""Demo data for `make run`: the default codebook, 300 real vLLM reports, users and three studies."""
 from __future__ import annotations
 
 import csv
+import random
 import secrets
 from pathlib import Path
 
@@ -26,6 +27,12 @@ PAPER_LABELS = DEMO_DIR / "vllm-paper-labels.csv"
 DEMO_USERS = ["lead", "ann1", "ann2", "ann3"]
 LABELING_STUDY = "vLLM demo"
 PUBLISHED_STUDY = "vLLM demo: the study's seven annotators"
+SIMULATED_STUDY = "vLLM demo: four simulated annotators, with ties"
+SIMULATED_REPORTS = 120
+# Each simulated annotator keeps the study's final label of a report this often; otherwise they pick another
+# theme (of the same type, mostly), or call the report not relevant now and then. With four of them some
+# reports split two against two: ties for the review and the lead's decisions.
+KEEP, SAME_TYPE, NOT_RELEVANT_SHARE = 0.7, 0.7, 0.05
 
 
 def _make_users() -> dict[str, str]:
@@ -54,14 +61,7 @@ def new_demo_passwords() -> dict[str, str]:
 
 def _load_published_labels(study: Study) -> None:
     """The seven annotators' published theme labels for the demo reports, as seven read-only raters."""
-    User = get_user_model()
-    raters = []
-    for i in range(1, 8):
-        rater, created = User.objects.get_or_create(username=f"paper-rater-{i}", defaults={"is_active": False})
-        if created:
-            rater.set_unusable_password()
-            rater.save()
-        raters.append(rater)
+    raters = _raters("paper-rater", 7)
     study.memberships.bulk_create([study.memberships.model(study=study, user=r) for r in raters])
     themes = {c.code: c for c in Category.objects.filter(taxonomy=study.taxonomy).select_related("parent")}
     issues = {i.url: i for i in study.issues.all()}
@@ -77,6 +77,54 @@ def _load_published_labels(study: Study) -> None:
     # The published labels are a finished independent round: the demo opens the review of its ties.
     lead = study.memberships.get(role=Membership.Role.LEAD).user
     advance(study, lead, confirm_missing=True)
+
+
+def _raters(prefix: str, n: int) -> list:
+    """Read-only raters: inactive accounts with no password, which no one logs in as."""
+    User = get_user_model()
+    raters = []
+    for i in range(1, n + 1):
+        rater, created = User.objects.get_or_create(username=f"{prefix}-{i}", defaults={"is_active": False})
+        if created:
+            rater.set_unusable_password()
+            rater.save()
+        raters.append(rater)
+    return raters
+
+
+def _load_simulated_labels(study: Study) -> None:
+    """Four simulated annotators' labels of the first reports, made by a seeded script from the study's final
+    labels (see KEEP), so that the demo's review, adjudication and statistics have ties to show. The study's
+    description says they are simulated."""
+    raters = _raters("simulated-rater", 4)
+    study.memberships.bulk_create([study.memberships.model(study=study, user=r) for r in raters])
+    categories = list(Category.objects.filter(taxonomy=study.taxonomy, level=Category.Level.THEME)
+                      .select_related("parent").order_by("position"))
+    themes = {c.code: c for c in categories}
+    issues = {i.url: i for i in study.issues.all()}
+    round = study.rounds.get(number=1)
+    pick = random.Random(2025)
+    labels = []
+    with open(PAPER_LABELS, encoding="utf-8", newline="") as f:
+        for row in list(csv.DictReader(f))[:SIMULATED_REPORTS]:
+            final = themes[row["Final_Label"]]
+            for rater in raters:
+                roll = pick.random()
+                if roll < NOT_RELEVANT_SHARE:
+                    labels.append(Label(study=study, round=round, issue=issues[row["Issue_URL"]], annotator=rater,
+                                        is_relevant=False))
+                    continue
+                theme = final
+                if roll > KEEP:
+                    near = [c for c in categories if c.parent_id == final.parent_id and c != final]
+                    theme = pick.choice(near if near and pick.random() < SAME_TYPE else categories)
+                labels.append(Label(study=study, round=round, issue=issues[row["Issue_URL"]], annotator=rater,
+                                    type=theme.parent, theme=theme))
+    bulk_create_with_history(labels, Label, batch_size=1000)
+    # Through the review (no one re-labels there) into adjudication: the ties wait for the lead's decision.
+    lead = study.memberships.get(role=Membership.Role.LEAD).user
+    advance(study, lead, confirm_missing=True)
+    advance(Study.objects.get(pk=study.pk), lead, confirm_missing=True)
 
 
 @transaction.atomic
@@ -102,4 +150,16 @@ def load_demo() -> dict[str, str]:
                              issues=issues, lead=lead,
                              description="The same reports with the labels the study's seven annotators published.")
         _load_published_labels(study)
+    if not Study.objects.filter(name=SIMULATED_STUDY).exists():
+        urls = []
+        with open(PAPER_LABELS, encoding="utf-8", newline="") as f:
+            urls = [row["Issue_URL"] for row in csv.DictReader(f)][:SIMULATED_REPORTS]
+        study = create_study(
+            name=SIMULATED_STUDY, taxonomy=copy_codebook(taxonomy, f"{taxonomy.version} for {SIMULATED_STUDY}"),
+            issues=issues.filter(url__in=urls), lead=lead, with_pilot=False,
+            description="Simulated labels, not a finding: four made-up annotators labeled 120 of the reports by a "
+                        "seeded script from the study's final labels, keeping each 70 % of the time and otherwise "
+                        "picking another theme. Their two-against-two splits are here so that the review, the "
+                        "lead's adjudication and the statistics can be tried on first run.")
+        _load_simulated_labels(study)
     return passwords

@@ -6,6 +6,12 @@ import io
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
+from django.urls import reverse
+
+from annotation.models import Study, TiedReport
+from annotation.selectors.statistics import figure3
+from annotation.selectors.votes import needing_decision
+from annotation.services.demo import SIMULATED_STUDY, load_demo
 
 pytestmark = pytest.mark.django_db
 
@@ -19,3 +25,22 @@ def test_demo_passwords_gives_the_demo_users_new_ones():
     new = out.getvalue().split("ann1", 1)[1].split()[0]
     user = get_user_model().objects.get(username="ann1")
     assert user.check_password(new) and not user.check_password("old-password-1")
+
+
+def test_the_demo_shows_every_step_of_the_method_on_first_run(client_as):
+    """Issue 17, item 14: the demo had no ties, so review and adjudication were empty."""
+    passwords = load_demo()
+    assert set(passwords) == {"lead", "ann1", "ann2", "ann3"} and load_demo() == {}  # a second run adds nothing
+    study = Study.objects.get(name=SIMULATED_STUDY)
+    assert study.phase == Study.Phase.ADJUDICATION and "Simulated labels, not a finding" in study.description
+    waiting = needing_decision(study)
+    assert len(waiting) >= 5 and TiedReport.objects.filter(round__study=study).count() >= len(waiting)
+    assert sum(block.total for block in figure3(study)) > 90  # provisional figures from what the votes settle on
+    lead = get_user_model().objects.get(username="lead")
+    client = client_as(lead)
+    for name in ("annotation:adjudication_list", "annotation:review_list", "annotation:statistics",
+                 "annotation:study_detail"):
+        response = client.get(reverse(name, args=[study.pk]))
+        assert response.status_code == 200, name
+    assert "Simulated labels, not a finding" in client.get(
+        reverse("annotation:study_detail", args=[study.pk])).content.decode()
