@@ -76,7 +76,8 @@ def _render(request: HtmxHttpRequest, context: dict, status: int = 200):
         return render(request, "annotation/queue.html#workspace", context, status=status)
     # The whole page carries the study's instructions, open by themselves when they are new to this member.
     study = context["study"]
-    context["instructions_unread"] = instructions_unread(request.user, study)
+    # The codebook is loaded with the page already: a study without instructions costs no query here.
+    context["instructions_unread"] = bool(study.taxonomy.instructions) and instructions_unread(request.user, study)
     return render(request, "annotation/queue.html", context, status=status)
 
 
