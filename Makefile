@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install migrate demo demo-passwords worker lint check-deploy clean bench-ingest bench-label bench-agreement bench-export
+.PHONY: run test install migrate demo demo-passwords worker lint check-deploy clean bench-ingest bench-label bench-agreement bench-export bench-machine
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -78,6 +78,9 @@ bench-export: install $(BENCH_CORPUS)
 
 bench-agreement: install
 	$(BENCH_ENV) $(BIN)/python bench/bench_agreement.py
+
+bench-machine: install $(BENCH_CORPUS)
+	$(BIN)/python bench/bench_machine.py $(BENCH_CORPUS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache staticfiles

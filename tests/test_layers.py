@@ -4,10 +4,11 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ["concord", "ingest", "taxonomy", "annotation", "agreement", "interviews", "codebook", "corpus"]
+PACKAGES = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["root_packages"]
 LINT = str(Path(sys.executable).parent / "lint-imports")
 
 

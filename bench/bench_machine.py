@@ -1,0 +1,72 @@
+"""Benchmark: the built-in machine rater on the 40,000 generated reports (issue 18's goal: under 60 s).
+
+    python bench/bench_machine.py bench-out/issues-40000.jsonl [--folds 5]
+
+Every report gets a training label drawn (seeded) from the shipped codebook's sub-themes, so every level has
+models to fit: the type, the theme given the type (20), the sub-theme given the theme. The labels are random,
+so the figure is the time and memory of cross-fitting, not the model's quality (the tests measure that on the
+study's real vLLM reports). Prints the seconds for the TF-IDF pass alone and for the whole rating, and the
+process's peak memory.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+CODEBOOK = ROOT / "taxonomy" / "codebooks" / "llm-centric-2025.json"
+
+
+def _codes() -> list[tuple[str, str, str | None]]:
+    codebook = json.loads(CODEBOOK.read_text(encoding="utf-8"))
+    out = []
+    for t in codebook["types"]:
+        for theme in t.get("themes", []):
+            subs = [s["code"] for s in theme.get("sub_themes", [])] or [None]
+            out += [(t["code"], theme["code"], sub) for sub in subs]
+    return out
+
+
+def main() -> None:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from machines.classifier import Settings, rate
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("path")
+    parser.add_argument("--folds", type=int, default=5)
+    args = parser.parse_args()
+    texts = []
+    with open(args.path, encoding="utf-8") as f:
+        for line in f:
+            issue = json.loads(line)
+            texts.append(f"{issue.get('title', '')}\n{issue.get('body') or ''}")
+    pick = random.Random(7)
+    codes = _codes()
+    labels = [("NR", None, None) if pick.random() < 0.05 else pick.choice(codes) for _ in texts]
+    settings = Settings(folds=args.folds)
+    started = time.perf_counter()
+    TfidfVectorizer(sublinear_tf=True, min_df=2, max_features=settings.max_features, ngram_range=settings.ngrams
+                    ).fit_transform([t[:settings.text_chars] for t in texts])
+    floor = time.perf_counter() - started
+    started = time.perf_counter()
+    rated = rate(texts, labels, settings)
+    seconds = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"reports                {len(texts):,} ({sum(r is not None for r in rated):,} rated), "
+          f"{len({c[1] for c in codes})} themes, {len({c[2] for c in codes if c[2]})} sub-themes, "
+          f"{args.folds} folds")
+    print(f"TF-IDF pass alone      {floor:.1f} s")
+    print(f"rating, cross-fitted   {seconds:.1f} s (goal: under 60 s); {seconds / floor:.1f}× the TF-IDF pass")
+    print(f"peak memory            {peak:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()

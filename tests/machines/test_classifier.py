@@ -1,0 +1,73 @@
+"""The built-in machine rater (issue 18, first part): cross-fitted, so no report is rated by a model that saw its
+label; its labels follow the codebook's hierarchy; the same seed gives the same labels."""
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import random
+from collections import Counter
+from pathlib import Path
+
+from machines.classifier import Settings, rate
+
+DATA = Path(__file__).resolve().parent / "data"
+THEMES = {"A": ["A.1", "A.2"], "B": ["B.1", "B.2"], "C": ["C.1", "C.2", "C.3"]}
+
+
+def _labels(n: int, seed: int = 1):
+    pick = random.Random(seed)
+    out = []
+    for _ in range(n):
+        t = pick.choice([*THEMES, "NR"])
+        out.append(("NR", None, None) if t == "NR" else (t, (theme := pick.choice(THEMES[t])), f"{theme}.i"))
+    return out
+
+
+def test_a_label_seen_in_training_is_never_the_one_rated():
+    # Each report's text is a token of its own: a model that had seen a report's label would repeat it. Rated
+    # only by models of the other folds, the labels match no better than chance.
+    labels = _labels(400)
+    texts = [f"report token{n}x" for n in range(400)]
+    out = rate(texts, labels)
+    same = sum(a[0] == b[0] for a, b in zip(labels, out, strict=True)) / 400
+    assert same < 0.45
+
+
+def test_labels_follow_the_hierarchy_and_the_seed():
+    words = {"A": "how do i", "B": "please add support", "C": "crash error traceback"}
+    labels = _labels(300, seed=2)
+    texts = [f"{words.get(lb[0], 'unrelated spam')} topic{(lb[1] or '').replace('.', '')} number {n}"
+             for n, lb in enumerate(labels)]
+    out = rate(texts, labels, Settings(seed=3))
+    assert out == rate(texts, labels, Settings(seed=3))
+    for t, theme, sub in out:
+        assert (theme is None and sub is None) if t == "NR" else (theme.startswith(f"{t}.") and sub == f"{theme}.i")
+    # Text that names the label is learned, from the other folds.
+    assert sum(a == b for a, b in zip(labels, out, strict=True)) / 300 > 0.9
+
+
+def test_unlabeled_reports_are_rated_and_no_labels_rate_nothing():
+    labels = _labels(60)
+    texts = [f"{lb[0]} words {n}" for n, lb in enumerate(labels)]
+    out = rate(texts, [*labels[:50], *[None] * 10])
+    assert all(o is not None for o in out)
+    assert rate(texts[:5], [None] * 5) == [None] * 5
+
+
+def test_the_vllm_reports_against_the_panels_final_labels():
+    """974 real vLLM reports with the study's final labels: the cross-fitted type beats always answering the
+    commonest type. An honest figure, whatever it is (see the README)."""
+    finals = {row["Issue_URL"]: row["Final_Label"]
+              for row in csv.DictReader(open(DATA / "vllm-paper-labels-974.csv", encoding="utf-8"))}
+    texts, labels = [], []
+    for line in gzip.open(DATA / "vllm-labeled-974.jsonl.gz", "rt", encoding="utf-8"):
+        issue = json.loads(line)
+        texts.append(f"{issue['title']}\n{issue['body']}")
+        code = finals[issue["html_url"]]
+        labels.append((code.split(".")[0], code, None))
+    out = rate(texts, labels)
+    types = sum(a[0] == b[0] for a, b in zip(labels, out, strict=True)) / len(labels)
+    themes = sum(a[1] == b[1] for a, b in zip(labels, out, strict=True)) / len(labels)
+    commonest = Counter(a[0] for a in labels).most_common(1)[0][1] / len(labels)
+    assert len(labels) == 974 and types > commonest + 0.05, (types, themes, commonest)
