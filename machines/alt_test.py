@@ -1,0 +1,104 @@
+"""Pure: the alternative annotator test (Calderon, Reichart and Dror, ACL 2025) — may a machine take one
+annotator's place? Leave each human out in turn: on every item both the machine and the left-out human are
+scored by their agreement with the remaining humans; the machine "wins" against that human when a one-sided
+t-test shows the human's advantage to be below ε, the cost-benefit margin granted to the machine. The p-values
+of all humans are corrected together (Benjamini–Yekutieli, as its authors do); the machine passes when it wins
+against at least half of the humans. The advantage probability (how often the machine does at least as well as
+a left-out human) compares machines with each other.
+
+One departure from the authors' code: when a human's item-by-item differences are all equal, the t statistic is
+undefined (their code gets NaN and counts no win); here the outcome is then certain, so p is 0 when that common
+difference is below ε and 1 otherwise."""
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import ttest_1samp
+
+# The authors' rule of thumb for ε, by who the annotators are.
+EPSILONS = {"expert": 0.2, "skilled": 0.15, "crowd": 0.1}
+Q_FDR = 0.05
+MIN_HUMANS_PER_ITEM = 2
+MIN_ITEMS_PER_HUMAN = 30  # the t-test's normality needs about this many
+
+
+@dataclass(frozen=True)
+class HumanComparison:
+    annotator: Hashable
+    items: int
+    advantage: float  # share of items where the machine did at least as well as this human
+    p_value: float
+    machine_wins: bool
+
+
+@dataclass(frozen=True)
+class AltTestResult:
+    epsilon: float
+    q: float
+    comparisons: list[HumanComparison]
+    skipped: list[Hashable]  # humans with too few items to test
+    winning_rate: float | None  # None when no human could be tested
+    advantage_probability: float | None
+
+    @property
+    def passed(self) -> bool:
+        return self.winning_rate is not None and self.winning_rate >= 0.5
+
+
+def _agreement(label, others: list) -> float:
+    return sum(label == other for other in others) / len(others)
+
+
+def _p_value(differences: np.ndarray, epsilon: float) -> float:
+    if np.ptp(differences) == 0:
+        return 0.0 if differences[0] < epsilon else 1.0
+    return float(ttest_1samp(differences, epsilon, alternative="less").pvalue)
+
+
+def benjamini_yekutieli(p_values: list[float], q: float = Q_FDR) -> set[int]:
+    """Indices of the hypotheses rejected at false discovery rate q under any dependence."""
+    m = len(p_values)
+    if not m:
+        return set()
+    order = np.argsort(p_values, kind="stable")
+    harmonic = float(np.sum(1.0 / np.arange(1, m + 1)))
+    thresholds = np.arange(1, m + 1) / m * q / harmonic
+    passing = np.flatnonzero(np.asarray(p_values, dtype=float)[order] <= thresholds)
+    return set() if not len(passing) else {int(i) for i in order[: passing[-1] + 1]}
+
+
+def alt_test(machine: Mapping[Hashable, object], humans: Mapping[Hashable, Mapping[Hashable, object]],
+             epsilon: float, *, q: float = Q_FDR, min_humans: int = MIN_HUMANS_PER_ITEM,
+             min_items: int = MIN_ITEMS_PER_HUMAN) -> AltTestResult:
+    """`machine`: item → label; `humans`: annotator → (item → label). Items the machine did not label, or with
+    fewer than `min_humans` human labels, are left out; humans with fewer than `min_items` items are not
+    tested (listed in `skipped`)."""
+    raters: dict[Hashable, list] = {}
+    for annotator, labels in humans.items():
+        for item in labels:
+            raters.setdefault(item, []).append(annotator)
+    kept = {item for item, who in raters.items() if len(who) >= min_humans and item in machine}
+    tested, skipped, p_values = [], [], []
+    for annotator, labels in humans.items():
+        items = [item for item in labels if item in kept]
+        if len(items) < min_items:
+            skipped.append(annotator)
+            continue
+        machine_ok, human_ok = [], []
+        for item in items:
+            others = [humans[other][item] for other in raters[item] if other != annotator]
+            by_machine, by_human = _agreement(machine[item], others), _agreement(labels[item], others)
+            machine_ok.append(by_machine >= by_human)
+            human_ok.append(by_human >= by_machine)
+        differences = np.array(human_ok, dtype=float) - np.array(machine_ok, dtype=float)
+        p_values.append(_p_value(differences, epsilon))
+        tested.append((annotator, len(items), float(np.mean(machine_ok))))
+    wins = benjamini_yekutieli(p_values, q)
+    comparisons = [HumanComparison(annotator, n, advantage, p, i in wins)
+                   for i, ((annotator, n, advantage), p) in enumerate(zip(tested, p_values, strict=True))]
+    return AltTestResult(
+        epsilon=epsilon, q=q, comparisons=comparisons, skipped=skipped,
+        winning_rate=len(wins) / len(comparisons) if comparisons else None,
+        advantage_probability=float(np.mean([c.advantage for c in comparisons])) if comparisons else None)
