@@ -80,7 +80,7 @@ def member_remove(request: HtmxHttpRequest, study_id: int, user_id: int):
     try:
         left = remove_member(study, request.user, user_id)
     except StudyError as exc:
-        messages.error(request, exc.message[0].upper() + exc.message[1:] + ".")
+        messages.error(request, f"Nothing changed: {exc.message}.")
     else:
         messages.success(request, f"{name} is no longer a member of {study.name}. Their labels stay; "
                                   f"{left} report{'s' if left != 1 else ''} left their queue.")
@@ -98,7 +98,7 @@ def member_deactivate(request: HtmxHttpRequest, study_id: int, user_id: int):
     try:
         deactivate(request.user, user)
     except StudyError as exc:
-        messages.error(request, exc.message[0].upper() + exc.message[1:] + ".")
+        messages.error(request, f"Nothing changed: {exc.message}.")
     else:
         messages.success(request, f"{user.username} can no longer log in. What they did stays.")
     return redirect("annotation:members", study_id=study.pk)
