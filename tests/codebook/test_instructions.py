@@ -91,3 +91,13 @@ def test_the_pages(study, lead, annotator_a, client_as):
     assert "data-open-on-load" not in page and 'id="instructions"' in page
     assert client.post(reverse("annotation:instructions_read", args=[study.pk]),
                        {"revision": "99999999999999999999999"}).status_code == 302
+
+
+def test_a_double_click_saves_the_instructions_once(study, lead, client_as):
+    url = reverse("codebook:instructions", args=[study.pk])
+    sent = {"instructions": "Read the summary first.", "reason": "first", "revision": study.taxonomy.revision}
+    client = client_as(lead)
+    assert client.post(url, sent).status_code == 302
+    second = client.post(url, sent)
+    assert second.status_code == 400 and "nothing was changed" in second.content.decode()
+    assert ChangeLogEntry.objects.filter(taxonomy=study.taxonomy, kind="instructions").count() == 1
