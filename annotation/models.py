@@ -30,6 +30,10 @@ class Study(models.Model):
     seed = models.BigIntegerField(default=2025)
     # Issue 14: a lead who labels in the independent round sees what an annotator sees until their own queue
     # is finished (or they stop labeling, which sets their labels of the round aside).
+    # Issue 18: does the summary anchor? When set, each (annotator, report) is dealt, seeded, into an arm that
+    # shows the summary first or only the original, and every label records which it got.
+    summary_experiment = models.BooleanField(
+        default=False, help_text="Show the summary to a seeded half of each annotator's reports only")
     lead_labels_blind = models.BooleanField(
         default=True, help_text="While the lead's own queue of the independent round is unfinished, the lead sees "
                                 "no one else's labels, counts, agreement, history or exports.")
@@ -242,6 +246,8 @@ class Label(Choice):
     # Shown to the lead and admins only, on the annotators' dashboard.
     seconds = models.PositiveIntegerField(null=True, blank=True,
                                           help_text="Seconds from the report being shown to this save")
+    summary_shown = models.BooleanField(null=True, blank=True,
+                                        help_text="Whether the summary was on the page (summary experiment)")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "annotation",
     "agreement",
     "interviews",
+    "machines",
     "codebook",
     "corpus",
 ]

@@ -7,7 +7,7 @@ The vocabulary and its weights are learned once from every report's text (no lab
 keeps 40,000 reports to one pass over the text instead of k."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,11 +65,12 @@ def _below(models: dict[str, _Level], x, rows: np.ndarray, parents: list) -> lis
     return out
 
 
-def rate(texts: Sequence[str], labels: Sequence[Label | None], settings: Settings = Settings()) \
-        -> list[Label | None]:
+def rate(texts: Sequence[str], labels: Sequence[Label | None], settings: Settings = Settings(),
+         progress: Callable[[int, int], None] | None = None) -> list[Label | None]:
     """A label for every report: `labels[i]` is report i's training label (its final or plurality label), None
     where it has none. Each report is rated by the models of the folds it is not in; None when no report of
-    the other folds has a label to learn from."""
+    the other folds has a label to learn from. `progress(folds done, folds)` is called before each fold and at
+    the end."""
     n = len(texts)
     if len(labels) != n:
         raise ValueError(f"{n} texts but {len(labels)} labels")
@@ -83,7 +84,9 @@ def rate(texts: Sequence[str], labels: Sequence[Label | None], settings: Setting
     folds = np.array_split(order, max(2, settings.folds))
     out: list[Label | None] = [None] * n
     labeled = np.array([t is not None for t in types])
-    for fold in folds:
+    for done, fold in enumerate(folds, start=1):
+        if progress is not None:
+            progress(done - 1, len(folds))
         train = np.setdiff1d(np.flatnonzero(labeled), fold, assume_unique=True)
         if not len(train) or not len(fold):
             continue
@@ -96,4 +99,6 @@ def rate(texts: Sequence[str], labels: Sequence[Label | None], settings: Setting
         rated_subs = _below(sub_models, x, fold, rated_themes)
         for i, t, th, sub in zip(fold, rated_types, rated_themes, rated_subs, strict=True):
             out[int(i)] = (t, None, None) if t == "NR" else (t, th, sub)
+    if progress is not None:
+        progress(len(folds), len(folds))
     return out

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class MachinesConfig(AppConfig):
+    name = "machines"
+    verbose_name = "Machine raters"

@@ -1,0 +1,54 @@
+"""A study's machine raters as plain JSON, for `manage.py raters`, study.json and the corpus export: what
+reproduces each, its runs, its figures at every level and type, the decisions and their sentinel watch; and,
+for the corpus export, each report's machine labels of record."""
+from __future__ import annotations
+
+from annotation.models import Study
+
+from .alt_test import EPSILONS
+from .models import LlmCall, ReplacementDecision
+from .selectors import describe, full_report, latest_run, panel, raters_of, run_labels
+from .services.decisions import watch
+
+
+def _decision(decision: ReplacementDecision, the_panel) -> dict:
+    watched = watch(decision, the_panel)
+    return {"rater": decision.rater.name, "level": decision.level, "type": decision.type_code,
+            "epsilon": decision.epsilon, "reason": decision.reason, "decided_by": decision.decided_by.username,
+            "decided_at": decision.decided_at.isoformat(), "sentinel_share": decision.sentinel_share,
+            "sentinel_seed": decision.sentinel_seed, "sentinels": watched.sentinels, "below": watched.below,
+            "sentinel_figures": watched.figures and {"cohen_plurality": watched.figures["cohen_plurality"],
+                                                     "alt_test": watched.figures["alt_test"]},
+            "withdrawn_at": decision.withdrawn_at and decision.withdrawn_at.isoformat(),
+            "withdrawn_reason": decision.withdrawn_reason, "figures_then": decision.figures}
+
+
+def study_machines(study: Study, *, epsilon: float = EPSILONS["skilled"], figures: bool = True) -> dict:
+    the_panel = panel(study)
+    raters = []
+    for rater in raters_of(study):
+        entry = describe(rater)
+        if figures:
+            entry["figures"] = full_report(rater, epsilon=epsilon, the_panel=the_panel)
+        entry["calls"] = LlmCall.objects.filter(rater=rater).count()
+        raters.append(entry)
+    decisions = ReplacementDecision.objects.filter(rater__study=study).select_related("rater", "decided_by")
+    return {"epsilon": epsilon, "raters": raters,
+            "decisions": [_decision(d, the_panel) for d in decisions.order_by("pk")]}
+
+
+def labels_by_report(study: Study) -> dict[int, dict[str, str]]:
+    """Report → {rater name: its most specific code of record ("" when unparseable)} for the corpus export."""
+    out: dict[int, dict[str, str]] = {}
+    for rater in raters_of(study):
+        record, _ = run_labels(latest_run(rater))
+        for issue, chain in record.items():
+            out.setdefault(issue, {})[rater.name] = "" if chain is None else (chain[2] or chain[1] or chain[0])
+    return out
+
+
+def calls(rater) -> list[dict]:
+    return [{"issue": c.issue_id, "attempt": c.attempt, "key": c.key, "prompt_hash": c.prompt_hash,
+             "model": c.model, "model_reported": c.model_reported, "made_at": c.made_at.isoformat(),
+             "seconds": c.seconds, "prompt_tokens": c.prompt_tokens, "completion_tokens": c.completion_tokens,
+             "answer": c.answer, "failure": c.failure} for c in LlmCall.objects.filter(rater=rater).order_by("pk")]

@@ -1,0 +1,76 @@
+"""One chat completion from any OpenAI-compatible endpoint, through the summary backend's HTTP client (its
+retries, back-off on 429 and 5xx, and timeouts), with what the log keeps: the model as the endpoint named it,
+the tokens, the time taken."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from ingest.fetchers.http import ApiClient, FetchError, NoAnswer
+
+
+class CallFailed(Exception):
+    """No usable answer: the message names the URL and what went wrong."""
+
+
+class EndpointDown(CallFailed):
+    """No answer at all after every retry: the next report would fare no better."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    content: str
+    model: str
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    seconds: float
+    refusal: str = ""
+
+
+def _count(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**31 else None
+
+
+class ChatClient:
+    def __init__(self, base_url: str, model: str, *, api_key: str = "", timeout: float = 60.0, attempts: int = 4,
+                 backoff: float = 2.0):
+        headers = {"User-Agent": "concord-machine-rater"}
+        if api_key:
+            headers["Authorization"] = f"Bearer {api_key}"
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.model = model
+        # A bare 429 from an inference server is load, not a quota: back off and retry like a 5xx.
+        self.client = ApiClient(headers=headers, attempts=attempts, backoff=backoff, timeout=timeout,
+                                max_wait=300, fallback_rate_wait=None)
+
+    def complete(self, system: str, user: str, *, temperature: float | None = None, seed: int | None = None) \
+            -> Reply:
+        payload: dict = {"model": self.model, "messages": [{"role": "system", "content": system},
+                                                            {"role": "user", "content": user}]}
+        if temperature is not None:
+            payload["temperature"] = temperature
+        if seed is not None:
+            payload["seed"] = seed
+        started = time.monotonic()
+        try:
+            answer = self.client.post(self.url, payload)
+        except NoAnswer as exc:
+            raise EndpointDown(str(exc)) from exc
+        except FetchError as exc:
+            raise CallFailed(str(exc)) from exc
+        data = answer.data
+        try:
+            message = data["choices"][0]["message"]
+        except (KeyError, IndexError, TypeError) as exc:
+            raise CallFailed(f"POST {answer.url} → {answer.status}, but not a chat completion") from exc
+        if not isinstance(message, dict):
+            raise CallFailed(f"POST {answer.url} → {answer.status}, but the message is not an object")
+        content = message.get("content")
+        refusal = message.get("refusal")
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        model = data.get("model") if isinstance(data.get("model"), str) else ""
+        return Reply(content=content if isinstance(content, str) else "", model=model[:200],
+                     prompt_tokens=_count(usage.get("prompt_tokens")),
+                     completion_tokens=_count(usage.get("completion_tokens")),
+                     seconds=round(time.monotonic() - started, 3),
+                     refusal=refusal if isinstance(refusal, str) else "")

@@ -1,0 +1,222 @@
+"""Pure: a machine rater measured the way the study measures people, at one level and for one type.
+
+Inputs are plain mappings of report → (type, theme, sub-theme) codes ("NR" as the type of "not relevant");
+outputs are plain dicts, so that a decision can freeze them and an export can carry them. Every figure says
+how many reports it used, its interval where one is defined, and its method."""
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from itertools import combinations
+
+import numpy as np
+
+from agreement.alpha import alpha_counts_figure
+from agreement.figures import Figure, finite
+from agreement.kappa import fleiss_matrix_figure
+from agreement.matrices import complete_counts, counts_of, rating_table
+from agreement.ties import modal_label
+from taxonomy.codes import sort_key
+
+from .alt_test import alt_test
+
+Chain = tuple[str, str | None, str | None]
+NR = "NR"
+LEVELS = ("type", "theme", "sub_theme")
+_INDEX = {"type": 0, "theme": 1, "sub_theme": 2}
+COHEN = "Cohen's kappa; 95 % bootstrap interval over reports"
+RESAMPLES = 500
+_BATCH = 50
+
+
+def value_at(chain: Chain | None, level: str) -> str | None:
+    """A label's value at a level: "not relevant" is a value at every level; a missing theme is no value."""
+    if chain is None:
+        return None
+    if chain[0] == NR:
+        return NR
+    return chain[_INDEX[level]]
+
+
+def reports_of(reference_types: Mapping[int, str], level: str, type_code: str) -> list[int]:
+    """The reports a figure uses: all at type level; at theme or sub-theme level those whose reference type
+    (final, else plurality) is `type_code`, as the study computed its per-type kappas."""
+    if level == "type":
+        return sorted(reference_types)
+    return sorted(r for r, t in reference_types.items() if t == type_code)
+
+
+def _cohen_value(a: np.ndarray, b: np.ndarray, k: int) -> tuple[float | None, float]:
+    table = np.bincount(a * k + b, minlength=k * k).reshape(k, k).astype(float)
+    n = table.sum()
+    p_o = np.trace(table) / n
+    p_e = (table.sum(axis=1) @ table.sum(axis=0)) / (n * n)
+    return (finite((p_o - p_e) / (1 - p_e)) if p_e < 1 else None), float(p_o)
+
+
+def cohen(first: Mapping[Hashable, str | None], second: Mapping[Hashable, str | None], *, other: str,
+          resamples: int = RESAMPLES, seed: int = 0) -> dict:
+    """Cohen's kappa of two raters over the reports both rated, with a percentile bootstrap interval."""
+    shared = [r for r in first if first[r] is not None and second.get(r) is not None]
+    result = {"with": other, "method": COHEN, "value": None, "ci": [None, None], "n": len(shared),
+              "observed": None, "undefined_because": ""}
+    if len(shared) < 2:
+        result["undefined_because"] = "fewer than two reports rated by both"
+        return result
+    categories = sorted({first[r] for r in shared} | {second[r] for r in shared}, key=sort_key)
+    index = {c: i for i, c in enumerate(categories)}
+    a = np.array([index[first[r]] for r in shared], dtype=np.int64)
+    b = np.array([index[second[r]] for r in shared], dtype=np.int64)
+    k = len(categories)
+    result["value"], result["observed"] = _cohen_value(a, b, k)
+    if result["value"] is None:
+        result["undefined_because"] = "both gave a single category throughout, so chance agreement is total"
+        return result
+    result["ci"] = list(_bootstrap_cohen(a, b, k, resamples, seed))
+    return result
+
+
+def _bootstrap_cohen(a: np.ndarray, b: np.ndarray, k: int, resamples: int, seed: int):
+    n = len(a)
+    rng = np.random.default_rng(seed)
+    pair = a * k + b
+    values = []
+    for start in range(0, resamples, _BATCH):
+        size = min(_BATCH, resamples - start)
+        draws = pair[rng.integers(0, n, size=(size, n))] + (np.arange(size) * k * k)[:, None]
+        tables = np.bincount(draws.ravel(), minlength=size * k * k).reshape(size, k, k) / n
+        p_o = np.trace(tables, axis1=1, axis2=2)
+        p_e = (tables.sum(axis=2) * tables.sum(axis=1)).sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values.append((p_o - p_e) / (1 - p_e))
+    kappas = np.concatenate(values)
+    kappas = kappas[np.isfinite(kappas)]
+    if not len(kappas):
+        return None, None
+    low, high = np.percentile(kappas, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def _figure(figure: Figure) -> dict:
+    return {"method": figure.method, "value": figure.value, "ci": [figure.ci_low, figure.ci_high],
+            "n": figure.n_reports, "raters": figure.n_raters, "left_out": len(figure.left_out),
+            "undefined_because": figure.undefined_because}
+
+
+def _panel_figures(columns: Sequence[Mapping[int, str | None]], reports: Sequence[int], *, level: str,
+                   type_code: str, resamples: int, seed: int) -> tuple[dict, dict]:
+    """Fleiss' kappa (reports every column rated) and Krippendorff's alpha (any two) of these raters."""
+    table = rating_table({r: [column.get(r) for column in columns] for r in reports})
+    fleiss = fleiss_matrix_figure(complete_counts(table, None, len(columns)), level=level, type=type_code,
+                                  resamples=resamples, seed=seed)
+    alpha = alpha_counts_figure(list(reports), table.categories, counts_of(table), level=level, type=type_code)
+    return _figure(fleiss), _figure(alpha)
+
+
+def plurality(humans: Mapping[str, Mapping[int, str | None]], reports: Sequence[int]) -> dict[int, str | None]:
+    """The panel's plurality value per report; None where the largest count is shared (a tie)."""
+    out = {}
+    for r in reports:
+        values = [labels[r] for labels in humans.values() if labels.get(r) is not None]
+        out[r] = modal_label(values) if values else None
+    return out
+
+
+def confusion(reference: Mapping[int, str | None], machine: Mapping[int, str | None]) -> dict:
+    """Rows: the panel's plurality; columns: the machine. Reports where either has no value are left out."""
+    pairs = [(reference[r], machine[r]) for r in reference if reference[r] is not None and machine.get(r)]
+    categories = sorted({p for p, _ in pairs} | {m for _, m in pairs}, key=sort_key)
+    index = {c: i for i, c in enumerate(categories)}
+    cells = np.zeros((len(categories), len(categories)), dtype=np.int64)
+    for p, m in pairs:
+        cells[index[p], index[m]] += 1
+    return {"categories": categories, "rows": cells.tolist(), "n": len(pairs),
+            "method": "reports by the panel's plurality (rows) and the machine's label (columns); ties left out"}
+
+
+def measure(humans: Mapping[str, Mapping[int, Chain]], reference_types: Mapping[int, str],
+            machine: Mapping[int, Chain | None], *, level: str, type_code: str = "", epsilon: float = 0.15,
+            runs: Sequence[Mapping[int, Chain | None]] = (),
+            machines: Mapping[str, Mapping[int, Chain | None]] | None = None,
+            resamples: int = RESAMPLES, seed: int = 0) -> dict:
+    """Every figure of one (level, type): `humans` annotator → report → label; `reference_types` report → the
+    type that places it (final, else plurality); `machine` its labels of record; `runs` a language model's k
+    runs per report (self-agreement); `machines` the study's other machines' labels of record."""
+    if level not in LEVELS:
+        raise ValueError(f"level: one of {', '.join(LEVELS)}")
+    reports = reports_of(reference_types, level, type_code)
+    people = {name: {r: value_at(labels.get(r), level) for r in reports} for name, labels in sorted(humans.items())}
+    mine = {r: value_at(machine.get(r), level) for r in reports}
+    panel = plurality(people, reports)
+    result: dict = {"level": level, "type": type_code, "reports": len(reports),
+                    "rated": sum(1 for r in reports if mine[r] is not None),
+                    "humans": list(people)}
+    result["cohen_humans"] = [cohen(mine, values, other=name, resamples=resamples, seed=seed)
+                              for name, values in people.items()]
+    result["cohen_plurality"] = cohen(mine, panel, other="plurality of the panel", resamples=resamples, seed=seed)
+    result["cohen_plurality"]["ties_left_out"] = sum(1 for r in reports if panel[r] is None)
+    columns = list(people.values())
+    result["humans_fleiss"], result["humans_alpha"] = _panel_figures(
+        columns, reports, level=level, type_code=type_code, resamples=resamples, seed=seed)
+    result["replacing"] = []
+    for i, name in enumerate(people):
+        fleiss, alpha = _panel_figures([mine if j == i else c for j, c in enumerate(columns)], reports,
+                                       level=level, type_code=type_code, resamples=resamples, seed=seed)
+        result["replacing"].append({"human": name, "fleiss": fleiss, "alpha": alpha})
+    result["alt_test"] = _alt_test(mine, people, epsilon)
+    result["machines"] = [cohen(mine, {r: value_at(labels.get(r), level) for r in reports}, other=other,
+                                resamples=resamples, seed=seed) for other, labels in sorted((machines or {}).items())]
+    result["self"] = _self_agreement(runs, reports, level, type_code, resamples, seed)
+    result["confusion"] = confusion(panel, mine)
+    return result
+
+
+def _alt_test(machine: Mapping[int, str | None], people: Mapping[str, Mapping[int, str | None]],
+              epsilon: float) -> dict:
+    outcome = alt_test({r: v for r, v in machine.items() if v is not None},
+                       {name: {r: v for r, v in values.items() if v is not None} for name, values in people.items()},
+                       epsilon)
+    return {"method": "alternative annotator test (Calderon, Reichart and Dror 2025): leave one human out, "
+                      "one-sided t-test against epsilon, Benjamini-Yekutieli at q = 0.05; passes when the machine "
+                      "wins against at least half of the humans",
+            "epsilon": epsilon, "q": outcome.q, "winning_rate": outcome.winning_rate,
+            "advantage_probability": outcome.advantage_probability, "passed": outcome.passed,
+            "comparisons": [{"human": c.annotator, "items": c.items, "advantage": c.advantage,
+                             "p_value": c.p_value, "machine_wins": c.machine_wins} for c in outcome.comparisons],
+            "skipped": list(outcome.skipped)}
+
+
+def _self_agreement(runs: Sequence[Mapping[int, Chain | None]], reports: Sequence[int], level: str,
+                    type_code: str, resamples: int, seed: int) -> dict | None:
+    if len(runs) < 2:
+        return None
+    fleiss, _ = _panel_figures([{r: value_at(run.get(r), level) for r in reports} for run in runs], reports,
+                               level=level, type_code=type_code, resamples=resamples, seed=seed)
+    fleiss["method"] = f"Fleiss' kappa of the model's {len(runs)} runs per report with each other"
+    return fleiss
+
+
+def pairwise(machines: Mapping[str, Mapping[int, Chain | None]], reports: Sequence[int], level: str) -> list[dict]:
+    """Cohen's kappa of every pair of machines (agreement between models predicts agreement with people)."""
+    values = {name: {r: value_at(labels.get(r), level) for r in reports} for name, labels in machines.items()}
+    return [cohen(values[a], values[b], other=f"{a} and {b}") for a, b in combinations(sorted(values), 2)]
+
+
+def sentinels(reports: Sequence[int], share: float, seed: int) -> set[int]:
+    """The seeded share of reports that people keep labeling after a machine was let in (at least one)."""
+    ordered = sorted(reports)
+    if not ordered:
+        return set()
+    size = min(len(ordered), max(1, round(share * len(ordered))))
+    picked = np.random.default_rng(seed).choice(len(ordered), size=size, replace=False)
+    return {ordered[i] for i in picked}
+
+
+def below_decision(decided: dict, now: dict) -> bool:
+    """Whether the machine's agreement with the panel's plurality on the sentinels has fallen below the interval
+    it was decided on (its lower 95 % bound), so that chance alone is an unlikely explanation."""
+    then = decided.get("cohen_plurality", {})
+    current = now.get("cohen_plurality", {})
+    low = then.get("ci", [None])[0]
+    if low is None or current.get("value") is None:
+        return False
+    return current["value"] < low

@@ -1,0 +1,194 @@
+"""Reads for machine raters: the human panel as plain mappings, a rater's labels of record, and the one rule of
+who may see a machine's label of a report."""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.db.models import QuerySet
+
+from agreement.ties import final_label, modal_label
+from annotation.models import NOT_RELEVANT, Decision, Label, Queue, Study
+from annotation.permissions import BLIND_PHASES, can_manage_seeing_labels, can_view_all_labels
+from annotation.selectors.labels import counted_labels
+from annotation.selectors.studies import agreement_round
+from taxonomy.models import Category
+
+from .measures import Chain, measure
+from .models import MachineLabel, MachineRater, MachineRun
+
+
+@dataclass
+class Panel:
+    """The independent round's labels, by annotator, and each report's reference type (final, else plurality;
+    None while tied) — what a machine is measured against."""
+
+    humans: dict[str, dict[int, Chain]]
+    reference_types: dict[int, str]
+    finals: dict[int, Chain]
+
+
+def _codes(study: Study) -> dict[int, str]:
+    return dict(Category.objects.filter(taxonomy=study.taxonomy_id).values_list("pk", "code"))
+
+
+def _chain(codes: dict[int, str], relevant: bool, type_id, theme_id, sub_id) -> Chain:
+    if not relevant:
+        return NOT_RELEVANT, None, None
+    return codes[type_id], codes.get(theme_id), codes.get(sub_id)
+
+
+def finals(study: Study) -> dict[int, Chain]:
+    codes = _codes(study)
+    rows = Decision.objects.filter(study=study).order_by().values_list(
+        "issue_id", "is_relevant", "type_id", "theme_id", "sub_theme_id")
+    return {issue: _chain(codes, *rest) for issue, *rest in rows}
+
+
+def panel(study: Study) -> Panel:
+    codes = _codes(study)
+    round = agreement_round(study)
+    humans: dict[str, dict[int, Chain]] = defaultdict(dict)
+    if round is not None:
+        rows = counted_labels(Label.objects.filter(round=round)).order_by().values_list(
+            "annotator__username", "issue_id", "is_relevant", "type_id", "theme_id", "sub_theme_id")
+        for name, issue, *rest in rows.iterator(chunk_size=20000):
+            humans[name][issue] = _chain(codes, *rest)
+    decided = finals(study)
+    reference: dict[int, str] = {}
+    by_report: dict[int, list[str]] = defaultdict(list)
+    for labels in humans.values():
+        for issue, chain in labels.items():
+            by_report[issue].append(chain[0])
+    for issue, types in by_report.items():
+        chosen = decided[issue][0] if issue in decided else modal_label(types)
+        if chosen is not None:
+            reference[issue] = chosen
+    return Panel(dict(humans), reference, decided)
+
+
+def training_labels(study: Study, panel_: Panel, use: str) -> dict[int, Chain]:
+    """What the built-in model learns from: final labels (where there is one, else the votes' settled label),
+    or only the settled label of the votes (`use` = "plurality")."""
+    by_report: dict[int, list[Chain]] = defaultdict(list)
+    for labels in panel_.humans.values():
+        for issue, chain in labels.items():
+            by_report[issue].append(chain)
+    out = {}
+    for issue, chains in by_report.items():
+        settled = final_label(chains)
+        if settled is not None:
+            out[issue] = settled[0]
+    if use != MachineRater.Training.PLURALITY:
+        out.update(panel_.finals)
+    return out
+
+
+def latest_run(rater: MachineRater) -> MachineRun | None:
+    return rater.runs.filter(status=MachineRun.Status.SUCCEEDED).order_by("-finished_at", "-pk").first()
+
+
+def run_labels(run: MachineRun | None) -> tuple[dict[int, Chain | None], list[dict[int, Chain | None]]]:
+    """A run's label of record per report (its first attempt that parsed) and every attempt as its own run."""
+    if run is None:
+        return {}, []
+    attempts: dict[int, dict[int, Chain | None]] = defaultdict(dict)
+    rows = MachineLabel.objects.filter(run=run).order_by("issue_id", "attempt").values_list(
+        "issue_id", "attempt", "unparseable", "type_code", "theme_code", "sub_theme_code")
+    record: dict[int, Chain | None] = {}
+    for issue, attempt, unparseable, type_code, theme, sub in rows.iterator(chunk_size=20000):
+        chain = None if unparseable or not type_code else (type_code, theme or None, sub or None)
+        attempts[attempt][issue] = chain
+        if record.get(issue) is None:
+            record[issue] = chain
+    return record, [attempts[a] for a in sorted(attempts)]
+
+
+def raters_of(study: Study) -> QuerySet[MachineRater]:
+    return MachineRater.objects.filter(study=study).order_by("name")
+
+
+def may_see_machine_labels(viewer, study: Study, issue_id: int) -> bool:
+    """The rule that never bends: a machine's label of a report reaches a person only outside the blind rounds,
+    only if they may see everyone's labels, and only once they have saved their own label of that report — or
+    when they rate nothing in the study (an admin, or a lead who does not label), so nothing of theirs can be
+    anchored."""
+    if study.phase in BLIND_PHASES or not can_view_all_labels(viewer, study):
+        return False
+    if _has_labeled(viewer, study, issue_id):
+        return True
+    return can_manage_seeing_labels(viewer, study) and not (
+        Queue.objects.filter(round__study=study, annotator=viewer).exists()
+        or Label.objects.filter(study=study, annotator=viewer).exists())
+
+
+def _has_labeled(viewer, study: Study, issue_id: int) -> bool:
+    return viewer.is_authenticated and Label.objects.filter(study=study, issue_id=issue_id, annotator=viewer).exists()
+
+
+def labels_of_report(viewer, study: Study, issue_id: int) -> list[tuple[MachineRater, list[MachineLabel]]]:
+    """Each machine's labels of one report from its labels of record; nothing when the viewer may not see them."""
+    if not may_see_machine_labels(viewer, study, issue_id):
+        return []
+    out = []
+    for rater in raters_of(study):
+        run = latest_run(rater)
+        if run is not None:
+            labels = list(MachineLabel.objects.filter(run=run, issue_id=issue_id).order_by("attempt"))
+            if labels:
+                out.append((rater, labels))
+    return out
+
+
+def measurement(rater: MachineRater, *, level: str, type_code: str = "", epsilon: float = 0.15,
+                only: set[int] | None = None, the_panel: Panel | None = None) -> dict | None:
+    """The rater's labels of record measured against the panel at one level and type (and only on the reports
+    `only` names, e.g. the sentinels); None before the rater has a run that succeeded."""
+    run = latest_run(rater)
+    if run is None:
+        return None
+    the_panel = the_panel or panel(rater.study)
+    record, attempts = run_labels(run)
+    others = {}
+    for other in raters_of(rater.study).exclude(pk=rater.pk):
+        labels, _ = run_labels(latest_run(other))
+        if labels:
+            others[other.name] = labels
+    reference = the_panel.reference_types
+    if only is not None:
+        reference = {r: t for r, t in reference.items() if r in only}
+    result = measure(the_panel.humans, reference, record, level=level, type_code=type_code, epsilon=epsilon,
+                     runs=attempts if len(attempts) > 1 else (), machines=others)
+    result["run"] = run.pk
+    return result
+
+
+def scopes(study: Study) -> list[tuple[str, str]]:
+    """(level, type) pairs a machine is measured at: the type itself, then theme and sub-theme per type."""
+    from taxonomy.selectors import types_of  # deferred: only the full report needs the codebook's types
+
+    codes = [t.code for t in types_of(study.taxonomy)]
+    return [("type", ""), *((level, code) for code in codes for level in ("theme", "sub_theme"))]
+
+
+def full_report(rater: MachineRater, *, epsilon: float = 0.15, the_panel: Panel | None = None) -> list[dict]:
+    """The rater measured at every level and type (for the command, the export and study.json)."""
+    the_panel = the_panel or panel(rater.study)
+    out = []
+    for level, type_code in scopes(rater.study):
+        figures = measurement(rater, level=level, type_code=type_code, epsilon=epsilon, the_panel=the_panel)
+        if figures is not None:
+            out.append(figures)
+    return out
+
+
+def describe(rater: MachineRater) -> dict:
+    """What reproduces the rater, and its runs."""
+    return {"name": rater.name, "kind": rater.kind, "training": rater.training, "settings": rater.settings,
+            "created_at": rater.created_at.isoformat(),
+            "runs": [{"id": run.pk, "status": run.status, "total": run.total, "done": run.done, "cached": run.cached,
+                      "unparseable": run.unparseable, "failed": run.failed, "prompt_version": run.prompt_version,
+                      "prompt_hash": run.prompt_hash, "model_reported": run.model_reported,
+                      "started_at": run.started_at and run.started_at.isoformat(),
+                      "finished_at": run.finished_at and run.finished_at.isoformat(), "message": run.message}
+                     for run in rater.runs.order_by("pk")]}

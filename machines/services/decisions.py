@@ -1,0 +1,112 @@
+"""The lead's decision that a machine may take one annotator's place at one level, and its watch on sentinels."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from annotation.models import Study
+from concord.errors import FieldError
+from concord.textcheck import fitted
+
+from ..alt_test import EPSILONS
+from ..measures import LEVELS, below_decision, sentinels
+from ..models import ReplacementDecision
+from ..selectors import latest_run, measurement, panel
+
+DEFAULT_SENTINELS = 0.1
+
+
+class DecisionError(FieldError):
+    pass
+
+
+def _share(value) -> float:
+    try:
+        share = float(str(value).strip()) if value not in (None, "") else DEFAULT_SENTINELS
+    except ValueError:
+        raise DecisionError("sentinel_share", f"a share from 0.01 to 1, not {str(value)[:40]!r}") from None
+    if not 0.01 <= share <= 1:
+        raise DecisionError("sentinel_share", f"a share from 0.01 to 1, not {share}")
+    return share
+
+
+def record(rater, *, level: str, type_code: str, epsilon: float, reason: str, by, expected_run: int,
+           sentinel_share=None) -> ReplacementDecision:
+    """Record the decision, only where the alternative annotator test passes on the rater's labels of record
+    (run `expected_run`, the one whose figures the lead was shown); the figures are frozen beside it."""
+    if level not in LEVELS:
+        raise DecisionError("level", f"one of {', '.join(LEVELS)}")
+    if level != "type" and not type_code:
+        raise DecisionError("type_code", "the type whose reports the decision is about")
+    if level == "type":
+        type_code = ""
+    if epsilon not in EPSILONS.values():
+        raise DecisionError("epsilon", "0.2 (expert annotators), 0.15 (skilled) or 0.1 (crowd)")
+    reason = fitted((reason or "").strip(), "reason", 5000)
+    if not reason:
+        raise DecisionError("reason", "say why the machine may stand in for an annotator here")
+    share = _share(sentinel_share)
+    run = latest_run(rater)
+    if run is None or run.pk != expected_run:
+        raise DecisionError("expected_run", "the rater's labels of record changed since the page was shown; "
+                                            "look at the new figures first")
+    figures = measurement(rater, level=level, type_code=type_code, epsilon=epsilon)
+    if not figures["alt_test"]["passed"]:
+        rate = figures["alt_test"]["winning_rate"]
+        raise DecisionError("", "the alternative annotator test does not pass here (winning rate "
+                                f"{'undefined' if rate is None else f'{rate:.2f}'}, it needs 0.5 or more), so the "
+                                "figures do not support letting the machine replace an annotator")
+    study: Study = rater.study
+    try:
+        with transaction.atomic():
+            return ReplacementDecision.objects.create(
+                rater=rater, level=level, type_code=type_code, epsilon=epsilon, figures=figures, reason=reason,
+                sentinel_share=share, sentinel_seed=study.seed, decided_by=by)
+    except IntegrityError:
+        raise DecisionError("", "a decision for this machine at this level stands already (a double submit, or "
+                                "someone else meanwhile)") from None
+
+
+def withdraw(decision: ReplacementDecision, *, by, reason: str) -> ReplacementDecision:
+    reason = fitted((reason or "").strip(), "reason", 5000)
+    if not reason:
+        raise DecisionError("reason", "say why the decision is withdrawn")
+    changed = ReplacementDecision.objects.filter(pk=decision.pk, withdrawn_at__isnull=True).update(
+        withdrawn_at=timezone.now(), withdrawn_by=by, withdrawn_reason=reason)
+    if not changed:
+        raise DecisionError("", "the decision was withdrawn already")
+    decision.refresh_from_db()
+    return decision
+
+
+@dataclass
+class Watch:
+    decision: ReplacementDecision
+    sentinels: int
+    figures: dict | None
+    below: bool
+
+
+def sentinel_reports(decision: ReplacementDecision, reference_types: dict[int, str]) -> set[int]:
+    study_reports = list(decision.rater.study.issues.values_list("pk", flat=True))
+    chosen = sentinels(study_reports, decision.sentinel_share, decision.sentinel_seed)
+    if decision.level != "type":
+        chosen = {r for r in chosen if reference_types.get(r) == decision.type_code}
+    return chosen
+
+
+def watch(decision: ReplacementDecision, the_panel=None) -> Watch:
+    """The machine's agreement with the people on the sentinel reports now, and whether it fell below the
+    interval it was decided on."""
+    the_panel = the_panel or panel(decision.rater.study)
+    chosen = sentinel_reports(decision, the_panel.reference_types)
+    figures = measurement(decision.rater, level=decision.level, type_code=decision.type_code,
+                          epsilon=decision.epsilon, only=chosen, the_panel=the_panel)
+    return Watch(decision, len(chosen), figures, bool(figures) and below_decision(decision.figures, figures))
+
+
+def standing(study: Study):
+    return ReplacementDecision.objects.filter(rater__study=study, withdrawn_at__isnull=True).select_related(
+        "rater", "decided_by")

@@ -1,0 +1,15 @@
+from __future__ import annotations
+
+from celery import shared_task
+
+from .models import MachineRun
+from .services.runs import run
+
+
+# Late acknowledgement: a worker killed mid-run gives the run back to the queue, and the re-run takes what was
+# answered from the call cache. No result is stored: the run's row is the result.
+@shared_task(ignore_result=True, acks_late=True, reject_on_worker_lost=True)
+def rate_task(run_id: int) -> dict:
+    """Rate a study's reports with one machine rater; the run's row holds progress and outcome."""
+    done = run(MachineRun.objects.select_related("rater__study").get(pk=run_id))
+    return {"run": done.pk, "status": done.status}
