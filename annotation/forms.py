@@ -136,3 +136,7 @@ class StudySettingsForm(forms.Form):
         required=False, label="The lead labels blind",
         help_text="While the lead's own queue of the independent round is unfinished, the lead sees what an "
                   "annotator sees. Fixed once the independent round begins.")
+    summary_experiment = forms.BooleanField(
+        required=False, label="Measure whether the summary anchors labels",
+        help_text="Each annotator sees the summary on a seeded half of their reports only, and the summary "
+                  "experiment page compares the two halves. Fixed once the independent round begins.")

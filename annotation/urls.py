@@ -1,7 +1,19 @@
 from django.urls import path
 
 from . import api
-from .views import adjudication, annotators, comparison, history, issues, members, queue, review, statistics, studies
+from .views import (
+                    adjudication,
+                    annotators,
+                    comparison,
+                    history,
+                    issues,
+                    members,
+                    queue,
+                    review,
+                    statistics,
+                    studies,
+                    summary_experiment,
+)
 
 app_name = "annotation"
 
@@ -40,6 +52,8 @@ urlpatterns = [
     path("studies/<id:study_id>/queue/", queue.queue, name="queue"),
     path("studies/<id:study_id>/queue/previous/", queue.previous, name="previous"),
     path("studies/<id:study_id>/annotators/", annotators.annotators, name="annotators"),
+    path("studies/<id:study_id>/summary-experiment/", summary_experiment.summary_experiment,
+         name="summary_experiment"),
     path("studies/<id:study_id>/instructions/read/", queue.instructions_read, name="instructions_read"),
     path("studies/<id:study_id>/issues/<id:issue_id>/", queue.issue_label, name="issue_label"),
     path("studies/<id:study_id>/issues/<id:issue_id>/label/", queue.label_submit, name="label_submit"),

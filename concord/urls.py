@@ -10,6 +10,7 @@ from codebook import urls as codebook_urls
 from corpus import urls as corpus_urls
 from ingest import urls as ingest_urls
 from interviews import urls as interviews_urls
+from machines import urls as machines_urls
 from taxonomy import urls as taxonomy_urls
 
 api_patterns = [
@@ -35,4 +36,5 @@ urlpatterns = [
     path("", include(codebook_urls)),
     path("", include(interviews_urls)),
     path("", include(corpus_urls)),
+    path("", include(machines_urls)),
 ]

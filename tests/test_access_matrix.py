@@ -22,6 +22,7 @@ from codebook.models import Proposal
 from ingest.models import IngestRun, Keyword, KeywordList, Source, SummaryBatch
 from ingest.services.screening import draw_keyword_sample
 from interviews.models import Participant
+from machines.models import MachineLabel, MachineRater, MachineRun, ReplacementDecision
 from tests.factories import codebook, label_with, make_issue, make_study, make_user
 
 pytestmark = pytest.mark.django_db
@@ -177,6 +178,19 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "interviews:participant": (manager, GET, None),
     "codebook:my_votes": (logged_in, GET, None),
     "taxonomy:import": (staff, GET, None),
+    # Machine raters: everything that shows a machine's figures follows the lead's seeing-labels rule; the two
+    # fragments answer every member (empty unless the machine rule lets them see something).
+    "machines:index": (manager_seeing, GET, None),
+    "machines:add": (manager_seeing, POST, {400}),
+    "machines:rater": (manager_seeing, GET, None),
+    "machines:run": (manager_seeing, POST, {302}),
+    "machines:calls": (manager_seeing, GET, None),
+    "machines:decide": (manager_seeing, POST, {302}),
+    "machines:run_progress": (manager_seeing, GET, None),
+    "machines:withdraw": (manager_seeing, POST, {302}),
+    "machines:report_labels": (viewer, GET, None),
+    "machines:flags": (viewer, GET, None),
+    "annotation:summary_experiment": (manager_seeing, GET, None),
 }
 # Not study-scoped: refused people are sent to log in (user_passes_test) or get 403, never 404 by design.
 REFUSED = {302, 401, 403, 404, 405}
@@ -240,8 +254,18 @@ def _world(phase: str) -> tuple[dict, dict]:
         "batch_id": SummaryBatch.objects.create(source=source, backend="extractive", prompt_version="1").pk,
         "run_id": IngestRun.objects.create(source=source, kind="file").pk,
         "sample_id": sample.pk, "item_id": sample.items.get().pk, "token": "no-such-token", "user_id": carl.pk,
+        **_machine_values(study, lead2),
     }
     return users, values
+
+
+def _machine_values(study, lead) -> dict:
+    rater = MachineRater.objects.create(study=study, name="tfidf", kind="builtin", settings={"folds": 2})
+    run = MachineRun.objects.create(rater=rater, status="succeeded")
+    MachineLabel.objects.create(run=run, issue=study.issues.order_by("pk").first(), type_code="C", theme_code="C.1")
+    decision = ReplacementDecision.objects.create(rater=rater, level="type", epsilon=0.15, figures={}, reason="r",
+                                                  decided_by=lead)
+    return {"rater_id": rater.pk, "machine_run_id": run.pk, "decision_id": decision.pk}
 
 
 def _expected(name: str, role: str, phase: str) -> tuple[bool, set[int]]:

@@ -13,6 +13,7 @@ from taxonomy.models import Category
 
 from ..models import Assignment, Label, Membership, Queue, Round, Study
 from ..permissions import labels_blind, role_in
+from ..summary_arms import arm_of
 
 
 class LabelError(FieldError):
@@ -134,6 +135,8 @@ def submit_label(user, round: Round, issue: Issue | int, data: LabelInput) -> La
     fields = _validated(round, data) | {"note": data.note.strip(), "codebook_revision": study.taxonomy.revision}
     if data.seconds is not None:
         fields["seconds"] = data.seconds
+    if study.summary_experiment:
+        fields["summary_shown"] = arm_of(study, user.pk, issue_id)
     key = {"study_id": study.pk, "round": round, "issue_id": issue_id, "annotator": user}
     for attempt in range(2):
         try:

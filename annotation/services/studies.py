@@ -87,7 +87,8 @@ def deactivate(by, user) -> None:
 
 @transaction.atomic
 def update_settings(study: Study, user, *, name: str, description: str, overlap: int | None,
-                    pilot_fraction: float, seed: int, lead_labels_blind: bool | None = None) -> Study:
+                    pilot_fraction: float, seed: int, lead_labels_blind: bool | None = None,
+                    summary_experiment: bool | None = None) -> Study:
     """The lead's set-up changes. Overlap shapes the independent round, so it is fixed once that round has
     begun; the pilot share and seed draw the pilot sample, so they change only before the lead's first pilot
     label, and a change draws the sample again."""
@@ -108,6 +109,11 @@ def update_settings(study: Study, user, *, name: str, description: str, overlap:
     if lead_labels_blind != study.lead_labels_blind and not in_pilot:
         raise StudyError("lead_labels_blind", "the independent round has begun; whether the lead labels blind is "
                          "part of how its labels were made")
+    if summary_experiment is None:
+        summary_experiment = study.summary_experiment
+    if summary_experiment != study.summary_experiment and not in_pilot:
+        raise StudyError("summary_experiment", "the independent round has begun; whether summaries are shown is "
+                         "part of how its labels were made")
     redraw = (pilot_fraction, seed) != (study.pilot_fraction, study.seed)
     if redraw:
         pilot = study.current_round if in_pilot else None
@@ -115,6 +121,7 @@ def update_settings(study: Study, user, *, name: str, description: str, overlap:
             raise StudyError("seed", "the pilot sample is drawn and labeling has begun; it can no longer change")
     study.name, study.description, study.overlap = name, description, overlap
     study.pilot_fraction, study.seed, study.lead_labels_blind = pilot_fraction, seed, lead_labels_blind
+    study.summary_experiment = summary_experiment
     study.save()
     if redraw:
         phases.redraw_pilot(study)

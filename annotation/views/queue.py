@@ -25,6 +25,7 @@ from ..selectors.studies import current_round
 from ..services.instructions import instructions_unread, mark_instructions_read
 from ..services.labels import LabelError, submit_label
 from ..services.queues import skip
+from ..summary_arms import shows_summary
 from ..timing import seconds_since_shown, shown_token
 from .review import review_context
 
@@ -57,6 +58,7 @@ def _context(request, study, round, assignment, *, label=None, form=None, error:
         "error": error, "initial": initial, "progress": progress_for(request.user, round),
         "types": codebook_tree(study.taxonomy) if issue else [], "not_relevant": NOT_RELEVANT_CHOICE,
         "summary": summary_for_display(issue) if issue else "",
+        "summary_hidden": bool(issue) and not shows_summary(study, request.user.pk, issue.pk),
         "skip_form": SkipForm(), "skip_reasons": SKIP_REASONS, "shown": shown_token(issue.pk) if issue else "",
         "label_can_grow": round.kind == Round.Kind.PILOT and is_lead(request.user, study),
     }

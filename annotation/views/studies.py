@@ -173,14 +173,15 @@ def study_settings(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_manage)
     initial = {"name": study.name, "description": study.description, "overlap": study.overlap,
                "pilot_percent": round(study.pilot_fraction * 100, 4), "seed": study.seed,
-               "lead_labels_blind": study.lead_labels_blind}
+               "lead_labels_blind": study.lead_labels_blind, "summary_experiment": study.summary_experiment}
     form = StudySettingsForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
             update_settings(study, request.user, name=data["name"], description=data["description"],
                             overlap=data["overlap"], pilot_fraction=data["pilot_percent"] / 100, seed=data["seed"],
-                            lead_labels_blind=data["lead_labels_blind"])
+                            lead_labels_blind=data["lead_labels_blind"],
+                            summary_experiment=data["summary_experiment"])
         except StudyError as exc:
             exc.add_to(form)
         else:

@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+from django import forms
+
+from .alt_test import EPSILONS
+from .measures import LEVELS
+from .models import MachineRater
+
+EPSILON_CHOICES = [(str(v), f"{v} ({who} annotators)") for who, v in EPSILONS.items()]
+
+
+class RaterForm(forms.Form):
+    """Limits here are the model's; the service checks them again (it is also called by the command)."""
+
+    name = forms.CharField(max_length=100)
+    kind = forms.ChoiceField(choices=MachineRater.Kind.choices)
+    training = forms.ChoiceField(choices=MachineRater.Training.choices, initial=MachineRater.Training.FINAL,
+                                 required=False, help_text="Built-in model: what it learns from")
+    folds = forms.IntegerField(min_value=2, max_value=20, required=False, help_text="Built-in model (default 5)")
+    base_url = forms.CharField(max_length=500, required=False,
+                               help_text="Language model: the OpenAI-compatible endpoint (default LLM_BASE_URL)")
+    model = forms.CharField(max_length=200, required=False, help_text="Language model: its name at the endpoint")
+    temperature = forms.FloatField(min_value=0, max_value=2, required=False)
+    seed = forms.IntegerField(min_value=0, max_value=2**32 - 1, required=False)
+    runs = forms.IntegerField(min_value=1, max_value=10, required=False,
+                              help_text="Language model: runs per report, to measure its agreement with itself")
+
+
+class DecisionForm(forms.Form):
+    level = forms.ChoiceField(choices=[(lv, lv.replace("_", "-")) for lv in LEVELS])
+    type_code = forms.CharField(max_length=32, required=False)
+    epsilon = forms.ChoiceField(choices=EPSILON_CHOICES)
+    sentinel_share = forms.FloatField(min_value=0.01, max_value=1, initial=0.1,
+                                      help_text="The share of reports people keep labeling, to watch the machine")
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=5000)
+    expected_run = forms.IntegerField(widget=forms.HiddenInput, min_value=0, max_value=2**63 - 1)
+
+
+class WithdrawForm(forms.Form):
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=5000)

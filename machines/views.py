@@ -1,0 +1,202 @@
+"""The lead's and admins' pages for machine raters, and the two fragments other pages load: a report's machine
+labels (only for a person who may see them) and the study page's flag of a decision whose sentinels fell."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from annotation.access import get_study_for
+from annotation.permissions import can_manage_seeing_labels
+from concord.http import HtmxHttpRequest
+
+from .alt_test import EPSILONS
+from .forms import DecisionForm, RaterForm, WithdrawForm
+from .measures import LEVELS
+from .models import LlmCall, MachineRater, MachineRun, ReplacementDecision
+from .selectors import labels_of_report, latest_run, measurement, panel, raters_of, scopes
+from .services import decisions
+from .services.raters import RaterError, add_rater
+from .services.runs import RunError, interrupt_stale, start_run
+
+CALLS_PER_PAGE = 50
+
+
+def _rater(study, rater_id: int) -> MachineRater:
+    return get_object_or_404(MachineRater, pk=rater_id, study=study)
+
+
+def _index_context(study, form=None) -> dict:
+    interrupt_stale()
+    raters = list(raters_of(study))
+    for rater in raters:
+        rater.newest = rater.runs.order_by("-pk").first()
+        rater.of_record = latest_run(rater)
+    the_panel = panel(study)
+    watches = [decisions.watch(d, the_panel) for d in decisions.standing(study)]
+    return {"study": study, "raters": raters, "form": form or RaterForm(), "watches": watches}
+
+
+@login_required
+@require_GET
+def index(request: HtmxHttpRequest, study_id: int):
+    study = get_study_for(request, study_id, can_manage_seeing_labels)
+    return render(request, "machines/index.html", _index_context(study))
+
+
+@login_required
+@require_POST
+def add(request: HtmxHttpRequest, study_id: int):
+    study = get_study_for(request, study_id, can_manage_seeing_labels)
+    form = RaterForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        raw = {k: data[k] for k in ("folds", "base_url", "model", "temperature", "seed", "runs")
+               if data[k] not in (None, "")}
+        try:
+            rater = add_rater(study, name=data["name"], kind=data["kind"], training=data["training"] or "final",
+                              raw_settings=raw, by=request.user)
+        except RaterError as exc:
+            exc.add_to(form)
+        else:
+            messages.success(request, f"Added {rater.name}. Run it to make its labels.")
+            return redirect("machines:rater", study.pk, rater.pk)
+    return render(request, "machines/index.html", _index_context(study, form), status=400)
+
+
+def _choice(value, options, default):
+    return value if value in options else default
+
+
+@login_required
+@require_GET
+def rater_page(request: HtmxHttpRequest, study_id: int, rater_id: int):
+    study = get_study_for(request, study_id, can_manage_seeing_labels)
+    rater = _rater(study, rater_id)
+    interrupt_stale()
+    options = scopes(study)
+    level = _choice(request.GET.get("level"), LEVELS, "type")
+    type_codes = [t for lv, t in options if lv == level]
+    type_code = _choice(request.GET.get("type", ""), type_codes, type_codes[0] if type_codes else "")
+    epsilon_text = _choice(request.GET.get("epsilon"), {str(v) for v in EPSILONS.values()}, str(EPSILONS["skilled"]))
+    epsilon = float(epsilon_text)
+    figures = measurement(rater, level=level, type_code=type_code, epsilon=epsilon)
+    of_record = latest_run(rater)
+    form = DecisionForm(initial={"level": level, "type_code": type_code, "epsilon": epsilon_text,
+                                 "expected_run": of_record.pk if of_record else 0})
+    return render(request, "machines/rater.html", {
+        "study": study, "rater": rater, "figures": figures, "level": level, "type_code": type_code,
+        "epsilon": epsilon_text, "levels": LEVELS, "type_codes": sorted({t for _, t in options if t}),
+        "epsilons": [(str(v), who) for who, v in EPSILONS.items()], "runs": rater.runs.order_by("-pk")[:10],
+        "newest": rater.runs.order_by("-pk").first(), "of_record": of_record, "form": form,
+        "decisions": rater.decisions.select_related("decided_by", "withdrawn_by").order_by("-decided_at"),
+        "withdraw_form": WithdrawForm(), "calls": LlmCall.objects.filter(rater=rater).count(),
+        "confusion_rows": list(zip(figures["confusion"]["categories"], figures["confusion"]["rows"], strict=True))
+        if figures else []})
+
+
+@login_required
+@require_POST
+def run(request: HtmxHttpRequest, study_id: int, rater_id: int):
+    study = get_study_for(request, study_id, can_manage_seeing_labels)
+    rater = _rater(study, rater_id)
+    raw = request.POST.get("expected", "")
+    expected = int(raw) if raw.isdigit() and len(raw) <= 18 else -1
+    try:
+        started = start_run(rater, by=request.user, expected_latest=expected)
+    except RunError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"Run {started.pk} queued.")
+    return redirect("machines:rater", study.pk, rater.pk)
+
+
+@login_required
+@require_GET
+def run_progress(request: HtmxHttpRequest, study_id: int, machine_run_id: int):
+    study = get_study_for(request, study_id, can_manage_seeing_labels)
+    found = get_object_or_404(MachineRun.objects.select_related("rater"), pk=machine_run_id, rater__study=study)
+    return render(request, "machines/_run.html", {"study": study, "run": found})
+
+
+@login_required
+@require_GET
+def calls(request: HtmxHttpRequest, study_id: int, rater_id: int):
+    study = get_study_for(request, study_id, can_manage_seeing_labels)
+    rater = _rater(study, rater_id)
+    page = Paginator(LlmCall.objects.filter(rater=rater).select_related("issue__source"), CALLS_PER_PAGE).get_page(
+        request.GET.get("page"))
+    return render(request, "machines/calls.html", {"study": study, "rater": rater, "page": page})
+
+
+@login_required
+@require_POST
+def decide(request: HtmxHttpRequest, study_id: int, rater_id: int):
+    study = get_study_for(request, study_id, can_manage_seeing_labels)
+    rater = _rater(study, rater_id)
+    form = DecisionForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            decisions.record(rater, level=data["level"], type_code=data["type_code"], epsilon=float(data["epsilon"]),
+                             reason=data["reason"], by=request.user, expected_run=data["expected_run"],
+                             sentinel_share=data["sentinel_share"])
+        except decisions.DecisionError as exc:
+            messages.error(request, str(exc) if exc.field else exc.message)
+        else:
+            messages.success(request, "Decision recorded, with the figures it rests on.")
+    else:
+        messages.error(request, "; ".join(f"{field}: {' '.join(errs)}" for field, errs in form.errors.items()))
+    query = f"?level={form.data.get('level', 'type')}&type={form.data.get('type_code', '')}"
+    if not form.is_valid() or form.data.get("level") not in LEVELS:
+        query = ""
+    return redirect(reverse("machines:rater", args=[study.pk, rater.pk]) + query)
+
+
+@login_required
+@require_POST
+def withdraw(request: HtmxHttpRequest, study_id: int, decision_id: int):
+    study = get_study_for(request, study_id, can_manage_seeing_labels)
+    decision = get_object_or_404(ReplacementDecision, pk=decision_id, rater__study=study)
+    form = WithdrawForm(request.POST)
+    if form.is_valid():
+        try:
+            decisions.withdraw(decision, by=request.user, reason=form.cleaned_data["reason"])
+        except decisions.DecisionError as exc:
+            messages.error(request, exc.message)
+        else:
+            messages.success(request, "Decision withdrawn.")
+    else:
+        messages.error(request, "reason: say why the decision is withdrawn")
+    return redirect("machines:rater", study.pk, decision.rater_id)
+
+
+@login_required
+@require_GET
+def report_labels(request: HtmxHttpRequest, study_id: int, issue_id: int):
+    """Loaded into review and adjudication pages: empty unless the viewer may see machine labels of the report."""
+    study = get_study_for(request, study_id)
+    if not study.issues.filter(pk=issue_id).exists():
+        raise Http404("No such report in this study.")
+    shown = labels_of_report(request.user, study, issue_id)
+    if not shown:
+        return HttpResponse("")
+    return render(request, "machines/_report_labels.html", {"study": study, "shown": shown})
+
+
+@login_required
+@require_GET
+def flags(request: HtmxHttpRequest, study_id: int):
+    """Loaded into the study page: standing decisions whose machine now agrees less on the sentinels."""
+    study = get_study_for(request, study_id)
+    if not can_manage_seeing_labels(request.user, study):
+        return HttpResponse("")
+    the_panel = panel(study)
+    fallen = [w for w in (decisions.watch(d, the_panel) for d in decisions.standing(study)) if w.below]
+    if not fallen:
+        return HttpResponse("")
+    return render(request, "machines/_flags.html", {"study": study, "fallen": fallen})
