@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from django.db.models import QuerySet
 
 from agreement.ties import final_label, modal_label
-from annotation.models import NOT_RELEVANT, Decision, Label, Queue, Study
+from annotation.models import NOT_RELEVANT, Assignment, Decision, Label, Study
 from annotation.permissions import BLIND_PHASES, can_manage_seeing_labels, can_view_all_labels
 from annotation.selectors.labels import counted_labels
 from annotation.selectors.studies import agreement_round
@@ -111,15 +111,17 @@ def raters_of(study: Study) -> QuerySet[MachineRater]:
 def may_see_machine_labels(viewer, study: Study, issue_id: int) -> bool:
     """The rule that never bends: a machine's label of a report reaches a person only outside the blind rounds,
     only if they may see everyone's labels, and only once they have saved their own label of that report — or
-    when they rate nothing in the study (an admin, or a lead who does not label), so nothing of theirs can be
-    anchored."""
+    when they labeled nothing in the study and have not this report waiting in a queue (an admin, or a lead who
+    does not label), so nothing of theirs can be anchored."""
     if study.phase in BLIND_PHASES or not can_view_all_labels(viewer, study):
         return False
     if _has_labeled(viewer, study, issue_id):
         return True
+    # Someone who labeled nothing in the study, and has not this report waiting in an open round's queue.
     return can_manage_seeing_labels(viewer, study) and not (
-        Queue.objects.filter(round__study=study, annotator=viewer).exists()
-        or Label.objects.filter(study=study, annotator=viewer).exists())
+        Label.objects.filter(study=study, annotator=viewer).exists()
+        or Assignment.objects.filter(queue__round__study=study, queue__round__closed_at__isnull=True,
+                                     queue__annotator=viewer, issue_id=issue_id, done=False).exists())
 
 
 def _has_labeled(viewer, study: Study, issue_id: int) -> bool:

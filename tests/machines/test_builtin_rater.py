@@ -1,0 +1,55 @@
+"""The built-in model as a rater of record: imported real data, `manage.py rate`, `manage.py raters`, and the
+figures the README quotes."""
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from machines.models import MachineLabel, MachineRater, MachineRun
+from machines.selectors import measurement
+
+pytestmark = pytest.mark.django_db
+
+
+def test_rating_the_vllm_reports_with_the_built_in_model(vllm_study):
+    out = io.StringIO()
+    call_command("rate", "vllm", rater="tfidf-sgd", kind="builtin", stdout=out)
+    run = MachineRun.objects.get()
+    assert run.status == "succeeded" and run.done == run.total == 974, out.getvalue()
+    assert MachineLabel.objects.filter(run=run).count() == 974
+    rater = MachineRater.objects.get()
+    figures = measurement(rater, level="type")
+    # The figures in the README: an honest, low kappa. The humans agree far better with each other.
+    assert figures["reports"] == 974 and figures["rated"] == 974
+    assert figures["cohen_plurality"]["value"] == pytest.approx(0.338, abs=0.002)
+    assert figures["humans_fleiss"]["value"] > 0.9
+    assert not figures["alt_test"]["passed"]
+    assert len(figures["cohen_humans"]) == 7 and len(figures["replacing"]) == 7
+
+
+def test_the_raters_command_reports_every_level_as_json(vllm_study):
+    call_command("rate", "vllm", rater="tfidf-sgd", kind="builtin", stdout=io.StringIO())
+    out = io.StringIO()
+    call_command("raters", "vllm", format="json", stdout=out)
+    data = json.loads(out.getvalue())
+    (rater,) = data["raters"]
+    assert rater["name"] == "tfidf-sgd" and rater["settings"] == {"folds": 5, "seed": 0}
+    scopes = [(f["level"], f["type"]) for f in rater["figures"]]
+    assert scopes[0] == ("type", "") and ("theme", "C") in scopes
+    table = io.StringIO()
+    call_command("raters", "vllm", stdout=table)
+    assert "tfidf-sgd (builtin)" in table.getvalue()
+
+
+def test_a_second_run_replaces_nothing_but_its_own_labels_and_unknown_raters_are_named(vllm_study):
+    call_command("rate", "vllm", rater="m", kind="builtin", folds="3", stdout=io.StringIO())
+    call_command("rate", "vllm", rater="m", stdout=io.StringIO())
+    assert MachineRun.objects.filter(status="succeeded").count() == 2
+    assert MachineLabel.objects.count() == 2 * 974
+    with pytest.raises(CommandError, match="no machine rater 'other'.*it has: m"):
+        call_command("rate", "vllm", rater="other")
+    with pytest.raises(CommandError, match="folds"):
+        call_command("rate", "vllm", rater="bad", kind="builtin", folds="99")

@@ -1,0 +1,104 @@
+"""A decision kept honest: recorded only where the test passes, with its figures frozen; watched on seeded
+sentinels; flagged on the study page when the machine's agreement there falls."""
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.urls import reverse
+
+from annotation.models import Study
+from machines.models import MachineLabel, MachineRater, MachineRun, ReplacementDecision
+from machines.services import decisions
+from tests.factories import label_with, make_issue, make_study, make_user
+
+pytestmark = pytest.mark.django_db
+THEMES = ["A.1", "B.1", "C.1", "C.2"]
+
+
+@pytest.fixture
+def panel_study():
+    lead = make_user("lead")
+    people = [make_user(f"h{n}") for n in range(3)]
+    issues = [make_issue() for _ in range(60)]
+    study = make_study(lead, people, issues=issues, name="Panel")
+    pick = random.Random(4)
+    truth = {}
+    for issue in issues:
+        truth[issue.pk] = pick.choice(THEMES)
+        for person in people:
+            label_with(person, study, issue, truth[issue.pk] if pick.random() < 0.85 else pick.choice(THEMES))
+    return Study.objects.get(pk=study.pk), lead, truth
+
+
+def _run(rater, labels: dict[int, str]) -> MachineRun:
+    run = MachineRun.objects.create(rater=rater, status="succeeded")
+    MachineLabel.objects.bulk_create(MachineLabel(run=run, issue_id=i, type_code=code[0], theme_code=code)
+                                     for i, code in labels.items())
+    run.finished_at = run.created_at
+    run.save()
+    return run
+
+
+def test_a_decision_needs_a_passing_test_and_freezes_its_figures(panel_study, client_as):
+    study, lead, truth = panel_study
+    rater = MachineRater.objects.create(study=study, name="oracle", kind="builtin")
+    good = _run(rater, truth)
+    lead_client = client_as(lead)
+    page = lead_client.get(reverse("machines:rater", args=[study.pk, rater.pk]))
+    assert page.status_code == 200 and b"passes" in page.content
+    form = {"level": "type", "type_code": "", "epsilon": "0.15", "sentinel_share": "1", "reason": "As good as us",
+            "expected_run": good.pk}
+    url = reverse("machines:decide", args=[study.pk, rater.pk])
+    assert lead_client.post(url, form).status_code == 302
+    assert lead_client.post(url, form).status_code == 302  # a double click
+    decision = ReplacementDecision.objects.get()
+    assert decision.figures["alt_test"]["passed"] and decision.figures["run"] == good.pk
+    assert decision.decided_by == lead and decision.sentinel_seed == study.seed
+    assert not decisions.watch(decision).below
+    assert lead_client.get(reverse("machines:flags", args=[study.pk])).content == b""
+
+    # The machine is re-run and now disagrees: the sentinels show it, the study page says so.
+    pick = random.Random(5)
+    _run(rater, {i: pick.choice(THEMES) for i in truth})
+    watch = decisions.watch(decision)
+    assert watch.below and watch.sentinels == 60
+    flag = lead_client.get(reverse("machines:flags", args=[study.pk])).content.decode()
+    assert "no longer holds on its sentinels" in flag
+    assert reverse("machines:flags", args=[study.pk]) in lead_client.get(
+        reverse("annotation:study_detail", args=[study.pk])).content.decode()
+    # The frozen figures did not move.
+    decision.refresh_from_db()
+    assert decision.figures["run"] == good.pk
+
+
+def test_no_decision_where_the_test_fails_or_the_figures_changed(panel_study):
+    study, lead, truth = panel_study
+    rater = MachineRater.objects.create(study=study, name="noise", kind="builtin")
+    pick = random.Random(6)
+    run = _run(rater, {i: pick.choice(THEMES) for i in truth})
+    with pytest.raises(decisions.DecisionError, match="does not pass"):
+        decisions.record(rater, level="type", type_code="", epsilon=0.2, reason="r", by=lead, expected_run=run.pk)
+    with pytest.raises(decisions.DecisionError, match="changed since"):
+        decisions.record(rater, level="type", type_code="", epsilon=0.2, reason="r", by=lead, expected_run=run.pk - 1)
+    with pytest.raises(decisions.DecisionError, match="epsilon"):
+        decisions.record(rater, level="type", type_code="", epsilon=0.3, reason="r", by=lead, expected_run=run.pk)
+    with pytest.raises(decisions.DecisionError, match="type_code"):
+        decisions.record(rater, level="theme", type_code="", epsilon=0.2, reason="r", by=lead, expected_run=run.pk)
+    assert not ReplacementDecision.objects.exists()
+
+
+def test_sentinels_are_a_seeded_share_and_a_withdrawal_happens_once(panel_study):
+    study, lead, truth = panel_study
+    rater = MachineRater.objects.create(study=study, name="oracle", kind="builtin")
+    run = _run(rater, truth)
+    decision = decisions.record(rater, level="type", type_code="", epsilon=0.15, reason="ok", by=lead,
+                                expected_run=run.pk, sentinel_share=0.1)
+    chosen = decisions.sentinel_reports(decision, {})
+    assert len(chosen) == 6 and chosen == decisions.sentinel_reports(decision, {})
+    decisions.withdraw(decision, by=lead, reason="re-check")
+    with pytest.raises(decisions.DecisionError, match="withdrawn already"):
+        decisions.withdraw(decision, by=lead, reason="again")
+    # Withdrawn, a new decision may stand.
+    decisions.record(rater, level="type", type_code="", epsilon=0.15, reason="again", by=lead, expected_run=run.pk)
+    assert ReplacementDecision.objects.filter(withdrawn_at__isnull=True).count() == 1

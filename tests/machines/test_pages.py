@@ -1,0 +1,57 @@
+"""The lead's pages: add a rater, run it on the worker's queue, watch the run, read the figures and the log."""
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from machines.models import LlmCall, MachineRater, MachineRun
+from tests.factories import label_with
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_lead_adds_a_built_in_rater_runs_it_and_reads_its_figures(study, lead, annotator_a, annotator_b,
+                                                                     annotator_c, client_as,
+                                                                     django_capture_on_commit_callbacks):
+    for issue in study.issues.all():
+        for person, code in ((annotator_a, "C.1"), (annotator_b, "C.1"), (annotator_c, "B.1")):
+            label_with(person, study, issue, code)
+    client = client_as(lead)
+    assert client.get(reverse("machines:index", args=[study.pk])).status_code == 200
+    response = client.post(reverse("machines:add", args=[study.pk]), {"name": "tfidf", "kind": "builtin",
+                                                                        "training": "plurality", "folds": "2"})
+    rater = MachineRater.objects.get()
+    assert response.status_code == 302 and rater.settings == {"folds": 2, "seed": 0}
+    again = client.post(reverse("machines:add", args=[study.pk]), {"name": "tfidf", "kind": "builtin"})
+    assert again.status_code == 400 and b"already" in again.content
+    run_url = reverse("machines:run", args=[study.pk, rater.pk])
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(run_url, {"expected": "0"})  # the task runs in-process here (eager)
+    client.post(run_url, {"expected": "0"})  # the same form again: refused, the page now shows the run
+    run = MachineRun.objects.get()
+    assert run.status == "succeeded" and run.done == 3
+    page = client.get(reverse("machines:rater", args=[study.pk, rater.pk]) + "?level=theme&type=C&epsilon=0.2")
+    assert page.status_code == 200
+    text = page.content.decode()
+    for part in ('data-testid="cohen"', 'data-testid="replacing"', 'data-testid="alt-test"', "confusion"):
+        assert part in text
+    progress = client.get(reverse("machines:run_progress", args=[study.pk, run.pk]), headers={"HX-Request": "true"})
+    assert progress.status_code == 200 and b"Succeeded" in progress.content
+
+
+def test_hostile_query_parameters_fall_back_to_the_defaults(study, lead, client_as):
+    rater = MachineRater.objects.create(study=study, name="m", kind="builtin")
+    url = reverse("machines:rater", args=[study.pk, rater.pk])
+    for query in ("?level=%00", "?type=" + "9" * 40, "?epsilon=nan", "?level=theme&type=Z"):
+        assert client_as(lead).get(url + query).status_code == 200
+    calls = reverse("machines:calls", args=[study.pk, rater.pk])
+    assert client_as(lead).get(calls + "?page=99999999999999999999").status_code == 200
+
+
+def test_the_call_log_lists_every_call(study, lead, client_as):
+    rater = MachineRater.objects.create(study=study, name="m", kind="llm", settings={"model": "x"})
+    issue = study.issues.first()
+    LlmCall.objects.create(rater=rater, issue=issue, key="k", prompt_hash="h" * 64, model="x", answer='{"type":"C"}')
+    LlmCall.objects.create(rater=rater, issue=issue, key="k2", prompt_hash="h" * 64, model="x", failure="POST → 500")
+    page = client_as(lead).get(reverse("machines:calls", args=[study.pk, rater.pk])).content.decode()
+    assert "POST → 500" in page and "{&quot;type&quot;:&quot;C&quot;}" in page
