@@ -271,6 +271,8 @@ CELERY_TASK_ROUTES = {
     "ingest.tasks.run_ingest_task": {"queue": "ingest"},
     "ingest.tasks.summarise_source_task": {"queue": "summaries"},
     "agreement.tasks.*": {"queue": "statistics"},
+    # Machine raters compute (the built-in model) or wait on a model's endpoint; either way not an ingest.
+    "machines.tasks.*": {"queue": "statistics"},
 }
 CELERY_QUEUES_ALL = "ingest,summaries,statistics,celery"
 # A running ingest whose heartbeat is older than this was killed; it is marked interrupted.

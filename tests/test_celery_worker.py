@@ -103,3 +103,25 @@ def test_a_summary_batch_runs_on_a_real_worker(celery_worker_process):
     batch = _finished(SummaryBatch, batch.pk)
     assert batch.status == "succeeded" and (batch.made, batch.cached, batch.failed) == (3, 0, 0)
     assert Summary.objects.filter(status="ok").count() == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_machine_rater_runs_on_a_real_worker(celery_worker_process, lead, annotator_a, annotator_b):
+    from django.db import transaction
+
+    from machines.models import MachineLabel, MachineRun
+    from machines.services.raters import add_rater
+    from machines.services.runs import start_run
+
+    issues = [make_issue(title=f"Crash {n} out of memory") for n in range(6)]
+    study = make_study(lead, [annotator_a, annotator_b], issues=issues)
+    for n, issue in enumerate(issues):
+        for person in (annotator_a, annotator_b):
+            label_with(person, study, issue, "C.1" if n % 2 else "B.1")
+    rater = add_rater(study, name="tfidf", kind="builtin", raw_settings={"folds": 2})
+    with transaction.atomic():
+        run = start_run(rater, by=lead, expected_latest=0)  # queued when the transaction commits
+    run = _finished(MachineRun, run.pk)
+    assert run.status == "succeeded", run.message
+    assert run.done == 6 and MachineLabel.objects.filter(run=run).count() == 6
+    assert run.heartbeat_at is not None and run.started_at is not None
