@@ -59,12 +59,13 @@ from ingest.models import (
     SummaryReview,
 )
 from interviews.models import Answer, GuideQuestion, InterviewGuide, InterviewSession, Participant, Quote
+from machines.models import LlmCall, MachineLabel, MachineRater, MachineRun, ReplacementDecision
 from taxonomy.models import Detail
 from taxonomy.services import free_version
 
 from .backup_format import FORMATS, RENAMED, Kind
 
-FORMAT, VERSION = "concord-study", 2
+FORMAT, VERSION = "concord-study", 3
 # A record's own keys; the study's record also names its current round.
 RECORD_KEYS = {"kind", "pk", "fields", "fk", "m2m"}
 
@@ -118,6 +119,10 @@ def _rows(study) -> Iterator[dict]:
         (ScreeningVote.objects.filter(item__sample__in=samples), "reviewer_id"),
         (SummaryReview.objects.filter(summary__issue__source__in=sources), "reviewer_id"),
         (InterviewSession.objects.filter(participant__study=study), "interviewer_id"),
+        (MachineRater.objects.filter(study=study), "created_by_id"),
+        (MachineRun.objects.filter(rater__study=study), "created_by_id"),
+        (ReplacementDecision.objects.filter(rater__study=study), "decided_by_id"),
+        (ReplacementDecision.objects.filter(rater__study=study), "withdrawn_by_id"),
     ):
         user_ids |= set(query.order_by().values_list(column, flat=True).distinct())
     user_ids.discard(None)
@@ -178,6 +183,13 @@ def _rows(study) -> Iterator[dict]:
     for subset in Subset.objects.filter(study=study):
         yield _record(subset, m2m=("issues",))
     yield from (_record(x) for x in ComparisonRecord.objects.filter(study=study))
+    # Machine raters: a label may point at the call it came from, so calls come before labels.
+    yield from (_record(x) for x in MachineRater.objects.filter(study=study).order_by("pk"))
+    yield from (_record(x) for x in MachineRun.objects.filter(rater__study=study).order_by("pk"))
+    yield from (_record(x) for x in LlmCall.objects.filter(rater__study=study).order_by("pk").iterator(5000))
+    yield from (_record(x) for x in MachineLabel.objects.filter(run__rater__study=study).order_by("pk")
+                .iterator(5000))
+    yield from (_record(x) for x in ReplacementDecision.objects.filter(rater__study=study).order_by("pk"))
 
 
 def export_study(study, path: str | Path) -> int:

@@ -249,6 +249,30 @@ V2["annotation.label"] = V1["annotation.label"]._replace(fields=(*V1["annotation
 V2["annotation.historicallabel"] = V1["annotation.historicallabel"]._replace(
     fields=(*V1["annotation.historicallabel"].fields, "seconds"))
 
-FORMATS = {1: V1, 2: V2}
+# Version 3: machine raters (their settings, runs, labels, every call to a language model, and the decisions to let
+# one replace an annotator), and the summary experiment (the study's switch, each label's arm).
+V3: dict[str, Kind] = dict(V2)
+V3["annotation.study"] = V2["annotation.study"]._replace(fields=(*V2["annotation.study"].fields, "summary_experiment"))
+V3["annotation.label"] = V2["annotation.label"]._replace(fields=(*V2["annotation.label"].fields, "summary_shown"))
+V3["annotation.historicallabel"] = V2["annotation.historicallabel"]._replace(
+    fields=(*V2["annotation.historicallabel"].fields, "summary_shown"))
+V3["machines.machinerater"] = Kind(fields=("name", "kind", "training", "settings", "created_at"),
+                                   fk=("study", "created_by"))
+V3["machines.machinerun"] = Kind(
+    fields=("status", "settings", "prompt_version", "prompt_hash", "prompt", "model_reported", "total", "done",
+            "cached", "unparseable", "failed", "message", "created_at", "started_at", "finished_at", "heartbeat_at"),
+    fk=("rater", "created_by"))
+V3["machines.llmcall"] = Kind(
+    fields=("attempt", "key", "prompt_hash", "model", "model_reported", "made_at", "seconds", "prompt_tokens",
+            "completion_tokens", "answer", "failure"),
+    fk=("rater", "issue"))
+V3["machines.machinelabel"] = Kind(
+    fields=("attempt", "type_code", "theme_code", "sub_theme_code", "unparseable"), fk=("run", "issue", "call"))
+V3["machines.replacementdecision"] = Kind(
+    fields=("level", "type_code", "epsilon", "figures", "reason", "sentinel_share", "sentinel_seed", "decided_at",
+            "withdrawn_at", "withdrawn_reason"),
+    fk=("rater", "decided_by", "withdrawn_by"))
+
+FORMATS = {1: V1, 2: V2, 3: V3}
 # What each version's kinds are called in this Concord.
-RENAMED = {1: MOVED, 2: {}}
+RENAMED = {1: MOVED, 2: {}, 3: {}}

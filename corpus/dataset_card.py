@@ -100,9 +100,44 @@ def dataset_card(study: Study, document: dict) -> str:
                             for cat, r in zip(f["categories"], row, strict=True)), reverse=True)[:3]
         lines.append("Largest adjusted residuals: " + ", ".join(f"{_text(cat)} in {_text(name)} ({r:+.2f})"
                                                                for _, name, cat, r in strongest) + ".")
+    lines += _machines(document.get("machines") or {})
     lines += ["", "## Files", "",
               "The JSON Lines corpus holds every text exactly as stored. In the CSV files a cell that begins with "
               "=, +, -, @, a tab or a carriage return starts with an apostrophe (') so that a spreadsheet shows it "
               "as text instead of running it as a formula; remove that one character to get the stored text, or "
               "write the CSV with `manage.py export_corpus --format csv --raw`."]
     return "\n".join(lines) + "\n"
+
+
+def _num(value) -> str:
+    return "undefined" if value is None else f"{value:.3f}"
+
+
+def _machines(machines: dict) -> list[str]:
+    """Machine raters: what reproduces each, how it compares with the people, and what the study decided."""
+    if not machines.get("raters"):
+        return []
+    lines = ["", "## Machine raters", "",
+             "Machine labels are kept apart from the people's: they are not in the agreement figures or the final "
+             "labels above, and no annotator saw one before saving their own label of the report.", ""]
+    for rater in machines["raters"]:
+        settings = ", ".join(f"{k}={v}" for k, v in rater["settings"].items())
+        lines.append(f"- {_text(rater['name'])} ({rater['kind']}; {_text(settings)}; {len(rater['runs'])} runs)")
+        for figures in rater.get("figures", []):
+            if figures["level"] != "type":
+                continue
+            alt = figures["alt_test"]
+            plural = figures["cohen_plurality"]
+            lines.append(f"  - type, {figures['reports']} reports: Cohen's kappa with the panel's plurality "
+                         f"{_num(plural['value'])} [{_num(plural['ci'][0])}, {_num(plural['ci'][1])}]; alternative "
+                         f"annotator test at epsilon {alt['epsilon']}: winning rate {_num(alt['winning_rate'])}, "
+                         f"{'passes' if alt['passed'] else 'does not pass'}")
+    for decision in machines.get("decisions", []):
+        where = decision["level"] + (f" of {decision['type']}" if decision["type"] else "")
+        state = f"withdrawn {decision['withdrawn_at'][:10]}" if decision["withdrawn_at"] else (
+            "below its decided agreement on the sentinels" if decision["below"] else "holding on the sentinels")
+        lines.append(f"- Decision: {_text(decision['rater'])} may replace one annotator at {where} (epsilon "
+                     f"{decision['epsilon']}, by {_text(decision['decided_by'])} on {decision['decided_at'][:10]}; "
+                     f"{decision['sentinels']} sentinel reports): {state}.")
+    return lines
+

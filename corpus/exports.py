@@ -18,6 +18,7 @@ from annotation.selectors.studies import agreement_round
 from concord.csv_stream import csv_lines
 from ingest.models import Issue, Summary
 from interviews.exports import interviews_document
+from machines.exports import labels_by_report, study_machines
 from taxonomy.exports import to_json
 from taxonomy.models import Category
 
@@ -26,6 +27,7 @@ CSV_COLUMNS = [
     "study", "study_status", "source", "number", "url", "title", "body", "created_at", "matched_keywords",
     "screening", "screening_reason", "summary", "final_type_code", "final_type", "final_theme_code", "final_theme",
     "final_sub_theme_code", "final_sub_theme", "final_how", "final_rationale", "codebook", "labels",
+    "machine_labels",
 ]
 
 
@@ -47,6 +49,8 @@ def records(study: Study) -> Iterator[dict]:
     status = study_status(study)
     codebook = f"{study.taxonomy.name} {study.taxonomy.version}, revision {study.taxonomy.revision}"
     ids = list(study.issues.order_by("created_at", "id").values_list("id", flat=True))
+    # Each machine rater's label of record (its most specific code), beside the people's and never in them.
+    machine = labels_by_report(study)
     for start in range(0, len(ids), CHUNK):
         chunk = ids[start:start + CHUNK]
         issues = (Issue.objects.filter(pk__in=chunk).select_related("source")
@@ -61,14 +65,16 @@ def records(study: Study) -> Iterator[dict]:
         for row in (Label.objects.filter(study=study, issue_id__in=chunk).order_by("issue_id", "round__number",
                                                                                    "annotator__username")
                     .values_list("issue_id", "annotator__username", "round__number", "round__kind", "is_relevant",
-                                 "type_id", "theme_id", "sub_theme_id", "note", "updated_at", "codebook_revision")):
-            issue_id, who, number, kind, relevant, type_id, theme_id, sub_id, note, when, revision = row
+                                 "type_id", "theme_id", "sub_theme_id", "note", "updated_at", "codebook_revision",
+                                 "summary_shown")):
+            issue_id, who, number, kind, relevant, type_id, theme_id, sub_id, note, when, revision, shown = row
             code = names[sub_id or theme_id or type_id][0] if relevant else NOT_RELEVANT
             labels[issue_id].append({"annotator": who, "round": number, "round_kind": kind, "choice": code,
-                                     "note": note, "time": when.isoformat(), "codebook_revision": revision})
+                                     "note": note, "time": when.isoformat(), "codebook_revision": revision,
+                                     "summary_shown": shown})
         for issue in issues:
             yield _record(study, issue, status, codebook, names, screening, summaries, finals.get(issue.pk),
-                          labels[issue.pk])
+                          labels[issue.pk]) | {"machine_labels": machine.get(issue.pk, {})}
 
 
 def _record(study, issue, status, codebook, names, screening, summaries, final, labels) -> dict:
@@ -104,6 +110,7 @@ def _flat(record: dict) -> list:
         final.get("type_code", ""), final.get("type", ""), final.get("theme_code", ""), final.get("theme", ""),
         final.get("sub_theme_code", ""), final.get("sub_theme", ""), final.get("how", ""),
         final.get("rationale", ""), record["codebook"], json.dumps(record["labels"], ensure_ascii=False),
+        json.dumps(record["machine_labels"], ensure_ascii=False),
     ]
 
 
@@ -118,7 +125,8 @@ def jsonl_rows(study: Study) -> Iterator[str]:
 
 
 def study_document(study: Study, *, with_contacts: bool = False) -> dict:
-    """study.json: the codebook, the members' roles, the agreement report and the export time."""
+    """study.json: the codebook, the members' roles, the agreement report, the machine raters (with their figures,
+    call logs and decisions) and the export time."""
     members = []
     for m in study.memberships.select_related("user").order_by("role", "user__username"):
         member = {"username": m.user.username, "role": m.role, "joined": m.joined_at.isoformat()}
@@ -134,4 +142,6 @@ def study_document(study: Study, *, with_contacts: bool = False) -> dict:
         "agreement": agreement_figures(study_agreement(round)) if round else None,
         "final_labels": final_label_counts(study),
         "interviews": interviews_document(study),
+        "summary_experiment": study.summary_experiment,
+        "machines": study_machines(study, calls=True),
     }

@@ -23,14 +23,15 @@ def _decision(decision: ReplacementDecision, the_panel) -> dict:
             "withdrawn_reason": decision.withdrawn_reason, "figures_then": decision.figures}
 
 
-def study_machines(study: Study, *, epsilon: float = EPSILONS["skilled"], figures: bool = True) -> dict:
+def study_machines(study: Study, *, epsilon: float = EPSILONS["skilled"], figures: bool = True,
+                   calls: bool = False) -> dict:
     the_panel = panel(study)
     raters = []
     for rater in raters_of(study):
         entry = describe(rater)
         if figures:
             entry["figures"] = full_report(rater, epsilon=epsilon, the_panel=the_panel)
-        entry["calls"] = LlmCall.objects.filter(rater=rater).count()
+        entry["calls"] = call_log(rater) if calls else LlmCall.objects.filter(rater=rater).count()
         raters.append(entry)
     decisions = ReplacementDecision.objects.filter(rater__study=study).select_related("rater", "decided_by")
     return {"epsilon": epsilon, "raters": raters,
@@ -47,7 +48,7 @@ def labels_by_report(study: Study) -> dict[int, dict[str, str]]:
     return out
 
 
-def calls(rater) -> list[dict]:
+def call_log(rater) -> list[dict]:
     return [{"issue": c.issue_id, "attempt": c.attempt, "key": c.key, "prompt_hash": c.prompt_hash,
              "model": c.model, "model_reported": c.model_reported, "made_at": c.made_at.isoformat(),
              "seconds": c.seconds, "prompt_tokens": c.prompt_tokens, "completion_tokens": c.completion_tokens,

@@ -7,7 +7,7 @@ from django.apps import apps
 from corpus.backup import VERSION
 from corpus.backup_format import FORMATS
 
-APPS = {"ingest", "taxonomy", "annotation", "agreement", "interviews"}
+APPS = {"ingest", "taxonomy", "annotation", "agreement", "interviews", "machines"}
 
 # Models of the domain apps that a backup does not carry, and why (the README says the same).
 NOT_CARRIED = {

@@ -1,0 +1,66 @@
+"""Machine raters travel with the study: the corpus export, study.json, the dataset card and the backup."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from annotation.models import Label, Study
+from machines.models import LlmCall, MachineLabel, MachineRater, MachineRun, ReplacementDecision
+from tests.factories import label_with
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def with_machine(study, lead, annotator_a, annotator_b):
+    for issue in study.issues.all():
+        label_with(annotator_a, study, issue, "C.1")
+        label_with(annotator_b, study, issue, "C.1")
+    rater = MachineRater.objects.create(study=study, name="qwen", kind="llm", created_by=lead,
+                                        settings={"model": "qwen", "runs": 1, "base_url": "http://127.0.0.1:9/v1"})
+    run = MachineRun.objects.create(rater=rater, status="succeeded", prompt="P", prompt_hash="h" * 64, done=3)
+    for issue in study.issues.all():
+        call = LlmCall.objects.create(rater=rater, issue=issue, key=f"k{issue.pk}", prompt_hash="h" * 64,
+                                      model="qwen", answer='{"type": "C", "theme": "C.2"}', seconds=0.4)
+        MachineLabel.objects.create(run=run, issue=issue, type_code="C", theme_code="C.2", call=call)
+    ReplacementDecision.objects.create(rater=rater, level="type", epsilon=0.2, reason="checked", decided_by=lead,
+                                       figures={"cohen_plurality": {"value": 0.9, "ci": [0.8, 1.0]}})
+    return study
+
+
+def _body(response) -> str:
+    data = b"".join(response.streaming_content) if response.streaming else response.content
+    return data.decode()
+
+
+def test_the_corpus_study_json_and_dataset_card_carry_the_machines(with_machine, lead, client_as):
+    study = with_machine
+    client = client_as(lead)
+    record = json.loads(_body(client.get(reverse("corpus:corpus_jsonl", args=[study.pk]))).splitlines()[0])
+    assert record["machine_labels"] == {"qwen": "C.2"}
+    assert all(lb["choice"] == "C.1" for lb in record["labels"])  # the people's labels, untouched
+    document = json.loads(_body(client.get(reverse("corpus:study_json", args=[study.pk]))))
+    (rater,) = document["machines"]["raters"]
+    assert rater["name"] == "qwen" and len(rater["calls"]) == 3 and rater["calls"][0]["seconds"] == 0.4
+    assert document["machines"]["decisions"][0]["reason"] == "checked"
+    card = _body(client.get(reverse("corpus:dataset_card", args=[study.pk])))
+    assert "## Machine raters" in card and "qwen" in card and "may replace one annotator at type" in card
+    csv = _body(client.get(reverse("corpus:corpus_csv", args=[study.pk])))
+    assert "machine_labels" in csv.splitlines()[0]
+
+
+def test_a_backup_restores_raters_runs_calls_labels_and_decisions(with_machine, tmp_path):
+    path = tmp_path / "study.gz"
+    call_command("export_study", with_machine.name, str(path))
+    counts = {m: m.objects.count() for m in (MachineRater, MachineRun, LlmCall, MachineLabel, ReplacementDecision)}
+    call_command("flush", "--no-input")
+    call_command("import_study", str(path))
+    study = Study.objects.get(name=with_machine.name)
+    assert {m: m.objects.count() for m in counts} == counts
+    label = MachineLabel.objects.select_related("call", "run__rater").first()
+    assert label.run.rater.study == study and label.call.answer == '{"type": "C", "theme": "C.2"}'
+    assert ReplacementDecision.objects.get().decided_by.username == "lead"
+    assert Label.objects.filter(study=study).count() == 6
