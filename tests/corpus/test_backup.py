@@ -111,7 +111,8 @@ def test_a_version_1_file_written_before_the_interviews_app_restores_its_intervi
     assert lines[0]["version"] == 3 and {"interviews.quote", "interviews.participant"} <= {r["kind"] for r in lines[1:]}
     # As a Concord of version 1 wrote it: the interview records were the taxonomy app's, a tied report was a
     # review item, and summary reviews and instructions were not carried.
-    lines = [r for r in lines if r.get("kind") != "ingest.summaryreview" and not r.get("kind", "").startswith("machines.")]
+    lines = [r for r in lines
+             if r.get("kind") != "ingest.summaryreview" and not r.get("kind", "").startswith("machines.")]
     lines[0]["version"], lines[-1]["records"] = 1, len(lines) - 2
     for record in lines[1:]:
         for field in ("instructions", "instructions_revision", "instructions_seen", "seconds", "summary_experiment",
