@@ -23,6 +23,7 @@ migrate: install
 
 demo: migrate
 	$(BIN)/python manage.py load_demo
+	$(BIN)/python manage.py load_machine_demo
 
 # The app on the zero-set-up default: SQLite, tasks in-process, demo data and users.
 demo-passwords: install
