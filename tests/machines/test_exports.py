@@ -52,6 +52,7 @@ def test_the_corpus_study_json_and_dataset_card_carry_the_machines(with_machine,
     assert "machine_labels" in csv.splitlines()[0]
 
 
+@pytest.mark.django_db(transaction=True)  # the restore is checked on an emptied database (flush)
 def test_a_backup_restores_raters_runs_calls_labels_and_decisions(with_machine, tmp_path):
     path = tmp_path / "study.gz"
     call_command("export_study", with_machine.name, str(path))
