@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from annotation.access import get_study_for
 from annotation.permissions import can_manage_seeing_labels
 from concord.http import HtmxHttpRequest
+from concord.ids import parse_id
 
 from .alt_test import EPSILONS
 from .forms import DecisionForm, RaterForm, WithdrawForm
@@ -104,8 +105,9 @@ def rater_page(request: HtmxHttpRequest, study_id: int, rater_id: int):
 def run(request: HtmxHttpRequest, study_id: int, rater_id: int):
     study = get_study_for(request, study_id, can_manage_seeing_labels)
     rater = _rater(study, rater_id)
-    raw = request.POST.get("expected", "")
-    expected = int(raw) if raw.isdigit() and len(raw) <= 18 else -1
+    # "0" when the page showed no run; anything that is not a number expects a state that never is.
+    expected = parse_id(request.POST.get("expected"))
+    expected = -1 if expected is None else expected
     try:
         started = start_run(rater, by=request.user, expected_latest=expected)
     except RunError as exc:
