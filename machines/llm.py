@@ -6,7 +6,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from ingest.fetchers.http import ApiClient, FetchError, NoAnswer
+from ingest.fetchers.http import FetchError, NoAnswer
+from ingest.summaries.openai_compat import chat_endpoint
 
 
 class CallFailed(Exception):
@@ -34,14 +35,9 @@ def _count(value) -> int | None:
 class ChatClient:
     def __init__(self, base_url: str, model: str, *, api_key: str = "", timeout: float = 60.0, attempts: int = 4,
                  backoff: float = 2.0):
-        headers = {"User-Agent": "concord-machine-rater"}
-        if api_key:
-            headers["Authorization"] = f"Bearer {api_key}"
-        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.url, self.client = chat_endpoint(base_url, agent="concord-machine-rater", api_key=api_key,
+                                              timeout=timeout, attempts=attempts, backoff=backoff)
         self.model = model
-        # A bare 429 from an inference server is load, not a quota: back off and retry like a 5xx.
-        self.client = ApiClient(headers=headers, attempts=attempts, backoff=backoff, timeout=timeout,
-                                max_wait=300, fallback_rate_wait=None)
 
     def complete(self, system: str, user: str, *, temperature: float | None = None, seed: int | None = None) \
             -> Reply:

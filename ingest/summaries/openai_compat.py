@@ -59,20 +59,27 @@ def parse_answer(content: str) -> SummaryResult:
     return SummaryResult(text=summary.strip(), verdict=verdict, reason=str(data.get("reason", "")).strip())
 
 
+def chat_endpoint(base_url: str, *, agent: str, api_key: str = "", timeout: float = 60.0, attempts: int = 4,
+                  backoff: float = 2.0) -> tuple[str, ApiClient]:
+    """The chat-completions URL of an OpenAI-compatible server and an HTTP client for it (also the machine
+    raters')."""
+    headers = {"User-Agent": agent}
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    # A bare 429 from an inference server is load, not a quota: back off and retry like a 5xx.
+    return base_url.rstrip("/") + "/chat/completions", ApiClient(
+        headers=headers, attempts=attempts, backoff=backoff, timeout=timeout, max_wait=300, fallback_rate_wait=None)
+
+
 class ChatSummariser:
     name = NAME
     prompt_version = PROMPT_VERSION
 
     def __init__(self, base_url: str, model: str, api_key: str = "", timeout: float = 60.0, attempts: int = 4,
                  backoff: float = 2.0):
-        headers = {"User-Agent": "concord-summaries"}
-        if api_key:
-            headers["Authorization"] = f"Bearer {api_key}"
-        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.url, self.client = chat_endpoint(base_url, agent="concord-summaries", api_key=api_key,
+                                              timeout=timeout, attempts=attempts, backoff=backoff)
         self.model = model
-        # A bare 429 from an inference server is load, not a quota: back off and retry like a 5xx.
-        self.client = ApiClient(headers=headers, attempts=attempts, backoff=backoff, timeout=timeout,
-                                max_wait=300, fallback_rate_wait=None)
 
     @classmethod
     def from_settings(cls) -> ChatSummariser:
