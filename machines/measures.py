@@ -6,7 +6,6 @@ how many reports it used, its interval where one is defined, and its method."""
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from itertools import combinations
 
 import numpy as np
 
@@ -193,12 +192,6 @@ def _self_agreement(runs: Sequence[Mapping[int, Chain | None]], reports: Sequenc
                                level=level, type_code=type_code, resamples=resamples, seed=seed)
     fleiss["method"] = f"Fleiss' kappa of the model's {len(runs)} runs per report with each other"
     return fleiss
-
-
-def pairwise(machines: Mapping[str, Mapping[int, Chain | None]], reports: Sequence[int], level: str) -> list[dict]:
-    """Cohen's kappa of every pair of machines (agreement between models predicts agreement with people)."""
-    values = {name: {r: value_at(labels.get(r), level) for r in reports} for name, labels in machines.items()}
-    return [cohen(values[a], values[b], other=f"{a} and {b}") for a, b in combinations(sorted(values), 2)]
 
 
 def sentinels(reports: Sequence[int], share: float, seed: int) -> set[int]:
