@@ -91,7 +91,8 @@ def rater_page(request: HtmxHttpRequest, study_id: int, rater_id: int):
                                  "expected_run": of_record.pk if of_record else 0})
     return render(request, "machines/rater.html", {
         "study": study, "rater": rater, "figures": figures, "level": level, "type_code": type_code,
-        "epsilon": epsilon_text, "levels": LEVELS, "type_codes": sorted({t for _, t in options if t}),
+        "epsilon": epsilon_text, "levels": [(lv, lv.replace("_", "-")) for lv in LEVELS],
+        "level_name": level.replace("_", "-"), "type_codes": sorted({t for _, t in options if t}),
         "epsilons": [(str(v), who) for who, v in EPSILONS.items()], "runs": rater.runs.order_by("-pk")[:10],
         "newest": rater.runs.order_by("-pk").first(), "of_record": of_record, "form": form,
         "decisions": rater.decisions.select_related("decided_by", "withdrawn_by").order_by("-decided_at"),
