@@ -18,6 +18,30 @@ class JobStatus(models.TextChoices):
 JOB_FINISHED = {JobStatus.SUCCEEDED, JobStatus.FAILED}
 
 
+class Job(models.Model):
+    """What every background job's row holds (ingest runs, summary batches, machine-rater runs): its status, who
+    started it, when, and a heartbeat set by the running process — a job whose heartbeat stops was killed."""
+
+    Status = JobStatus
+
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["-created_at", "-id"]
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in JOB_FINISHED
+
+
 class KeywordList(models.Model):
     """The keywords that decide which issues of a framework source are kept (DESIGN step 3)."""
 
@@ -137,10 +161,10 @@ class Issue(models.Model):
         return {**self.payload, "title": self.title, "body": self.body}
 
 
-class IngestRun(models.Model):
-    """One ingest of a source, from its API or a file: its progress, counts and outcome, kept as a record."""
-
-    Status = JobStatus
+class IngestRun(Job):
+    """One ingest of a source, from its API or a file: its progress, counts and outcome, kept as a record.
+    Its heartbeat is set at every batch or page (and during waits); services.runs.interrupt_stale marks a run
+    whose heartbeat stopped as interrupted."""
 
     class Kind(models.TextChoices):
         API = "api", "Platform API"
@@ -148,7 +172,6 @@ class IngestRun(models.Model):
 
     source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="runs")
     kind = models.CharField(max_length=8, choices=Kind.choices)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     file_path = models.CharField(max_length=1000, blank=True)
     file_format = models.CharField(max_length=16, blank=True)
     since = models.DateTimeField(null=True, blank=True, help_text="Only issues updated since (incremental run)")
@@ -165,27 +188,11 @@ class IngestRun(models.Model):
     # Where a killed or failed API run resumes: the next page to fetch, and the newest updated_at seen.
     cursor = models.JSONField(default=dict, blank=True)
     high_water = models.DateTimeField(null=True, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    # Set by the running process at every batch or page (and during waits); a run whose heartbeat stops was
-    # killed, and is marked interrupted (services.runs.interrupt_stale).
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
     # A re-run of a failed file run points to it.
     retry_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="retries")
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
-
     def __str__(self) -> str:
         return f"{self.source} {self.get_kind_display()} run {self.pk} ({self.status})"
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in JOB_FINISHED
 
     @property
     def percent(self) -> int | None:
@@ -230,40 +237,24 @@ class Summary(models.Model):
         return f"{self.issue} ({self.backend} {self.prompt_version}): {self.status}"
 
 
-class SummaryBatch(models.Model):
+class SummaryBatch(Job):
     """Summarising a source's kept issues: progress and outcome of one Celery job."""
-
-    Status = JobStatus
 
     source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="summary_batches")
     backend = models.CharField(max_length=32)
     model = models.CharField(max_length=200, blank=True)
     prompt_version = models.CharField(max_length=32)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     total = models.PositiveIntegerField(default=0)
     made = models.PositiveIntegerField(default=0)
     cached = models.PositiveIntegerField(default=0)
     failed = models.PositiveIntegerField(default=0)
     message = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    # As IngestRun's: beaten every few issues; a batch whose heartbeat stops was killed.
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(Job.Meta):
         verbose_name_plural = "summary batches"
 
     def __str__(self) -> str:
         return f"Summaries of {self.source} ({self.status})"
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in JOB_FINISHED
 
 
 class ScreeningSample(models.Model):

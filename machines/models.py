@@ -9,7 +9,7 @@ from django.conf import settings as django_settings
 from django.db import models
 
 from annotation.models import Study
-from ingest.models import JOB_FINISHED, Issue, JobStatus
+from ingest.models import Issue, Job
 
 
 class MachineRater(models.Model):
@@ -44,14 +44,11 @@ class MachineRater(models.Model):
         return int(self.settings.get("runs", 1)) if self.kind == self.Kind.LLM else 1
 
 
-class MachineRun(models.Model):
+class MachineRun(Job):
     """One rating of the study's reports by a rater: a Celery job's progress and outcome. The latest run that
     succeeded is the rater's labels of record."""
 
-    Status = JobStatus
-
     rater = models.ForeignKey(MachineRater, on_delete=models.CASCADE, related_name="runs")
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     settings = models.JSONField(default=dict, blank=True, help_text="The rater's settings when the run began")
     prompt_version = models.CharField(max_length=32, blank=True)
     prompt_hash = models.CharField(max_length=64, blank=True, help_text="SHA-256 of the system prompt")
@@ -63,22 +60,9 @@ class MachineRun(models.Model):
     unparseable = models.PositiveIntegerField(default=0)
     failed = models.PositiveIntegerField(default=0)
     message = models.TextField(blank=True)
-    created_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="+")
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
         return f"{self.rater.name} run {self.pk} ({self.status})"
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in JOB_FINISHED
 
     @property
     def percent(self) -> int | None:
