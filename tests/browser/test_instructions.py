@@ -34,6 +34,8 @@ def test_instructions_on_the_first_visit_then_one_key_away(live_server, page):
     page.keyboard.press("Escape")
     dialog.wait_for(state="hidden")
     page.keyboard.press("4")
+    # The choice is made before Enter saves it (on a loaded machine the page may lag behind the keys).
+    page.locator("input[name=type]:checked").wait_for(state="attached")
     page.keyboard.press("Enter")
     page.locator("h1.issue-title", has_text="Report 2").wait_for()
     # A new version opens again on the next visit.
