@@ -44,13 +44,11 @@ def compare(counts: np.ndarray, subsets: Sequence[str], categories: Sequence[str
         result.undefined_because = "needs two or more non-empty subsets and two or more labels"
         return result
     from scipy import stats  # deferred: heavy, a second to import
-    from statsmodels.stats.contingency_tables import Table  # deferred: heavy, a second to import
-
     chi2, p, df, expected = stats.chi2_contingency(table, correction=False)
     n = table.sum()
     result.chi2, result.p, result.df = finite(chi2), finite(p), int(df)
     result.cramers_v = finite(np.sqrt(chi2 / (n * (min(table.shape) - 1))))
-    result.residuals = np.asarray(Table(table).standardized_resids)
+    result.residuals = adjusted_residuals(table, expected)
     result.shares = table / table.sum(axis=1, keepdims=True)
     result.share_low, result.share_high = _share_intervals(table, seed, resamples)
     result.small_expected = int((expected < SMALL_EXPECTED).sum())
@@ -61,6 +59,16 @@ def compare(counts: np.ndarray, subsets: Sequence[str], categories: Sequence[str
             result.exact_p = _monte_carlo(table, chi2, seed, monte_carlo)
             result.exact_method = f"Monte Carlo permutation test ({monte_carlo:,} tables with the same margins)"
     return result
+
+
+def adjusted_residuals(table: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """Haberman's adjusted standardised residuals, (o − e) / √(e (1 − row/n)(1 − column/n)), of the table the
+    chi-square was computed on. (statsmodels' Table adds 0.5 to every cell of a table with a zero cell, so its
+    residuals would describe another table.)"""
+    n = table.sum()
+    rows = table.sum(axis=1, keepdims=True) / n
+    cols = table.sum(axis=0, keepdims=True) / n
+    return (table - expected) / np.sqrt(expected * (1 - rows) * (1 - cols))
 
 
 def _share_intervals(table: np.ndarray, seed: int, resamples: int) -> tuple[np.ndarray, np.ndarray]:

@@ -44,3 +44,36 @@ def test_subsets_from_one_distribution_are_rarely_called_different_and_a_planted
 
 def test_degenerate_tables_say_why():
     assert "two or more" in compare(np.array([[5, 0]]), ["a"], ["x", "y"]).undefined_because
+
+
+def test_residuals_of_a_table_with_a_zero_cell_are_those_of_that_table():
+    # A zero cell: statsmodels' Table shifts every cell by 0.5 unless told not to, which changed the residuals.
+    from statsmodels.stats.contingency_tables import Table
+
+    table = np.array([[12, 0, 5], [7, 9, 4]])
+    result = compare(table, ["s1", "s2"], ["A.1", "A.2", "A.3"])
+    n = table.sum()
+    expected = np.outer(table.sum(axis=1), table.sum(axis=0)) / n
+    # By hand: (o − e) / √(e (1 − row share)(1 − column share)), cell (0, 1): e = 17·9/37.
+    e01 = 17 * 9 / 37
+    by_hand = (0 - e01) / np.sqrt(e01 * (1 - 17 / 37) * (1 - 9 / 37))
+    assert result.residuals[0, 1] == pytest.approx(by_hand)
+    assert result.residuals == pytest.approx(np.asarray(Table(table, shift_zeros=False).standardized_resids))
+    assert not np.allclose(result.residuals, Table(table).standardized_resids)  # the old, shifted figures
+    # Every other statistic of the same table: chi-square from the same expected counts, V, shares summing to 1.
+    assert result.chi2 == pytest.approx(((table - expected) ** 2 / expected).sum())
+    assert result.cramers_v == pytest.approx(np.sqrt(result.chi2 / n))
+    assert result.shares.sum(axis=1) == pytest.approx([1, 1])
+    assert result.share_low[0, 1] == 0 and result.share_high[0, 1] == 0  # a zero share stays zero
+    assert result.small_expected and result.exact_p is not None and 0 < result.exact_p <= 1
+
+
+@pytest.mark.parametrize("table, subsets, categories", [
+    ([[3, 4, 0]], ["only"], ["A", "B", "C"]),  # one row
+    ([[3], [5]], ["s1", "s2"], ["A"]),  # one column
+    ([[3, 0], [5, 0]], ["s1", "s2"], ["A", "B"]),  # one column once the unused one is dropped
+    ([[0, 0], [5, 2]], ["s1", "s2"], ["A", "B"]),  # an empty subset
+])
+def test_a_table_of_one_row_or_one_column_is_undefined_not_a_number(table, subsets, categories):
+    result = compare(np.array(table), subsets, categories)
+    assert result.undefined_because and result.chi2 is None and result.residuals is None
