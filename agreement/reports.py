@@ -14,6 +14,7 @@ from taxonomy.models import Category
 from taxonomy.selectors import types_of
 
 from .alpha import alpha_counts_figure
+from .coefficients import Coefficient, coefficients, diverge
 from .figures import Figure
 from .kappa import fleiss_matrix_figure
 from .matrices import RatingTable, complete_counts, counts_of
@@ -28,6 +29,7 @@ class TypeAgreement:
     type: Category
     fleiss: Figure
     alpha: Figure
+    others: dict[str, Coefficient] = field(default_factory=dict)  # AC1 and Brennan–Prediger beside Fleiss'
 
     @property
     def result(self) -> Figure:
@@ -45,6 +47,7 @@ class StudyAgreement:
     raters: list[RaterAgreement]
     controversial: dict[str, int] = field(default_factory=dict)
     no_type: list[int] = field(default_factory=list)  # reports with no final type and a tied plurality
+    type_others: dict[str, Coefficient] = field(default_factory=dict)
 
 
 @dataclass
@@ -162,8 +165,10 @@ def study_agreement(round: Round, level: str = "theme", resamples: int = RESAMPL
         fleiss = fleiss_matrix_figure(complete_counts(table, rows, n_raters), level=level, type=type_.code,
                                       resamples=resamples, seed=seed)
         subset = [labels.issues[i] for i in np.flatnonzero(rows)]
-        alpha = alpha_counts_figure(subset, table.categories, counts_of(table, rows), level=level, type=type_.code)
-        per_type.append(TypeAgreement(type=type_, fleiss=fleiss, alpha=alpha))
+        counts = counts_of(table, rows)
+        alpha = alpha_counts_figure(subset, table.categories, counts, level=level, type=type_.code)
+        per_type.append(TypeAgreement(type=type_, fleiss=fleiss, alpha=alpha,
+                                      others=_others(counts, resamples, seed)))
     types = labels.tables["type"]
     return StudyAgreement(
         round=round, level=level, basis=basis,
@@ -174,7 +179,18 @@ def study_agreement(round: Round, level: str = "theme", resamples: int = RESAMPL
         raters=rater_agreement_table(types.codes, labels.raters, len(types.categories)),
         controversial=_controversial(labels),
         no_type=[labels.issues[i] for i in np.flatnonzero(final == "")],
+        type_others=_others(counts_of(types), resamples, seed),
     )
+
+
+def _others(counts: np.ndarray, resamples: int, seed: int) -> dict[str, Coefficient]:
+    """Fleiss' kappa in Gwet's form (every report with two or more labels), AC1 and Brennan–Prediger over the
+    categories the raters used here."""
+    return coefficients(counts[:, counts.sum(axis=0) > 0], resamples=resamples, seed=seed)
+
+
+def _coefficients(others: dict[str, Coefficient]) -> dict:
+    return {"coefficients": [c.as_dict() for c in others.values()], "diverge": diverge(others)} if others else {}
 
 
 def _figure(figure: Figure) -> dict:
@@ -193,8 +209,10 @@ def agreement_figures(agreement: StudyAgreement) -> dict:
         "basis": agreement.basis,
         "type": _figure(agreement.by_type),
         "type_alpha": _figure(agreement.type_alpha),
+        "type_others": _coefficients(agreement.type_others),
         "per_type": [
-            {"type": t.type.code, "name": t.type.name, "fleiss": _figure(t.fleiss), "alpha": _figure(t.alpha)}
+            {"type": t.type.code, "name": t.type.name, "fleiss": _figure(t.fleiss), "alpha": _figure(t.alpha),
+             "others": _coefficients(t.others)}
             for t in agreement.per_type
         ],
         "raters": [vars(r) for r in agreement.raters],

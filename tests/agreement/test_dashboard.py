@@ -88,3 +88,22 @@ def test_the_api_takes_a_level(client_as, random_study, lead):
     url = reverse("api:study_agreement", args=[random_study.pk])
     assert client_as(lead).get(url, {"level": "sub_theme"}).json()["level"] == "sub_theme"
     assert client_as(lead).get(url, {"level": "word"}).status_code == 400
+
+
+def test_ac1_and_brennan_prediger_stand_beside_kappa_for_the_type_and_each_type(random_study, lead, client_as):
+    from agreement.coefficients import coefficients
+    from agreement.matrices import counts_of, rating_table
+
+    agreement = study_agreement(random_study.rounds.get(), "theme", resamples=50)
+    by_issue: dict[int, list] = {}
+    for label in Label.objects.select_related("type"):
+        by_issue.setdefault(label.issue_id, []).append(label.type.code if label.is_relevant else NOT_RELEVANT)
+    width = max(len(v) for v in by_issue.values())
+    table = rating_table({i: v + [None] * (width - len(v)) for i, v in by_issue.items()})
+    again = coefficients(counts_of(table), resamples=0)
+    for name in ("fleiss", "ac1", "brennan_prediger"):
+        assert agreement.type_others[name].value == pytest.approx(again[name].value)
+        assert agreement.type_others[name].n_units == again[name].n_units
+    assert all(t.others for t in agreement.per_type)
+    page = client_as(lead).get(reverse("agreement:study_agreement", args=[random_study.pk])).content.decode()
+    assert 'data-testid="coefficients"' in page and "Gwet&#x27;s AC1" in page

@@ -1,0 +1,126 @@
+"""Pure: chance-corrected agreement coefficients that differ only in their chance agreement, for any number of
+raters and missing ratings (Gwet 2014, Handbook of Inter-Rater Reliability, ch. 2 and 4; as irrCAC computes them).
+
+Fleiss' kappa takes chance from the categories' shares, so when one category dominates (most reports are bugs)
+chance agreement nears 1 and kappa collapses even where raters almost always agree: the prevalence paradox.
+Gwet's AC1 and Brennan–Prediger's coefficient take chance from the number of categories instead, and stay near
+the observed agreement. Shown side by side, a reader sees whether a low kappa is disagreement or prevalence."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .figures import finite
+
+RESAMPLES = 1000
+METHODS = {
+    "fleiss": "Fleiss' kappa (chance from the categories' shares; Gwet's form for missing ratings)",
+    "ac1": "Gwet's AC1 (chance from the spread over the categories)",
+    "brennan_prediger": "Brennan–Prediger (chance 1/q for q categories)",
+}
+
+
+@dataclass
+class Coefficient:
+    name: str
+    value: float | None
+    observed: float | None  # pa
+    chance: float | None  # pe
+    ci_low: float | None = None
+    ci_high: float | None = None
+    n_units: int = 0
+    n_categories: int = 0
+    undefined_because: str = ""
+
+    @property
+    def method(self) -> str:
+        return METHODS[self.name]
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "method": self.method, "value": self.value, "observed": self.observed,
+                "chance": self.chance, "ci": [self.ci_low, self.ci_high], "n": self.n_units,
+                "categories": self.n_categories, "undefined_because": self.undefined_because}
+
+
+def _parts(counts: np.ndarray, q: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per unit with two or more ratings, its observed agreement; per unit with one or more, its category
+    shares; and the chance agreements (Fleiss, AC1, Brennan–Prediger) from those."""
+    r = counts.sum(axis=1)
+    pairable = counts[r >= 2]
+    rp = r[r >= 2][:, None]
+    per_unit = (pairable * (pairable - 1) / (rp * (rp - 1))).sum(axis=1)
+    rated = counts[r >= 1]
+    shares = (rated / rated.sum(axis=1, keepdims=True)).mean(axis=0) if len(rated) else np.zeros(q)
+    chance = np.array([np.square(shares).sum(), (shares * (1 - shares)).sum() / (q - 1), 1 / q])
+    return per_unit, shares, chance
+
+
+def coefficients(counts: np.ndarray, *, categories: int | None = None, resamples: int = RESAMPLES,
+                 seed: int = 0) -> dict[str, Coefficient]:
+    """Fleiss' kappa, AC1 and Brennan–Prediger from a units × categories count matrix (a row holds how many
+    raters gave each category; rows may sum to different numbers). `categories` is q, the number of categories
+    raters could choose (default: the matrix's columns). Intervals: percentile bootstrap over units."""
+    counts = np.asarray(counts, dtype=float)
+    q = categories or counts.shape[1]
+    names = list(METHODS)
+    n_units = int((counts.sum(axis=1) >= 2).sum()) if counts.size else 0
+    out = {name: Coefficient(name, None, None, None, n_units=n_units, n_categories=q) for name in names}
+    if n_units == 0:
+        for c in out.values():
+            c.undefined_because = "no report has two or more ratings"
+        return out
+    if q < 2:
+        for c in out.values():
+            c.undefined_because = "one category only: there is nothing to disagree on"
+        return out
+    per_unit, _, chance = _parts(counts, q)
+    observed = float(per_unit.mean())
+    for i, name in enumerate(names):
+        c = out[name]
+        c.observed, c.chance = observed, float(chance[i])
+        if chance[i] >= 1:
+            c.undefined_because = "chance agreement is total: every rating is the same category"
+            continue
+        c.value = finite((observed - chance[i]) / (1 - chance[i]))
+    if resamples:
+        _bootstrap(counts, q, out, resamples, seed)
+    return out
+
+
+def _bootstrap(counts: np.ndarray, q: int, out: dict[str, Coefficient], resamples: int, seed: int) -> None:
+    """Percentile intervals over units resampled with replacement, all resamples at once: units with the same
+    count row are interchangeable, so a resample is how often each distinct row is drawn (a multinomial), and
+    each coefficient's parts are weighted sums of per-row values."""
+    rated = counts[counts.sum(axis=1) >= 1]
+    rows, freq = np.unique(rated, axis=0, return_counts=True)
+    r = rows.sum(axis=1)
+    pairable = (r >= 2).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        agree = np.where(r >= 2, (rows * (rows - 1)).sum(axis=1) / (r * (r - 1)), 0.0)
+    shares = rows / r[:, None]
+    weights = np.random.default_rng(seed).multinomial(len(rated), freq / len(rated), size=resamples).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        observed = (weights @ agree) / (weights @ pairable)
+        pi = (weights @ shares) / weights.sum(axis=1, keepdims=True)
+        chance = np.stack([np.square(pi).sum(axis=1), (pi * (1 - pi)).sum(axis=1) / (q - 1),
+                           np.full(resamples, 1 / q)], axis=1)
+        values = (observed[:, None] - chance) / (1 - chance)
+    for i, name in enumerate(METHODS):
+        column = values[:, i][np.isfinite(values[:, i])]
+        if out[name].value is not None and len(column):
+            out[name].ci_low, out[name].ci_high = (float(v) for v in np.percentile(column, [2.5, 97.5]))
+
+
+def diverge(coefficients_: dict[str, Coefficient], *, gap: float = 0.1) -> str:
+    """Why kappa and AC1 part, in words, when they differ by more than `gap`; "" when they agree."""
+    kappa, ac1 = coefficients_["fleiss"], coefficients_["ac1"]
+    if kappa.value is None or ac1.value is None or abs(kappa.value - ac1.value) <= gap:
+        return ""
+    if kappa.value < ac1.value:
+        return (f"Fleiss' kappa ({kappa.value:.3f}) is well below AC1 ({ac1.value:.3f}) although the raters agree "
+                f"on {100 * kappa.observed:.1f} % of pairs: one category dominates, so kappa's chance agreement "
+                f"({kappa.chance:.3f}) is high (the prevalence paradox). AC1 and Brennan–Prediger take chance "
+                "from the number of categories and are not moved by it.")
+    return (f"Fleiss' kappa ({kappa.value:.3f}) is above AC1 ({ac1.value:.3f}): the categories are used evenly, "
+            "so AC1's chance agreement is the higher one.")
