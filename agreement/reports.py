@@ -18,6 +18,7 @@ from .coefficients import Coefficient, coefficients, diverge
 from .figures import Figure
 from .kappa import fleiss_matrix_figure
 from .matrices import RatingTable, complete_counts, counts_of
+from .per_code import per_code
 from .raters import RaterAgreement, rater_agreement_table
 
 LEVELS = ("theme", "sub_theme")
@@ -30,6 +31,7 @@ class TypeAgreement:
     fleiss: Figure
     alpha: Figure
     others: dict[str, Coefficient] = field(default_factory=dict)  # AC1 and Brennan–Prediger beside Fleiss'
+    per_code: list[dict] = field(default_factory=list)  # alpha-binary and per-category kappa of each category
 
     @property
     def result(self) -> Figure:
@@ -48,6 +50,7 @@ class StudyAgreement:
     controversial: dict[str, int] = field(default_factory=dict)
     no_type: list[int] = field(default_factory=list)  # reports with no final type and a tied plurality
     type_others: dict[str, Coefficient] = field(default_factory=dict)
+    type_per_code: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -168,7 +171,8 @@ def study_agreement(round: Round, level: str = "theme", resamples: int = RESAMPL
         counts = counts_of(table, rows)
         alpha = alpha_counts_figure(subset, table.categories, counts, level=level, type=type_.code)
         per_type.append(TypeAgreement(type=type_, fleiss=fleiss, alpha=alpha,
-                                      others=_others(counts, resamples, seed)))
+                                      others=_others(counts, resamples, seed),
+                                      per_code=per_code(counts, table.categories, resamples=resamples, seed=seed)))
     types = labels.tables["type"]
     return StudyAgreement(
         round=round, level=level, basis=basis,
@@ -180,6 +184,7 @@ def study_agreement(round: Round, level: str = "theme", resamples: int = RESAMPL
         controversial=_controversial(labels),
         no_type=[labels.issues[i] for i in np.flatnonzero(final == "")],
         type_others=_others(counts_of(types), resamples, seed),
+        type_per_code=per_code(counts_of(types), types.categories, resamples=resamples, seed=seed),
     )
 
 
@@ -210,9 +215,10 @@ def agreement_figures(agreement: StudyAgreement) -> dict:
         "type": _figure(agreement.by_type),
         "type_alpha": _figure(agreement.type_alpha),
         "type_others": _coefficients(agreement.type_others),
+        "type_per_code": agreement.type_per_code,
         "per_type": [
             {"type": t.type.code, "name": t.type.name, "fleiss": _figure(t.fleiss), "alpha": _figure(t.alpha),
-             "others": _coefficients(t.others)}
+             "others": _coefficients(t.others), "per_code": t.per_code}
             for t in agreement.per_type
         ],
         "raters": [vars(r) for r in agreement.raters],

@@ -107,3 +107,6 @@ def test_ac1_and_brennan_prediger_stand_beside_kappa_for_the_type_and_each_type(
     assert all(t.others for t in agreement.per_type)
     page = client_as(lead).get(reverse("agreement:study_agreement", args=[random_study.pk])).content.decode()
     assert 'data-testid="coefficients"' in page and "Gwet&#x27;s AC1" in page
+    assert 'data-testid="per-code"' in page and "α-binary" in page
+    codes = {r["category"] for r in agreement.type_per_code}
+    assert codes <= {"A", "B", "C", NOT_RELEVANT} and all(r["alpha"]["n"] for r in agreement.type_per_code)

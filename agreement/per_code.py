@@ -1,0 +1,96 @@
+"""Pure: reliability per code, as qualitative researchers read it in ATLAS.ti and MAXQDA — for each category,
+Krippendorff's alpha on "this code or not" (ATLAS.ti's alpha-binary) over every report with two or more
+ratings, and Fleiss' per-category kappa over the reports every rater rated, each with its n and a bootstrap
+interval over reports."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .figures import finite
+
+RESAMPLES = 1000
+BATCH = 100
+ALPHA_METHOD = "Krippendorff's alpha on this code or not (alpha-binary), reports with two or more ratings"
+KAPPA_METHOD = "Fleiss' per-category kappa (1971), reports rated by every rater"
+
+
+def _alpha_binary(hits: np.ndarray, m: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Nominal alpha of binary data, per weighting (rows of `weights`, B × units) and per code (columns of
+    `hits`, units × K): o_10 = Σ w · 2·h·(m − h)/(m − 1), n_1 = Σ w · h, n = Σ w · m; α = 1 − o_10 / e_10."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        disagree = weights @ (2 * hits * (m[:, None] - hits) / (m[:, None] - 1))
+        n = (weights @ m)[:, None]
+        n1 = weights @ hits
+        return 1 - disagree / (2 * n1 * (n - n1) / (n - 1))
+
+
+def _kappa_j(hits: np.ndarray, m: int, weights: np.ndarray) -> np.ndarray:
+    """Fleiss' (1971) per-category kappas, per weighting, over units of m ratings each."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n = weights.sum(axis=1)[:, None]
+        p = (weights @ hits) / (n * m)
+        spread = weights @ (hits * (m - hits))
+        return 1 - spread / (n * m * (m - 1) * p * (1 - p))
+
+
+def _weights(units: int, resamples: int, rng) -> list[np.ndarray]:
+    """Bootstrap resamples of the units as draw counts, in batches (B × units each) to keep memory small."""
+    out = []
+    for start in range(0, resamples, BATCH):
+        b = min(BATCH, resamples - start)
+        draws = rng.integers(0, units, size=(b, units)) + (np.arange(b) * units)[:, None]
+        out.append(np.bincount(draws.ravel(), minlength=b * units).reshape(b, units).astype(float))
+    return out
+
+
+def _interval(values: np.ndarray) -> tuple[float | None, float | None]:
+    values = values[np.isfinite(values)]
+    if not len(values):
+        return None, None
+    low, high = np.percentile(values, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def _entry(method: str, n: int, value, samples: list[np.ndarray], j: int, undefined: str) -> dict:
+    value = finite(value) if value is not None else None
+    entry = {"method": method, "n": n, "value": value, "ci": [None, None], "undefined_because": ""}
+    if value is None:
+        entry["undefined_because"] = undefined
+    elif samples:
+        entry["ci"] = list(_interval(np.concatenate([s[:, j] for s in samples])))
+    return entry
+
+
+def per_code(counts: np.ndarray, categories: Sequence[str], *, resamples: int = RESAMPLES, seed: int = 0) -> list[dict]:
+    """One row per category used: its uses, alpha-binary and per-category kappa with n and intervals. `counts`
+    is units × categories (rows may sum to different numbers: missing ratings)."""
+    counts = np.asarray(counts, dtype=float)
+    m = counts.sum(axis=1)
+    pairable = m >= 2
+    kept, mk = counts[pairable], m[pairable]
+    raters = int(m.max()) if len(m) else 0
+    complete = mk == raters
+    units, full = len(kept), int(complete.sum())
+    rng = np.random.default_rng(seed)
+    alpha = _alpha_binary(kept, mk, np.ones((1, units)))[0] if units else None
+    alpha_samples = [_alpha_binary(kept, mk, w) for w in _weights(units, resamples, rng)] if units else []
+    kappa = _kappa_j(kept[complete], raters, np.ones((1, full)))[0] if full and raters >= 2 else None
+    kappa_samples = ([_kappa_j(kept[complete], raters, w) for w in _weights(full, resamples, rng)]
+                     if kappa is not None else [])
+    rows = []
+    for j, name in enumerate(categories):
+        uses = int(counts[:, j].sum())
+        if uses == 0:
+            continue
+        rows.append({
+            "category": name, "uses": uses,
+            "alpha": _entry(ALPHA_METHOD, units, None if alpha is None else alpha[j], alpha_samples, j,
+                            "no report has two or more ratings" if not units else
+                            "every rating is this code, or none is"),
+            "kappa": _entry(KAPPA_METHOD, full, None if kappa is None else kappa[j], kappa_samples, j,
+                            "no report was rated by every rater" if kappa is None else
+                            "every rating is this code, or none is"),
+        })
+    return rows

@@ -1,0 +1,56 @@
+"""Reliability per code (issue 19, item 1): alpha-binary against the krippendorff package, per-category kappa
+against Fleiss (1971), on data with and without missing ratings."""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import krippendorff
+import numpy as np
+import pytest
+
+from agreement.matrices import counts_of, rating_table
+from agreement.per_code import per_code
+
+DATA = Path(__file__).parent / "data"
+
+
+def _table(name: str, skip: int):
+    with open(DATA / name, newline="") as f:
+        rows = list(csv.reader(f))[1:]
+    return rating_table({n: [v or None for v in row[skip:]] for n, row in enumerate(rows)})
+
+
+@pytest.mark.parametrize("name, skip", [("gwet_raw_4raters.csv", 1), ("gwet_raw_5observers.csv", 1),
+                                        ("gwet_raw_gender.csv", 2), ("krippendorff_wikipedia.csv", 1)])
+def test_alpha_binary_matches_the_krippendorff_package(name, skip):
+    table = _table(name, skip)
+    rows = per_code(counts_of(table), table.categories, resamples=200)
+    for row in rows:
+        j = table.categories.index(row["category"])
+        # Reliability data as the package takes it: raters × units, 1 for this code, 0 for another, nan for none.
+        binary = np.where(table.codes.T < 0, np.nan, (table.codes.T == j).astype(float))
+        expected = krippendorff.alpha(reliability_data=binary, level_of_measurement="nominal")
+        assert row["alpha"]["value"] == pytest.approx(expected, abs=1e-9), row["category"]
+        low, high = row["alpha"]["ci"]
+        assert low <= row["alpha"]["value"] <= high
+
+
+def test_per_category_kappas_of_fleiss_1971():
+    with open(DATA / "fleiss1971_diagnoses.csv", newline="") as f:
+        ratings = {row["subject"]: [row[f"rater{i}"] for i in range(1, 7)] for row in csv.DictReader(f)}
+    table = rating_table(ratings)
+    rows = {r["category"]: r for r in per_code(counts_of(table), table.categories, resamples=100)}
+    # Depression, Personality Disorder, Schizophrenia, Neurosis, Other.
+    names = ["Depression", "Personality Disorder", "Schizophrenia", "Neurosis", "Other"]
+    assert [round(rows[c]["kappa"]["value"], 3) for c in names] == [0.245, 0.245, 0.520, 0.471, 0.566]
+    assert all(r["kappa"]["n"] == 30 and r["alpha"]["n"] == 30 for r in rows.values())
+    assert [rows[c]["uses"] for c in names] == [26, 26, 30, 55, 43]  # the published category totals
+
+
+def test_a_code_nobody_or_everybody_used_is_left_out_or_undefined():
+    rows = per_code(np.array([[2, 0, 0], [2, 0, 0]]), ["A", "B", "C"], resamples=10)
+    assert [r["category"] for r in rows] == ["A"]
+    assert rows[0]["alpha"]["value"] is None and rows[0]["alpha"]["undefined_because"]
+    assert per_code(np.array([[1, 0], [0, 1]]), ["A", "B"])[0]["alpha"]["undefined_because"] == \
+        "no report has two or more ratings"
