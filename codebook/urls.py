@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import changes, proposals, tree
+from .views import changes, proposals, saturation, tree
 
 app_name = "codebook"
 
@@ -13,6 +13,7 @@ urlpatterns = [
     # The lead's changes and the change log; new categories during the pilot, from the labeling page
     path("studies/<id:study_id>/codebook/<id:category_id>/change/", changes.change, name="change"),
     path("studies/<id:study_id>/codebook/changes/", changes.changelog, name="changelog"),
+    path("studies/<id:study_id>/codebook/saturation/", saturation.saturation_page, name="saturation"),
     path("studies/<id:study_id>/codebook/instructions/", changes.instructions, name="instructions"),
     path("studies/<id:study_id>/categories/", changes.pilot_category_add, name="category_add"),
     # Proposals and votes

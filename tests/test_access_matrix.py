@@ -164,6 +164,7 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "codebook:codebook": (viewer, GET, None),
     "codebook:change": (manager, POST, {302}),
     "codebook:changelog": (viewer, GET, None),
+    "codebook:saturation": (manager_seeing, GET, None),
     "codebook:instructions": (viewer, GET, None),
     "codebook:proposals": (viewer, GET, None),
     "codebook:proposal": (viewer, GET, None),

@@ -10,7 +10,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.access import get_study_for
-from annotation.permissions import can_manage, can_view_all_labels
+from annotation.permissions import can_manage, can_manage_seeing_labels, can_view_all_labels
 from concord.http import HtmxHttpRequest
 from interviews.selectors import quote_of
 from taxonomy.services import CodebookError
@@ -92,7 +92,8 @@ def changelog(request: HtmxHttpRequest, study_id: int):
         entries = entries.filter(quote__isnull=False) | entries.filter(proposal__quote__isnull=False)
     # How many labels a change sent back counts other people's labels of a category: the blind rule applies.
     return render(request, "codebook/changelog.html", {"study": study, "entries": entries, "interviews": interviews,
-                                                       "sees_labels": can_view_all_labels(request.user, study)})
+                                                       "sees_labels": can_view_all_labels(request.user, study),
+                                                       "manages_seeing": can_manage_seeing_labels(request.user, study)})
 
 
 @login_required
