@@ -10,7 +10,8 @@ import numpy as np
 
 from .figures import finite
 
-RESAMPLES = 1000
+# Per-code intervals are many (one per category and figure); 200 resamples keep a 40,000-report dashboard fast.
+RESAMPLES = 200
 BATCH = 100
 ALPHA_METHOD = "Krippendorff's alpha on this code or not (alpha-binary), reports with two or more ratings"
 KAPPA_METHOD = "Fleiss' per-category kappa (1971), reports rated by every rater"
@@ -35,14 +36,17 @@ def _kappa_j(hits: np.ndarray, m: int, weights: np.ndarray) -> np.ndarray:
         return 1 - spread / (n * m * (m - 1) * p * (1 - p))
 
 
-def _weights(units: int, resamples: int, rng) -> list[np.ndarray]:
-    """Bootstrap resamples of the units as draw counts, in batches (B × units each) to keep memory small."""
-    out = []
+def _resampled(rows: np.ndarray, resamples: int, rng) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Bootstrap resamples of units as weights over their distinct count rows (units with the same row are
+    interchangeable, and with good agreement there are few distinct rows), in batches (B × distinct rows each)
+    to keep memory small."""
+    distinct, freq = np.unique(rows, axis=0, return_counts=True)
+    n = len(rows)
+    batches = []
     for start in range(0, resamples, BATCH):
         b = min(BATCH, resamples - start)
-        draws = rng.integers(0, units, size=(b, units)) + (np.arange(b) * units)[:, None]
-        out.append(np.bincount(draws.ravel(), minlength=b * units).reshape(b, units).astype(float))
-    return out
+        batches.append(rng.multinomial(n, freq / n, size=b).astype(np.float32))
+    return distinct, batches
 
 
 def _interval(values: np.ndarray) -> tuple[float | None, float | None]:
@@ -67,6 +71,9 @@ def per_code(counts: np.ndarray, categories: Sequence[str], *, resamples: int = 
     """One row per category used: its uses, alpha-binary and per-category kappa with n and intervals. `counts`
     is units × categories (rows may sum to different numbers: missing ratings)."""
     counts = np.asarray(counts, dtype=float)
+    used = counts.sum(axis=0) > 0
+    categories = [c for c, u in zip(categories, used, strict=True) if u]
+    counts = counts[:, used]
     m = counts.sum(axis=1)
     pairable = m >= 2
     kept, mk = counts[pairable], m[pairable]
@@ -75,10 +82,15 @@ def per_code(counts: np.ndarray, categories: Sequence[str], *, resamples: int = 
     units, full = len(kept), int(complete.sum())
     rng = np.random.default_rng(seed)
     alpha = _alpha_binary(kept, mk, np.ones((1, units)))[0] if units else None
-    alpha_samples = [_alpha_binary(kept, mk, w) for w in _weights(units, resamples, rng)] if units else []
+    alpha_samples = []
+    if units and resamples:
+        distinct, batches = _resampled(kept, resamples, rng)
+        alpha_samples = [_alpha_binary(distinct, distinct.sum(axis=1), w) for w in batches]
     kappa = _kappa_j(kept[complete], raters, np.ones((1, full)))[0] if full and raters >= 2 else None
-    kappa_samples = ([_kappa_j(kept[complete], raters, w) for w in _weights(full, resamples, rng)]
-                     if kappa is not None else [])
+    kappa_samples = []
+    if kappa is not None and resamples:
+        distinct, batches = _resampled(kept[complete], resamples, rng)
+        kappa_samples = [_kappa_j(distinct, raters, w) for w in batches]
     rows = []
     for j, name in enumerate(categories):
         uses = int(counts[:, j].sum())

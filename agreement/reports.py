@@ -172,7 +172,7 @@ def study_agreement(round: Round, level: str = "theme", resamples: int = RESAMPL
         alpha = alpha_counts_figure(subset, table.categories, counts, level=level, type=type_.code)
         per_type.append(TypeAgreement(type=type_, fleiss=fleiss, alpha=alpha,
                                       others=_others(counts, resamples, seed),
-                                      per_code=per_code(counts, table.categories, resamples=resamples, seed=seed)))
+                                      per_code=per_code(counts, table.categories, seed=seed)))
     types = labels.tables["type"]
     return StudyAgreement(
         round=round, level=level, basis=basis,
@@ -184,7 +184,7 @@ def study_agreement(round: Round, level: str = "theme", resamples: int = RESAMPL
         controversial=_controversial(labels),
         no_type=[labels.issues[i] for i in np.flatnonzero(final == "")],
         type_others=_others(counts_of(types), resamples, seed),
-        type_per_code=per_code(counts_of(types), types.categories, resamples=resamples, seed=seed),
+        type_per_code=per_code(counts_of(types), types.categories, seed=seed),
     )
 
 
