@@ -225,3 +225,16 @@ def agreement_figures(agreement: StudyAgreement) -> dict:
         "controversial": agreement.controversial,
         "no_type_reports": len(agreement.no_type),
     }
+
+
+def figure_counts(round: Round, level: str = "theme") -> list[tuple[str, np.ndarray]]:
+    """The count matrix each Fleiss' kappa of the dashboard is computed from (reports every rater labeled),
+    named as the dashboard names it: what the planner simulates from."""
+    labels = _labels(round)
+    n_raters = len(labels.raters)
+    final, _ = _final_types(round, labels)
+    out = [("Type", complete_counts(labels.tables["type"], None, n_raters).counts)]
+    for type_ in types_of(round.study.taxonomy):
+        matrix = complete_counts(labels.tables[level], final == type_.code, n_raters)
+        out.append((f"{type_.name} ({type_.code}), at {level.replace('_', '-')} level", matrix.counts))
+    return out

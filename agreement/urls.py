@@ -7,6 +7,7 @@ app_name = "agreement"
 urlpatterns = [
     path("studies/<id:study_id>/agreement/", views.study_agreement_page, name="study_agreement"),
     path("studies/<id:study_id>/agreement/recompute/", views.recompute, name="recompute"),
+    path("studies/<id:study_id>/agreement/plan/", views.planner, name="planner"),
 ]
 
 api_urlpatterns = [

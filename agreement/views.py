@@ -14,7 +14,8 @@ from annotation.selectors.studies import agreement_round
 from concord.http import HtmxHttpRequest
 from taxonomy.codes import sort_key
 
-from .reports import LEVELS
+from .planner import plan
+from .reports import LEVELS, figure_counts
 from .selectors import history, latest
 from .services import snapshot
 
@@ -66,3 +67,21 @@ def recompute(request: HtmxHttpRequest, study_id: int):
         taken = snapshot(round, level, by=request.user)
         messages.success(request, f"Recomputed on {taken.labels} labels in {taken.seconds:.1f} s.")
     return redirect(reverse("agreement:study_agreement", args=[study.pk]) + f"?level={level}")
+
+
+WIDTHS = ("0.2", "0.15", "0.1", "0.05", "0.03", "0.02")
+
+
+@login_required
+@require_GET
+def planner(request: HtmxHttpRequest, study_id: int):
+    """How many more reports (or raters) would narrow each kappa's interval to the chosen width."""
+    study = get_study_for(request, study_id, can_view_agreement)
+    round = agreement_round(study)
+    level = _level(request)
+    width = request.GET.get("width") if request.GET.get("width") in WIDTHS else "0.1"
+    plans = [(name, plan(counts, float(width), seed=study.seed)) for name, counts in figure_counts(round, level)] \
+        if round is not None else []
+    return render(request, "agreement/planner.html", {"study": study, "level": level, "width": width,
+                                                      "widths": WIDTHS, "plans": plans,
+                                                      "levels": [(lv, lv.replace("_", "-")) for lv in LEVELS]})

@@ -145,6 +145,7 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     # Agreement
     "agreement:study_agreement": (sees_labels, GET, None),
     "agreement:recompute": (sees_labels, POST, {302}),
+    "agreement:planner": (sees_labels, GET, None),
     # Sources, runs and screening
     "ingest:source_list": (staff, GET, None),
     "ingest:source_detail": (staff, GET, None),

@@ -1,0 +1,60 @@
+"""How many reports are enough (issue 19, item 2): the simulated interval narrows as 1/√N, and the planner
+names the first size that reaches the chosen width."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agreement.kappa import bootstrap_kappa
+from agreement.planner import plan
+
+
+def _study(n: int = 300, raters: int = 5, seed: int = 3) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 4, size=n)
+    counts = np.zeros((n, 4), dtype=np.int64)
+    for i, t in enumerate(truth):
+        for _ in range(raters):
+            counts[i, t if rng.random() < 0.7 else rng.integers(0, 4)] += 1
+    return counts
+
+
+def test_the_interval_narrows_as_one_over_root_n_and_the_first_size_that_reaches_the_width_is_named():
+    counts = _study()
+    result = plan(counts, target_width=0.05, sims=300)
+    now = result["now"]
+    low, high = bootstrap_kappa(counts, 1000, seed=1)
+    assert now == pytest.approx(high - low, rel=0.2)  # today's width is the bootstrap interval's
+    by_size = {row["reports"]: row["width"] for row in result["sizes"]}
+    assert by_size[1200] == pytest.approx(now / 2, rel=0.2)
+    assert by_size[4800] == pytest.approx(now / 4, rel=0.25)
+    enough = result["enough_reports"]
+    assert by_size[enough] <= 0.05 and all(w > 0.05 for size, w in by_size.items() if size < enough)
+
+
+def test_more_raters_narrow_it_too_and_a_met_target_needs_no_more_reports():
+    counts = _study()
+    result = plan(counts, target_width=1.0, sims=200)
+    assert result["enough_reports"] == 300
+    widths = [row["width"] for row in result["raters"]]
+    assert widths[-1] < result["now"] and [row["raters"] for row in result["raters"]] == [6, 7, 8, 10]
+
+
+def test_too_little_to_plan_from():
+    assert plan(np.array([[2, 0]]), 0.1)["undefined_because"]
+
+
+@pytest.mark.django_db
+def test_the_planner_page_plans_every_figure_of_the_dashboard(study, lead, annotator_a, annotator_b, client_as):
+    from django.urls import reverse
+
+    from tests.factories import label_with
+
+    for issue in study.issues.all():
+        for person, code in ((annotator_a, "C.1"), (annotator_b, "C.1"), (lead, "B.1")):
+            label_with(person, study, issue, code)
+    url = reverse("agreement:planner", args=[study.pk])
+    page = client_as(lead).get(url + "?width=0.05&level=sub_theme").content.decode()
+    assert page.count('data-testid="plan"') == 4  # the type and each of the three types
+    assert "Interval width wanted" in page
+    assert client_as(lead).get(url + "?width=%00&level=x").status_code == 200
