@@ -32,6 +32,9 @@ class TypeAgreement:
     alpha: Figure
     others: dict[str, Coefficient] = field(default_factory=dict)  # AC1 and Brennan–Prediger beside Fleiss'
     per_code: list[dict] = field(default_factory=list)  # alpha-binary and per-category kappa of each category
+    # Fleiss' kappa at the level among the reports every rater gave this type: the theme agreement once the type
+    # is not in doubt.
+    unanimous: Figure | None = None
 
     @property
     def result(self) -> Figure:
@@ -162,6 +165,8 @@ def study_agreement(round: Round, level: str = "theme", resamples: int = RESAMPL
     n_raters = len(labels.raters)
     final, basis = _final_types(round, labels)
     table = labels.tables[level]
+    type_counts = counts_of(labels.tables["type"])
+    type_index = {c: i for i, c in enumerate(labels.tables["type"].categories)}
     per_type = []
     for type_ in types_of(round.study.taxonomy):
         rows = final == type_.code
@@ -170,9 +175,14 @@ def study_agreement(round: Round, level: str = "theme", resamples: int = RESAMPL
         subset = [labels.issues[i] for i in np.flatnonzero(rows)]
         counts = counts_of(table, rows)
         alpha = alpha_counts_figure(subset, table.categories, counts, level=level, type=type_.code)
+        agreed = type_counts[:, type_index[type_.code]] == n_raters if type_.code in type_index else \
+            np.zeros(len(labels.issues), dtype=bool)
+        unanimous = fleiss_matrix_figure(complete_counts(table, agreed, n_raters), level=level, type=type_.code,
+                                         resamples=resamples, seed=seed)
         per_type.append(TypeAgreement(type=type_, fleiss=fleiss, alpha=alpha,
                                       others=_others(counts, resamples, seed),
-                                      per_code=per_code(counts, table.categories, seed=seed)))
+                                      per_code=per_code(counts, table.categories, seed=seed),
+                                      unanimous=unanimous))
     types = labels.tables["type"]
     return StudyAgreement(
         round=round, level=level, basis=basis,
@@ -218,7 +228,8 @@ def agreement_figures(agreement: StudyAgreement) -> dict:
         "type_per_code": agreement.type_per_code,
         "per_type": [
             {"type": t.type.code, "name": t.type.name, "fleiss": _figure(t.fleiss), "alpha": _figure(t.alpha),
-             "others": _coefficients(t.others), "per_code": t.per_code}
+             "others": _coefficients(t.others), "per_code": t.per_code,
+             "unanimous": _figure(t.unanimous) if t.unanimous else None}
             for t in agreement.per_type
         ],
         "raters": [vars(r) for r in agreement.raters],

@@ -110,3 +110,20 @@ def test_ac1_and_brennan_prediger_stand_beside_kappa_for_the_type_and_each_type(
     assert 'data-testid="per-code"' in page and "α-binary" in page
     codes = {r["category"] for r in agreement.type_per_code}
     assert codes <= {"A", "B", "C", NOT_RELEVANT} and all(r["alpha"]["n"] for r in agreement.type_per_code)
+
+
+def test_theme_agreement_among_reports_whose_type_every_rater_gave(lead, annotator_a, annotator_b, client_as):
+    issues = [make_issue() for _ in range(4)]
+    study = make_study(lead, [annotator_a, annotator_b], issues=issues)
+    # Reports 0-1: all say bug, themes agree; report 2: all say bug, themes split; report 3: types split.
+    for issue, codes in zip(issues, [("C.1", "C.1", "C.1"), ("C.2", "C.2", "C.2"), ("C.1", "C.2", "C.1"),
+                                     ("C.1", "B.1", "C.1")], strict=True):
+        for person, code in zip((lead, annotator_a, annotator_b), codes, strict=True):
+            label_with(person, study, issue, code)
+    agreement = study_agreement(study.rounds.get(), "theme", resamples=20)
+    bug = next(t for t in agreement.per_type if t.type.code == "C")
+    assert bug.unanimous.n_reports == 3 and bug.fleiss.n_reports == 4
+    # By hand over the 3 unanimous reports: P̄ = (1 + 1 + 1/3)/3 = 7/9; p = (C.1 5/9, C.2 4/9) → P̄e = 41/81.
+    assert bug.unanimous.value == pytest.approx((7 / 9 - 41 / 81) / (1 - 41 / 81))
+    page = client_as(lead).get(reverse("agreement:study_agreement", args=[study.pk])).content.decode()
+    assert 'data-figure="C-unanimous"' in page and "reports every rater gave this type" in page
