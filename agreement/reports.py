@@ -249,3 +249,21 @@ def figure_counts(round: Round, level: str = "theme") -> list[tuple[str, np.ndar
         matrix = complete_counts(labels.tables[level], final == type_.code, n_raters)
         out.append((f"{type_.name} ({type_.code}), at {level.replace('_', '-')} level", matrix.counts))
     return out
+
+
+def replication_tables(round: Round) -> tuple[list[dict], dict[int, str]]:
+    """Exactly the labels the figures count (one row per report and rater, codes per level, "" where a level was
+    not given) and each report's reference type (final, else plurality; "" while tied): what a replication
+    package recomputes the figures from."""
+    labels = _labels(round)
+    final, _ = _final_types(round, labels)
+    rows = []
+    # Every label has a type (or "not relevant"), so the type table marks where the labels are.
+    for r, c in zip(*np.nonzero(labels.tables["type"].codes >= 0), strict=True):
+        values = {}
+        for level in ("type", "theme", "sub_theme"):
+            table = labels.tables[level]
+            at = table.codes[r, c]
+            values[level] = table.categories[at] if at >= 0 else ""
+        rows.append({"report": labels.issues[r], "rater": labels.raters[c], **values})
+    return rows, {issue: str(final[i]) for i, issue in enumerate(labels.issues)}

@@ -1,10 +1,12 @@
-"""The final labeled corpus for admins and the lead: streamed CSV and JSON Lines, study.json, dataset card."""
+"""The final labeled corpus for admins and the lead: streamed CSV and JSON Lines, study.json, dataset card, and the
+replication package."""
 from __future__ import annotations
 
 import json
+import tempfile
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse, StreamingHttpResponse
+from django.http import FileResponse, HttpResponse, StreamingHttpResponse
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
@@ -14,6 +16,7 @@ from concord.http import HtmxHttpRequest
 
 from .dataset_card import dataset_card
 from .exports import csv_rows, jsonl_rows, study_document
+from .replication import build
 
 
 def _attachment(response, study, suffix: str):
@@ -53,3 +56,15 @@ def card(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_export)
     text = dataset_card(study, study_document(study))
     return _attachment(HttpResponse(text, content_type="text/markdown; charset=utf-8"), study, "dataset-card.md")
+
+
+@login_required
+@require_GET
+def replication_package(request: HtmxHttpRequest, study_id: int):
+    """The whole package as one download; written to a temporary file first (a zip needs to seek)."""
+    study = get_study_for(request, study_id, can_export)
+    handle = tempfile.TemporaryFile()
+    build(study, handle, request.user)
+    handle.seek(0)
+    return FileResponse(handle, as_attachment=True, filename=f"{slugify(study.name)}-replication.zip",
+                        content_type="application/zip")

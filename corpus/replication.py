@@ -1,0 +1,111 @@
+"""The replication package (issue 19, item 5): one zip that carries a study to another researcher and recomputes
+its own figures. What it holds is listed in its README.md, written below."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import zipfile
+from importlib import metadata
+from pathlib import Path
+
+from django.utils import timezone
+
+from agreement.reports import LEVELS, agreement_figures, replication_tables, study_agreement
+from annotation.exports.history import history_csv_rows
+from annotation.exports.labels import label_csv_rows
+from annotation.models import Study
+from annotation.selectors.studies import agreement_round
+from codebook.models import ChangeLogEntry
+from ingest.models import ScreeningSample
+from taxonomy.exports import to_json, to_markdown
+
+from .dataset_card import dataset_card
+from .exports import csv_rows, jsonl_rows, study_document
+
+SCRIPT = Path(__file__).resolve().parent / "replication" / "recompute.py"
+README = Path(__file__).resolve().parent / "replication" / "README.template.md"
+
+
+def _csv(rows: list[dict], columns: list[str]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def _markdown(report: dict) -> str:
+    def num(value) -> str:
+        return "undefined" if value is None else f"{value:.3f}"
+
+    lines = [f"# Agreement and reliability: {report['study']}", ""]
+    for level, figures in report["levels"].items():
+        lines += [f"## Per type at {level.replace('_', '-')} level", "", f"Round {figures['round']}; reports placed by "
+                  f"the {figures['basis']}.", "", "| figure | Fleiss' κ [95 % CI] | Krippendorff's α | AC1 | "
+                  "Brennan–Prediger | reports |", "| --- | --- | --- | --- | --- | --- |"]
+        rows = [("Type", figures["type"], figures["type_alpha"], figures["type_others"])]
+        rows += [(f"{t['name']} ({t['type']})", t["fleiss"], t["alpha"], t["others"]) for t in figures["per_type"]]
+        for name, fleiss, alpha, others in rows:
+            extra = {c["name"]: c["value"] for c in (others or {}).get("coefficients", [])}
+            lines.append(f"| {name} | {num(fleiss['value'])} [{num(fleiss['ci_low'])}, {num(fleiss['ci_high'])}] | "
+                         f"{num(alpha['value'])} | {num(extra.get('ac1'))} | {num(extra.get('brennan_prediger'))} | "
+                         f"{fleiss['n_reports']} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _screening(study: Study) -> list[dict]:
+    samples = ScreeningSample.objects.filter(source__issues__studies=study).distinct().prefetch_related(
+        "items__issue", "items__votes__reviewer")
+    return [{"kind": s.kind, "source": s.source and s.source.full_name, "keyword": s.keyword and s.keyword.term,
+             "stratum": s.stratum, "seed": s.seed, "size": s.size, "status": s.status,
+             "items": [{"report": f"{i.issue.source.full_name}#{i.issue.number}",
+                        "votes": [{"reviewer": v.reviewer.username, "relevant": v.is_relevant, "note": v.note}
+                                  for v in i.votes.all()]} for i in s.items.all()]}
+            for s in samples.select_related("source", "keyword")]
+
+
+def build(study: Study, path: str | Path, viewer) -> int:
+    """Write the package; the number of files in it. `viewer` is the person it is made for (their rights decide
+    the label history it holds, as on the pages)."""
+    round = agreement_round(study)
+    version = metadata.version("concord")
+    document = study_document(study)
+    report = {"study": study.name, "concord": version, "levels": {}}
+    reliability_rows, reference = [], {}
+    if round is not None:
+        report["levels"] = {level: agreement_figures(study_agreement(round, level, seed=0)) for level in LEVELS}
+        reliability_rows, reference = replication_tables(round)
+    changes = [{"revision": e.revision, "kind": e.kind, "before": e.before, "after": e.after, "reason": e.reason,
+                "made_by": e.made_by.username, "made_at": e.made_at.isoformat()}
+               for e in ChangeLogEntry.objects.filter(taxonomy=study.taxonomy_id).select_related("made_by")
+               .order_by("revision")]
+    files = {
+        "README.md": README.read_text(encoding="utf-8").format(
+            name=study.name, version=version, made=f"{timezone.now():%Y-%m-%d %H:%M}", status=document["status"],
+            revision=study.taxonomy.revision),
+        "study.json": json.dumps(document, indent=2, ensure_ascii=False),
+        "dataset-card.md": dataset_card(study, document),
+        "codebook/codebook.json": to_json(study.taxonomy),
+        "codebook/codebook.md": to_markdown(study.taxonomy),
+        "codebook/changes.json": json.dumps(changes, indent=2, ensure_ascii=False),
+        "reliability/report.json": json.dumps(report, indent=2, ensure_ascii=False),
+        "reliability/report.md": _markdown(report),
+        "reliability/labels.csv": _csv(reliability_rows, ["report", "rater", "type", "theme", "sub_theme"]),
+        "reliability/reference_types.csv": _csv([{"report": r, "type": t} for r, t in reference.items()],
+                                                ["report", "type"]),
+        "screening.json": json.dumps(_screening(study), indent=2, ensure_ascii=False),
+        "recompute.py": SCRIPT.read_text(encoding="utf-8"),
+    }
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+        # The big ones are streamed into the archive, never held whole.
+        for name, lines in (("corpus.csv", csv_rows(study)), ("corpus.jsonl", jsonl_rows(study)),
+                            ("labels/labels.csv", label_csv_rows(study)),
+                            ("labels/history.csv", history_csv_rows(viewer, study))):
+            with archive.open(name, "w") as f:
+                for line in lines:
+                    f.write(line.encode("utf-8"))
+    return len(files) + 4

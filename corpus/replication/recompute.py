@@ -1,0 +1,123 @@
+"""Recompute every agreement figure of this replication package from its own files, with Python, numpy and
+statsmodels alone, and say for each whether it matches the report.
+
+    python recompute.py            # in the unzipped package; exit status 0 when every figure matches
+
+Reads reliability/labels.csv (exactly the labels the figures count: report, rater, and the code given at
+type, theme and sub-theme level, "" where none), reliability/reference_types.csv (the type that places each
+report in a per-type figure: its final label, else the plurality) and reliability/report.json (the figures).
+"""
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+from statsmodels.stats.inter_rater import fleiss_kappa
+
+HERE = Path(__file__).resolve().parent
+TOLERANCE = 1e-9
+
+
+def read_tables():
+    with open(HERE / "reliability" / "labels.csv", newline="", encoding="utf-8") as f:
+        labels = list(csv.DictReader(f))
+    with open(HERE / "reliability" / "reference_types.csv", newline="", encoding="utf-8") as f:
+        reference = {row["report"]: row["type"] for row in csv.DictReader(f)}
+    return labels, reference
+
+
+def counts_at(labels, level: str, reports: list[str]) -> np.ndarray:
+    """Reports × categories: how many raters gave each value at `level` (a missing value is no rating)."""
+    values = sorted({row[level] for row in labels if row[level]})
+    col = {v: i for i, v in enumerate(values)}
+    row_of = {r: i for i, r in enumerate(reports)}
+    counts = np.zeros((len(reports), max(len(values), 1)), dtype=np.int64)
+    for row in labels:
+        if row[level] and row["report"] in row_of:
+            counts[row_of[row["report"]], col[row[level]]] += 1
+    return counts
+
+
+def fleiss(counts: np.ndarray, raters: int):
+    complete = counts[counts.sum(axis=1) == raters]
+    complete = complete[:, complete.sum(axis=0) > 0]
+    if len(complete) == 0 or complete.shape[1] < 2 or raters < 2:
+        return None
+    return float(fleiss_kappa(complete, method="fleiss"))
+
+
+def alpha(counts: np.ndarray):
+    """Krippendorff's alpha, nominal, from units × categories counts (units with fewer than two values out)."""
+    m = counts.sum(axis=1)
+    used = (counts.sum(axis=0) > 0).sum()
+    pairable = counts[m >= 2].astype(float)
+    m = m[m >= 2]
+    if not len(pairable) or used < 2:
+        return None
+    scaled = pairable / (m - 1)[:, None]
+    coincidences = pairable.T @ scaled - np.diag(scaled.sum(axis=0))
+    n_c = coincidences.sum(axis=1)
+    n = n_c.sum()
+    expected = (n * n - np.square(n_c).sum()) / (n - 1)
+    return float(1 - (n - np.trace(coincidences)) / expected) if expected else None
+
+
+def gwet(counts: np.ndarray) -> dict:
+    """Fleiss' kappa in Gwet's form, AC1 and Brennan–Prediger (Gwet 2014), over the categories used."""
+    counts = counts[:, counts.sum(axis=0) > 0].astype(float)
+    q = counts.shape[1]
+    r = counts.sum(axis=1)
+    pairable = counts[r >= 2]
+    if not len(pairable) or q < 2:
+        return {"fleiss": None, "ac1": None, "brennan_prediger": None}
+    rp = r[r >= 2][:, None]
+    pa = (pairable * (pairable - 1) / (rp * (rp - 1))).sum(axis=1).mean()
+    rated = counts[r >= 1]
+    pi = (rated / rated.sum(axis=1, keepdims=True)).mean(axis=0)
+    chances = {"fleiss": np.square(pi).sum(), "ac1": (pi * (1 - pi)).sum() / (q - 1), "brennan_prediger": 1 / q}
+    return {k: (float((pa - pe) / (1 - pe)) if pe < 1 else None) for k, pe in chances.items()}
+
+
+def main() -> int:
+    labels, reference = read_tables()
+    report = json.loads((HERE / "reliability" / "report.json").read_text(encoding="utf-8"))
+    raters = len({row["rater"] for row in labels})
+    reports = sorted({row["report"] for row in labels}, key=int)
+    checks = []
+    for level, figures in report["levels"].items():
+        type_counts = counts_at(labels, "type", reports)
+        checks.append((f"{level}: type, Fleiss' kappa", figures["type"]["value"], fleiss(type_counts, raters)))
+        checks.append((f"{level}: type, Krippendorff's alpha", figures["type_alpha"]["value"], alpha(type_counts)))
+        for c in figures["type_others"].get("coefficients", []):
+            checks.append((f"{level}: type, {c['name']}", c["value"], gwet(type_counts)[c["name"]]))
+        types = sorted({row["type"] for row in labels if row["type"]})
+        for t in figures["per_type"]:
+            rows = [r for r in reports if reference.get(r) == t["type"]]
+            counts = counts_at(labels, level, rows)
+            name = f"{level}: type {t['type']}"
+            checks.append((f"{name}, Fleiss' kappa", t["fleiss"]["value"], fleiss(counts, raters)))
+            checks.append((f"{name}, Krippendorff's alpha", t["alpha"]["value"], alpha(counts)))
+            for c in (t.get("others") or {}).get("coefficients", []):
+                checks.append((f"{name}, {c['name']}", c["value"], gwet(counts)[c["name"]]))
+            if t.get("unanimous") and t["type"] in types:
+                by_type = counts_at(labels, "type", reports)[:, types.index(t["type"])]
+                agreed = [r for r, n in zip(reports, by_type, strict=True) if n == raters]
+                checks.append((f"{name}, Fleiss' kappa where every rater gave the type", t["unanimous"]["value"],
+                               fleiss(counts_at(labels, level, agreed), raters)))
+    wrong = 0
+    for name, published, again in checks:
+        same = (published is None and again is None) or (
+            published is not None and again is not None and abs(published - again) <= TOLERANCE)
+        wrong += not same
+        shown = "undefined" if again is None else f"{again:.6f}"
+        print(f"{'matches' if same else 'DIFFERS'}  {name}: {shown}"
+              + ("" if same else f" (the report says {published})"))
+    print(f"{len(checks) - wrong} of {len(checks)} figures match.")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

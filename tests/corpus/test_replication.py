@@ -1,0 +1,82 @@
+"""The replication package (issue 19, item 5): what it holds, and a script that recomputes every figure from
+the package's own files with Python, numpy and statsmodels alone — in a process that cannot import Concord."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+import subprocess
+import sys
+import zipfile
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from tests.factories import label_with, make_issue, make_study, make_user
+
+pytestmark = pytest.mark.django_db
+CODES = ["A.1", "B.1", "B.2", "C.1", "C.1.i", "C.2", "C.6.iv", "NR"]
+
+
+@pytest.fixture
+def labeled():
+    lead = make_user("lead")
+    people = [make_user(f"r{n}") for n in range(4)]
+    issues = [make_issue() for _ in range(40)]
+    study = make_study(lead, people, issues=issues, name="Replicated")
+    pick = random.Random(8)
+    for issue in issues:
+        truth = pick.choice(CODES)
+        for person in people:
+            if pick.random() < 0.9:  # some reports miss a rater: alpha and Gwet's forms use them
+                label_with(person, study, issue, truth if pick.random() < 0.7 else pick.choice(CODES))
+    return study, lead
+
+
+def _run(folder):
+    # -I: isolated, so neither this project nor its settings are importable; only numpy and statsmodels.
+    return subprocess.run([sys.executable, "-I", "recompute.py"], cwd=folder, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_the_package_recomputes_every_figure_from_its_own_files(labeled, tmp_path):
+    study, lead = labeled
+    path = tmp_path / "package.zip"
+    call_command("replication_package", study.name, str(path), stdout=io.StringIO())
+    with zipfile.ZipFile(path) as archive:
+        names = set(archive.namelist())
+        archive.extractall(tmp_path / "package")
+    for name in ("README.md", "corpus.csv", "corpus.jsonl", "study.json", "dataset-card.md", "codebook/codebook.json",
+                 "codebook/changes.json", "labels/labels.csv", "labels/history.csv", "reliability/report.json",
+                 "reliability/report.md", "reliability/labels.csv", "screening.json", "recompute.py"):
+        assert name in names, name
+    folder = tmp_path / "package"
+    report = json.loads((folder / "reliability" / "report.json").read_text())
+    assert set(report["levels"]) == {"theme", "sub_theme"} and report["concord"]
+    result = _run(folder)
+    assert result.returncode == 0, result.stdout + result.stderr
+    last = result.stdout.strip().splitlines()[-1]
+    matched, total = int(last.split()[0]), int(last.split()[2])
+    assert matched == total >= 30 and "DIFFERS" not in result.stdout
+
+    # One label changed in the package: the script says which figures no longer match.
+    rows = list(csv.DictReader(open(folder / "reliability" / "labels.csv", newline="")))
+    rows[0]["type"] = "A" if rows[0]["type"] != "A" else "B"
+    with open(folder / "reliability" / "labels.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    tampered = _run(folder)
+    assert tampered.returncode == 1 and "DIFFERS" in tampered.stdout
+
+
+def test_the_lead_downloads_it_and_an_annotator_may_not(labeled, client_as):
+    study, lead = labeled
+    response = client_as(lead).get(reverse("corpus:replication_package", args=[study.pk]))
+    assert response.status_code == 200 and response["Content-Type"] == "application/zip"
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
+    assert "recompute.py" in archive.namelist()
+    annotator = study.memberships.filter(role="annotator").first().user
+    assert client_as(annotator).get(reverse("corpus:replication_package", args=[study.pk])).status_code == 403
