@@ -1,6 +1,6 @@
-"""Benchmark: exporting a study of 40,000 reports × 7 labels to CSV and to JSON Lines.
+"""Benchmark: exporting a study of 40,000 reports × 7 labels to CSV and to JSON Lines, and its replication package.
 
-    python bench/bench_export.py FILE.jsonl [--database-url …]
+    python bench/bench_export.py FILE.jsonl [--database-url …] [--package-only]
 
 Builds the labeling benchmark's study on a fresh PostgreSQL database (the corpus, 7 labelers, about 271,000
 labels), gives every report a final label, then runs `manage.py export_corpus` once per format in a child
@@ -23,7 +23,10 @@ CHILD = """
 import sys, django
 django.setup()
 from django.core.management import call_command
-call_command("export_corpus", "Bench study", "--format", sys.argv[1], "--output", sys.argv[2])
+if sys.argv[1] == "package":
+    call_command("replication_package", "Bench study", sys.argv[2], "--as", "lead")
+else:
+    call_command("export_corpus", "Bench study", "--format", sys.argv[1], "--output", sys.argv[2])
 status = open("/proc/self/status").read()
 print("peak", [line.split()[1] for line in status.splitlines() if line.startswith("VmHWM")][0])
 """
@@ -52,6 +55,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path")
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL))
+    parser.add_argument("--package-only", action="store_true", help="time only the replication package")
     args = parser.parse_args()
     setup_django(args.database_url)
     from bench_label import build
@@ -65,8 +69,8 @@ def main() -> None:
           f"{Label.objects.count()} labels, {Decision.objects.count()} final labels")
     env = {**os.environ, "DATABASE_URL": args.database_url, "DJANGO_SETTINGS_MODULE": "concord.settings"}
     with tempfile.TemporaryDirectory() as folder:
-        for fmt in ("csv", "jsonl"):
-            output = Path(folder) / f"corpus.{fmt}"
+        for fmt in (("package",) if args.package_only else ("csv", "jsonl", "package")):
+            output = Path(folder) / ("replication.zip" if fmt == "package" else f"corpus.{fmt}")
             started = time.perf_counter()
             result = subprocess.run([sys.executable, "-c", CHILD, fmt, str(output)], cwd=ROOT, env=env,
                                     capture_output=True, text=True, check=True)
