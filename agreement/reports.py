@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -251,19 +252,18 @@ def figure_counts(round: Round, level: str = "theme") -> list[tuple[str, np.ndar
     return out
 
 
-def replication_tables(round: Round) -> tuple[list[dict], dict[int, str]]:
-    """Exactly the labels the figures count (one row per report and rater, codes per level, "" where a level was
-    not given) and each report's reference type (final, else plurality; "" while tied): what a replication
-    package recomputes the figures from."""
+def replication_tables(round: Round) -> tuple[Iterator[tuple], dict[int, str]]:
+    """Exactly the labels the figures count (one row per report and rater: report, rater, and the codes at type,
+    theme and sub-theme level, "" where a level was not given), streamed, and each report's reference type
+    (final, else plurality; "" while tied): what a replication package recomputes the figures from."""
     labels = _labels(round)
     final, _ = _final_types(round, labels)
-    rows = []
-    # Every label has a type (or "not relevant"), so the type table marks where the labels are.
-    for r, c in zip(*np.nonzero(labels.tables["type"].codes >= 0), strict=True):
-        values = {}
-        for level in ("type", "theme", "sub_theme"):
-            table = labels.tables[level]
-            at = table.codes[r, c]
-            values[level] = table.categories[at] if at >= 0 else ""
-        rows.append({"report": labels.issues[r], "rater": labels.raters[c], **values})
-    return rows, {issue: str(final[i]) for i, issue in enumerate(labels.issues)}
+    tables = [labels.tables[level] for level in ("type", "theme", "sub_theme")]
+
+    def rows() -> Iterator[tuple]:
+        # Every label has a type (or "not relevant"), so the type table marks where the labels are.
+        for r, c in zip(*np.nonzero(tables[0].codes >= 0), strict=True):
+            yield (labels.issues[r], labels.raters[c],
+                   *(t.categories[t.codes[r, c]] if t.codes[r, c] >= 0 else "" for t in tables))
+
+    return rows(), {issue: str(final[i]) for i, issue in enumerate(labels.issues)}

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import zipfile
+from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
 
@@ -27,12 +28,17 @@ SCRIPT = Path(__file__).resolve().parent / "replication" / "recompute.py"
 README = Path(__file__).resolve().parent / "replication" / "README.template.md"
 
 
-def _csv(rows: list[dict], columns: list[str]) -> str:
+def _csv_lines(columns: list[str], rows) -> Iterator[str]:
+    """Plain CSV (no spreadsheet escaping: the script reads it back exactly), a line at a time."""
     out = io.StringIO()
-    writer = csv.DictWriter(out, columns, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return out.getvalue()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    yield out.getvalue()
+    for row in rows:
+        out.seek(0)
+        out.truncate()
+        writer.writerow(row)
+        yield out.getvalue()
 
 
 def _markdown(report: dict) -> str:
@@ -73,9 +79,11 @@ def build(study: Study, path: str | Path, viewer) -> int:
     version = metadata.version("concord")
     document = study_document(study)
     report = {"study": study.name, "concord": version, "levels": {}}
-    reliability_rows, reference = [], {}
+    reliability_rows, reference = iter(()), {}
     if round is not None:
-        report["levels"] = {level: agreement_figures(study_agreement(round, level, seed=0)) for level in LEVELS}
+        # study.json holds the theme-level figures already (the same call); only the sub-theme level is new.
+        report["levels"] = {level: document["agreement"] if level == "theme" and document["agreement"] else
+                            agreement_figures(study_agreement(round, level, seed=0)) for level in LEVELS}
         reliability_rows, reference = replication_tables(round)
     changes = [{"revision": e.revision, "kind": e.kind, "before": e.before, "after": e.after, "reason": e.reason,
                 "made_by": e.made_by.username, "made_at": e.made_at.isoformat()}
@@ -92,9 +100,7 @@ def build(study: Study, path: str | Path, viewer) -> int:
         "codebook/changes.json": json.dumps(changes, indent=2, ensure_ascii=False),
         "reliability/report.json": json.dumps(report, indent=2, ensure_ascii=False),
         "reliability/report.md": _markdown(report),
-        "reliability/labels.csv": _csv(reliability_rows, ["report", "rater", "type", "theme", "sub_theme"]),
-        "reliability/reference_types.csv": _csv([{"report": r, "type": t} for r, t in reference.items()],
-                                                ["report", "type"]),
+        "reliability/reference_types.csv": "".join(_csv_lines(["report", "type"], reference.items())),
         "screening.json": json.dumps(_screening(study), indent=2, ensure_ascii=False),
         "recompute.py": SCRIPT.read_text(encoding="utf-8"),
     }
@@ -104,8 +110,10 @@ def build(study: Study, path: str | Path, viewer) -> int:
         # The big ones are streamed into the archive, never held whole.
         for name, lines in (("corpus.csv", csv_rows(study)), ("corpus.jsonl", jsonl_rows(study)),
                             ("labels/labels.csv", label_csv_rows(study)),
+                            ("reliability/labels.csv",
+                             _csv_lines(["report", "rater", "type", "theme", "sub_theme"], reliability_rows)),
                             ("labels/history.csv", history_csv_rows(viewer, study))):
             with archive.open(name, "w") as f:
                 for line in lines:
                     f.write(line.encode("utf-8"))
-    return len(files) + 4
+    return len(files) + 5

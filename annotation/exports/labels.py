@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from concord.csv_stream import csv_lines
+from taxonomy.models import Category
 
 from ..models import Label, Study
 
@@ -13,26 +14,27 @@ CSV_COLUMNS = [
 ]
 
 
-def _code_name(category) -> tuple[str, str]:
-    return (category.code, category.name) if category else ("", "")
-
-
 def label_csv_rows(study: Study) -> Iterator[str]:
-    """One CSV row per report and annotator label, header first; streamed, so big studies fit in memory."""
+    """One CSV row per report and annotator label, header first; streamed, so big studies fit in memory. Plain
+    values with the codebook looked up in a dict: model instances for 280,000 labels took half a minute."""
+    names = {pk: (code, name) for pk, code, name in
+             Category.objects.filter(taxonomy=study.taxonomy_id).values_list("pk", "code", "name")}
     labels = (
         Label.objects.filter(study=study)
-        .select_related("round", "issue__source", "annotator", "type", "theme", "sub_theme")
         .order_by("issue__source__full_name", "issue__created_at", "issue_id", "round__number", "annotator__username")
+        .values_list("round__number", "round__kind", "issue__source__full_name", "issue__number", "issue__url",
+                     "issue__title", "annotator__username", "is_relevant", "type_id", "theme_id", "sub_theme_id",
+                     "note", "updated_at")
     )
-    return csv_lines(CSV_COLUMNS, _label_rows(study, labels))
+    return csv_lines(CSV_COLUMNS, _label_rows(study, labels, names))
 
 
-def _label_rows(study: Study, labels) -> Iterator[list]:
-    for label in labels.iterator(chunk_size=2000):
-        issue = label.issue
+def _label_rows(study: Study, labels, names: dict) -> Iterator[list]:
+    blank = ("", "")
+    for number, kind, source, issue_number, url, title, who, relevant, type_id, theme_id, sub_id, note, when \
+            in labels.iterator(chunk_size=5000):
         yield [
-            study.name, label.round.number, label.round.kind, issue.source.full_name, issue.number,
-            issue.url, issue.title, label.annotator.username, "yes" if label.is_relevant else "no",
-            *_code_name(label.type), *_code_name(label.theme), *_code_name(label.sub_theme),
-            label.note, label.updated_at.isoformat(),
+            study.name, number, kind, source, issue_number, url, title, who, "yes" if relevant else "no",
+            *names.get(type_id, blank), *names.get(theme_id, blank), *names.get(sub_id, blank),
+            note, when.isoformat(),
         ]
