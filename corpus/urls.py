@@ -10,4 +10,5 @@ urlpatterns = [
     path("studies/<id:study_id>/study.json", views.study_json, name="study_json"),
     path("studies/<id:study_id>/dataset-card.md", views.card, name="dataset_card"),
     path("studies/<id:study_id>/replication.zip", views.replication_package, name="replication_package"),
+    path("studies/<id:study_id>/project.qdpx", views.qdpx, name="qdpx"),
 ]

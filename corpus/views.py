@@ -16,6 +16,7 @@ from concord.http import HtmxHttpRequest
 
 from .dataset_card import dataset_card
 from .exports import csv_rows, jsonl_rows, study_document
+from .qdpx import write_qdpx
 from .replication import build
 
 
@@ -67,4 +68,16 @@ def replication_package(request: HtmxHttpRequest, study_id: int):
     build(study, handle, request.user)
     handle.seek(0)
     return FileResponse(handle, as_attachment=True, filename=f"{slugify(study.name)}-replication.zip",
+                        content_type="application/zip")
+
+
+@login_required
+@require_GET
+def qdpx(request: HtmxHttpRequest, study_id: int):
+    """The study as a REFI-QDA project for ATLAS.ti, MAXQDA and NVivo."""
+    study = get_study_for(request, study_id, can_export)
+    handle = tempfile.TemporaryFile()
+    write_qdpx(study, handle)
+    handle.seek(0)
+    return FileResponse(handle, as_attachment=True, filename=f"{slugify(study.name)}.qdpx",
                         content_type="application/zip")

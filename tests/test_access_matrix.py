@@ -112,6 +112,7 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "corpus:study_json": (manager_seeing, GET, None),
     "corpus:dataset_card": (manager_seeing, GET, None),
     "corpus:replication_package": (manager_seeing, GET, None),
+    "corpus:qdpx": (manager_seeing, GET, None),
     "annotation:statistics": (sees_labels, GET, None),
     "annotation:table1_csv": (sees_labels, GET, None),
     "annotation:figure3_csv": (sees_labels, GET, None),
