@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import random
 import subprocess
 import sys
@@ -80,3 +81,20 @@ def test_the_lead_downloads_it_and_an_annotator_may_not(labeled, client_as):
     assert "recompute.py" in archive.namelist()
     annotator = study.memberships.filter(role="annotator").first().user
     assert client_as(annotator).get(reverse("corpus:replication_package", args=[study.pk])).status_code == 403
+
+
+@pytest.mark.skipif(not os.environ.get("CONCORD_FRESH_VENV"),
+                    reason="installs numpy and statsmodels in a new virtual environment (CI sets CONCORD_FRESH_VENV=1)")
+def test_the_script_runs_in_a_fresh_virtual_environment_with_numpy_and_statsmodels_alone(labeled, tmp_path):
+    study, _ = labeled
+    path = tmp_path / "package.zip"
+    call_command("replication_package", study.name, str(path), stdout=io.StringIO())
+    zipfile.ZipFile(path).extractall(tmp_path / "package")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "numpy", "statsmodels"],
+                   check=True, timeout=600)
+    result = subprocess.run([str(venv / "bin" / "python"), "recompute.py"], cwd=tmp_path / "package",
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "DIFFERS" not in result.stdout and result.stdout.strip().splitlines()[-1].endswith("figures match.")
