@@ -81,6 +81,36 @@ def gwet(counts: np.ndarray) -> dict:
     return {k: (float((pa - pe) / (1 - pe)) if pe < 1 else None) for k, pe in chances.items()}
 
 
+def per_code(counts: np.ndarray, values: list[str]) -> dict[str, tuple]:
+    """Per category: Krippendorff's alpha on this code or not (binary), and Fleiss' per-category kappa over the
+    reports rated by every rater."""
+    m = counts.sum(axis=1)
+    keep = m >= 2
+    hits_all, mk = counts[keep].astype(float), m[keep].astype(float)
+    raters = int(m.max()) if len(m) else 0
+    full = counts[m == raters].astype(float)
+    out = {}
+    for j, name in enumerate(values):
+        if counts[:, j].sum() == 0:
+            continue
+        h = hits_all[:, j]
+        n, n1 = mk.sum(), h.sum()
+        expected = 2 * n1 * (n - n1) / (n - 1) if n > 1 else 0
+        a = float(1 - (2 * h * (mk - h) / (mk - 1)).sum() / expected) if len(h) and expected else None
+        k = None
+        if len(full) and raters >= 2:
+            x = full[:, j]
+            p = x.sum() / (len(full) * raters)
+            if 0 < p < 1:
+                k = float(1 - (x * (raters - x)).sum() / (len(full) * raters * (raters - 1) * p * (1 - p)))
+        out[name] = (a, k)
+    return out
+
+
+def value_names(labels, level: str) -> list[str]:
+    return sorted({row[level] for row in labels if row[level]})
+
+
 def main() -> int:
     labels, reference = read_tables()
     report = json.loads((HERE / "reliability" / "report.json").read_text(encoding="utf-8"))
@@ -94,6 +124,12 @@ def main() -> int:
         for c in figures["type_others"].get("coefficients", []):
             checks.append((f"{level}: type, {c['name']}", c["value"], gwet(type_counts)[c["name"]]))
         types = sorted({row["type"] for row in labels if row["type"]})
+        found = per_code(type_counts, value_names(labels, "type"))
+        for row in figures.get("type_per_code", []):
+            again = found.get(row["category"], (None, None))
+            checks.append((f"{level}: type, code {row['category']}, alpha-binary", row["alpha"]["value"], again[0]))
+            checks.append((f"{level}: type, code {row['category']}, per-category kappa", row["kappa"]["value"],
+                           again[1]))
         for t in figures["per_type"]:
             rows = [r for r in reports if reference.get(r) == t["type"]]
             counts = counts_at(labels, level, rows)
@@ -102,6 +138,12 @@ def main() -> int:
             checks.append((f"{name}, Krippendorff's alpha", t["alpha"]["value"], alpha(counts)))
             for c in (t.get("others") or {}).get("coefficients", []):
                 checks.append((f"{name}, {c['name']}", c["value"], gwet(counts)[c["name"]]))
+            found = per_code(counts, value_names(labels, level))
+            for row in t.get("per_code", []):
+                again = found.get(row["category"], (None, None))
+                checks.append((f"{name}, code {row['category']}, alpha-binary", row["alpha"]["value"], again[0]))
+                checks.append((f"{name}, code {row['category']}, per-category kappa", row["kappa"]["value"],
+                               again[1]))
             if t.get("unanimous") and t["type"] in types:
                 by_type = counts_at(labels, "type", reports)[:, types.index(t["type"])]
                 agreed = [r for r, n in zip(reports, by_type, strict=True) if n == raters]
