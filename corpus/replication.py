@@ -20,6 +20,7 @@ from annotation.selectors.studies import agreement_round
 from codebook.models import ChangeLogEntry
 from ingest.models import ScreeningSample
 from taxonomy.exports import to_json, to_markdown
+from taxonomy.models import Category
 
 from .dataset_card import dataset_card
 from .exports import csv_rows, jsonl_rows, study_document
@@ -61,6 +62,36 @@ def _markdown(report: dict) -> str:
     return "\n".join(lines)
 
 
+def codebook_revisions(categories: list[dict], changes: list[dict], current: int | None = None) \
+        -> dict[int, list[dict]]:
+    """The codebook at every revision: the current one, with the changes undone one by one from the newest.
+    `categories`: {code, name, definition, inclusion, exclusion, live} now; `changes`: the change log entries with
+    their before/after snapshots. Codes are never reused, so a code names one category throughout; a category's
+    place in the tree is in its code (C.1.ii under C.1)."""
+    state = {c["code"]: dict(c) for c in categories}
+    out = {}
+    latest = current if current is not None else max((c["revision"] for c in changes), default=0)
+    out[latest] = _live(state)
+    for change in sorted(changes, key=lambda c: c["revision"], reverse=True):
+        kind = change["kind"]
+        if kind in {"add", "split", "merge"}:
+            for made in change["after"]:
+                state.pop(made.get("code"), None)
+        if kind in {"split", "merge", "retire", "rename", "clarify"}:
+            for was in change["before"]:
+                if "code" in was:
+                    state[was["code"]] = {**state.get(was["code"], {}), **was, "live": True}
+        out[change["revision"] - 1] = _live(state)
+    return dict(sorted(out.items()))
+
+
+def _live(state: dict) -> list[dict]:
+    return [{"code": code, "level": ("type", "theme", "sub_theme")[min(code.count("."), 2)],
+             "parent": code.rsplit(".", 1)[0] if "." in code else None,
+             **{k: c.get(k, "") for k in ("name", "definition", "inclusion", "exclusion")}}
+            for code, c in sorted(state.items()) if c.get("live")]
+
+
 def _screening(study: Study) -> list[dict]:
     samples = ScreeningSample.objects.filter(source__issues__studies=study).distinct().prefetch_related(
         "items__issue", "items__votes__reviewer")
@@ -89,6 +120,11 @@ def build(study: Study, path: str | Path, viewer) -> int:
                 "made_by": e.made_by.username, "made_at": e.made_at.isoformat()}
                for e in ChangeLogEntry.objects.filter(taxonomy=study.taxonomy_id).select_related("made_by")
                .order_by("revision")]
+    now = [{"code": c.code, "name": c.name, "definition": c.definition, "inclusion": c.inclusion,
+            "exclusion": c.exclusion, "live": c.retired_at is None}
+           for c in Category.objects.filter(taxonomy=study.taxonomy_id)]
+    revisions = codebook_revisions(now, [c for c in changes if c["kind"] != "instructions"],
+                                   study.taxonomy.revision)
     files = {
         "README.md": README.read_text(encoding="utf-8").format(
             name=study.name, version=version, made=f"{timezone.now():%Y-%m-%d %H:%M}", status=document["status"],
@@ -98,6 +134,8 @@ def build(study: Study, path: str | Path, viewer) -> int:
         "codebook/codebook.json": to_json(study.taxonomy),
         "codebook/codebook.md": to_markdown(study.taxonomy),
         "codebook/changes.json": json.dumps(changes, indent=2, ensure_ascii=False),
+        **{f"codebook/revisions/revision-{r}.json": json.dumps(c, indent=1, ensure_ascii=False)
+           for r, c in revisions.items()},
         "reliability/report.json": json.dumps(report, indent=2, ensure_ascii=False),
         "reliability/report.md": _markdown(report),
         "reliability/reference_types.csv": "".join(_csv_lines(["report", "type"], reference.items())),

@@ -51,7 +51,8 @@ def test_the_package_recomputes_every_figure_from_its_own_files(labeled, tmp_pat
         archive.extractall(tmp_path / "package")
     for name in ("README.md", "corpus.csv", "corpus.jsonl", "study.json", "dataset-card.md", "codebook/codebook.json",
                  "codebook/changes.json", "labels/labels.csv", "labels/history.csv", "reliability/report.json",
-                 "reliability/report.md", "reliability/labels.csv", "screening.json", "recompute.py"):
+                 "reliability/report.md", "reliability/labels.csv", "screening.json", "recompute.py",
+                 f"codebook/revisions/revision-{study.taxonomy.revision}.json"):
         assert name in names, name
     folder = tmp_path / "package"
     report = json.loads((folder / "reliability" / "report.json").read_text())
@@ -98,3 +99,26 @@ def test_the_script_runs_in_a_fresh_virtual_environment_with_numpy_and_statsmode
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "DIFFERS" not in result.stdout and result.stdout.strip().splitlines()[-1].endswith("figures match.")
+
+
+def test_the_codebook_at_every_revision_undoes_the_changes_one_by_one():
+    from corpus.replication import codebook_revisions
+
+    now = [{"code": "C", "name": "Bug", "live": True}, {"code": "C.1", "name": "Memory (OOM)", "live": True},
+           {"code": "C.2", "name": "Shapes", "live": False}, {"code": "C.3", "name": "Shapes: dtype", "live": True},
+           {"code": "C.4", "name": "Shapes: rank", "live": True}, {"code": "C.5", "name": "Drift", "live": True}]
+    changes = [
+        {"revision": 1, "kind": "add", "before": [], "after": [{"code": "C.5", "name": "Drift"}]},
+        {"revision": 2, "kind": "split", "before": [{"code": "C.2", "name": "Shapes"}],
+         "after": [{"code": "C.3", "name": "Shapes: dtype"}, {"code": "C.4", "name": "Shapes: rank"}]},
+        {"revision": 3, "kind": "rename", "before": [{"code": "C.1", "name": "Memory"}],
+         "after": [{"code": "C.1", "name": "Memory (OOM)"}]},
+    ]
+    revisions = codebook_revisions(now, changes)
+    names = {r: {c["code"]: c["name"] for c in cats} for r, cats in revisions.items()}
+    assert names[3] == {"C": "Bug", "C.1": "Memory (OOM)", "C.3": "Shapes: dtype", "C.4": "Shapes: rank",
+                        "C.5": "Drift"}
+    assert names[2] == {**names[3], "C.1": "Memory"}
+    assert names[1] == {"C": "Bug", "C.1": "Memory", "C.2": "Shapes", "C.5": "Drift"}
+    assert names[0] == {"C": "Bug", "C.1": "Memory", "C.2": "Shapes"}
+    assert next(c for c in revisions[0] if c["code"] == "C.2")["parent"] == "C"
