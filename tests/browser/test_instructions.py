@@ -33,6 +33,9 @@ def test_instructions_on_the_first_visit_then_one_key_away(live_server, page):
     dialog.wait_for()
     page.keyboard.press("Escape")
     dialog.wait_for(state="hidden")
+    # The page settles before the label is typed: typed straight after the dialog closed, the save was lost in
+    # about one run in six (cause not found yet; see the session note).
+    page.wait_for_load_state("networkidle")
     page.keyboard.press("4")
     # The choice is made before Enter saves it (on a loaded machine the page may lag behind the keys).
     page.locator("input[name=type]:checked").wait_for(state="attached")
