@@ -142,26 +142,46 @@ def labels_of_report(viewer, study: Study, issue_id: int) -> list[tuple[MachineR
     return out
 
 
-def measurement(rater: MachineRater, *, level: str, type_code: str = "", epsilon: float = 0.15,
-                only: set[int] | None = None, the_panel: Panel | None = None) -> dict | None:
-    """The rater's labels of record measured against the panel at one level and type (and only on the reports
-    `only` names, e.g. the sentinels); None before the rater has a run that succeeded."""
+@dataclass
+class MachineLabels:
+    """A rater's labels of record (its newest succeeded run), each attempt, and the study's other machines'."""
+
+    run: MachineRun
+    record: dict[int, Chain | None]
+    attempts: list[dict[int, Chain | None]]
+    others: dict[str, dict[int, Chain | None]]
+
+
+def machine_labels(rater: MachineRater) -> MachineLabels | None:
     run = latest_run(rater)
     if run is None:
         return None
-    the_panel = the_panel or panel(rater.study)
     record, attempts = run_labels(run)
     others = {}
     for other in raters_of(rater.study).exclude(pk=rater.pk):
         labels, _ = run_labels(latest_run(other))
         if labels:
             others[other.name] = labels
+    return MachineLabels(run, record, attempts, others)
+
+
+def measurement(rater: MachineRater, *, level: str, type_code: str = "", epsilon: float = 0.15,
+                only: set[int] | None = None, the_panel: Panel | None = None,
+                loaded: MachineLabels | None = None) -> dict | None:
+    """The rater's labels of record measured against the panel at one level and type (and only on the reports
+    `only` names, e.g. the sentinels); None before the rater has a run that succeeded. `loaded` saves reading
+    the labels again when one rater is measured at several levels."""
+    loaded = loaded or machine_labels(rater)
+    if loaded is None:
+        return None
+    the_panel = the_panel or panel(rater.study)
     reference = the_panel.reference_types
     if only is not None:
         reference = {r: t for r, t in reference.items() if r in only}
-    result = measure(the_panel.humans, reference, record, level=level, type_code=type_code, epsilon=epsilon,
-                     runs=attempts if len(attempts) > 1 else (), machines=others)
-    result["run"] = run.pk
+    result = measure(the_panel.humans, reference, loaded.record, level=level, type_code=type_code,
+                     epsilon=epsilon, runs=loaded.attempts if len(loaded.attempts) > 1 else (),
+                     machines=loaded.others)
+    result["run"] = loaded.run.pk
     return result
 
 
@@ -176,9 +196,13 @@ def scopes(study: Study) -> list[tuple[str, str]]:
 def full_report(rater: MachineRater, *, epsilon: float = 0.15, the_panel: Panel | None = None) -> list[dict]:
     """The rater measured at every level and type (for the command, the export and study.json)."""
     the_panel = the_panel or panel(rater.study)
+    loaded = machine_labels(rater)
+    if loaded is None:
+        return []
     out = []
     for level, type_code in scopes(rater.study):
-        figures = measurement(rater, level=level, type_code=type_code, epsilon=epsilon, the_panel=the_panel)
+        figures = measurement(rater, level=level, type_code=type_code, epsilon=epsilon, the_panel=the_panel,
+                              loaded=loaded)
         if figures is not None:
             out.append(figures)
     return out
