@@ -12,7 +12,5 @@ RUN DEBUG=0 SECRET_KEY=collectstatic-only python manage.py collectstatic --noinp
 RUN useradd --create-home concord && mkdir -p /app/media && chown concord /app/media
 USER concord
 EXPOSE 8000
-# Annotators read for seconds between labels: with gunicorn's 2-second keep-alive most labels would open a new
-# connection (a browser keeps its own for a minute or more).
-CMD ["gunicorn", "concord.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "2", "--threads", "4", \
-     "--keep-alive", "75"]
+# Workers, threads, keep-alive and preloading: gunicorn.conf.py.
+CMD ["gunicorn", "concord.wsgi:application"]

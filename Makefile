@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install migrate demo demo-passwords worker lint check-deploy clean bench-ingest bench-label bench-agreement bench-export bench-machine
+.PHONY: run test install migrate demo demo-passwords worker lint check-deploy clean bench-ingest bench-label bench-agreement bench-export bench-machine bench-memory
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,9 +41,12 @@ run: demo
 test: install
 	$(BIN)/python -m pytest
 
-# A Celery worker, for when REDIS_URL is set.
+# A Celery worker for every queue, for when REDIS_URL is set. Threads, not prefork's two children that would
+# each hold Django and the statistics stack: half the memory on this 2-core machine (`make bench-memory`), and
+# the long tasks spend their time in the database or in numpy, which release the interpreter lock.
+WORKER_ARGS := --queues ingest,summaries,statistics,celery --pool=threads --concurrency=2
 worker: install
-	$(BIN)/celery -A concord worker --queues ingest,summaries,statistics,celery --loglevel=info
+	$(BIN)/celery -A concord worker $(WORKER_ARGS) --loglevel=info
 
 lint: install
 	$(BIN)/ruff check .
@@ -82,6 +85,9 @@ bench-agreement: install
 
 bench-machine: install $(BENCH_CORPUS)
 	$(BIN)/python bench/bench_machine.py $(BENCH_CORPUS)
+
+bench-memory: install
+	$(BENCH_ENV) $(BIN)/python bench/bench_memory.py --worker-args "$(WORKER_ARGS)"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache staticfiles

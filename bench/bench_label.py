@@ -215,13 +215,14 @@ class Server:
 
 @contextmanager
 def gunicorn(workers: int, threads: int, **env_extra):
-    """The app under gunicorn on a free port, as the Docker image runs it; yields a Server."""
+    """The app under gunicorn on a free port, as the Docker image runs it (gunicorn.conf.py); yields a Server."""
     port = _free_port()
     env = {**os.environ, "ALLOWED_HOSTS": "127.0.0.1", "SECURE_SSL_REDIRECT": "0", "SECURE_COOKIES": "0",
            **env_extra}
     server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "concord.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-         "--threads", str(threads), "--keep-alive", "75", "--log-level", "warning"], cwd=ROOT, env=env)
+        [sys.executable, "-m", "gunicorn", "concord.wsgi", "--config", "gunicorn.conf.py",
+         "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--threads", str(threads), "--log-level", "warning"],
+        cwd=ROOT, env=env)
     try:
         _wait_for_port(port)
         yield Server(server, port)

@@ -15,7 +15,6 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import ttest_1samp
 
 # The authors' rule of thumb for ε, by who the annotators are.
 EPSILONS = {"expert": 0.2, "skilled": 0.15, "crowd": 0.1}
@@ -54,6 +53,8 @@ def _agreement(label, others: list) -> float:
 def _p_value(differences: np.ndarray, epsilon: float) -> float:
     if np.ptp(differences) == 0:
         return 0.0 if differences[0] < epsilon else 1.0
+    from scipy.stats import ttest_1samp  # deferred: heavy, a second to import
+
     return float(ttest_1samp(differences, epsilon, alternative="less").pvalue)
 
 

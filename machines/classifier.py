@@ -11,8 +11,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.linear_model import SGDClassifier
 
 Label = tuple[str, str | None, str | None]  # (type code or "NR", theme code, sub-theme code)
 # A report's first characters carry what it is about; the rest is mostly logs and code.
@@ -37,6 +35,8 @@ class _Level:
     def __init__(self, x, y: list[str], seed: int):
         self.only = y[0] if len(set(y)) == 1 else None
         if self.only is None:
+            from sklearn.linear_model import SGDClassifier  # deferred: heavy, half a second to import
+
             self.model = SGDClassifier(loss="hinge", alpha=1e-5, max_iter=15, tol=None, random_state=seed)
             self.model.fit(x, y)
 
@@ -74,6 +74,8 @@ def rate(texts: Sequence[str], labels: Sequence[Label | None], settings: Setting
     n = len(texts)
     if len(labels) != n:
         raise ValueError(f"{n} texts but {len(labels)} labels")
+    from sklearn.feature_extraction.text import TfidfVectorizer  # deferred: heavy, half a second to import
+
     x = TfidfVectorizer(sublinear_tf=True, min_df=2 if n > 50 else 1, max_features=settings.max_features,
                         ngram_range=settings.ngrams, dtype=np.float32).fit_transform(
         [text[:settings.text_chars] for text in texts])

@@ -1,0 +1,36 @@
+"""What a web or worker process loads when it starts (issue 20): the URL conf and every view, so that no
+annotator's request waits for imports after a restart, and not the statistics stack, which only some pages and
+tasks use and which would otherwise sit in every process's memory (and cost each new worker seconds)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# Loaded where they are used (`# deferred`), never by starting a process.
+HEAVY = ["scipy", "sklearn", "statsmodels", "pandas", "openpyxl"]
+
+
+def _modules_after(code: str) -> set[str]:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "concord.settings"}
+    result = subprocess.run([sys.executable, "-c", code + "\nimport json, sys; print(json.dumps(sorted(sys.modules)))"],
+                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return set(json.loads(result.stdout.strip().splitlines()[-1]))
+
+
+def test_the_web_process_loads_every_view_but_not_the_statistics_stack():
+    loaded = _modules_after("import concord.wsgi")
+    assert {"annotation.views", "machines.views", "corpus.views", "agreement.api"} <= loaded
+    assert not [name for name in HEAVY if name in loaded]
+
+
+def test_the_worker_loads_its_tasks_but_not_the_statistics_stack():
+    loaded = _modules_after("import django; django.setup()\nfrom concord.celery import app\n"
+                            "app.loader.import_default_modules()\nimport django.core.checks\n"
+                            "django.core.checks.run_checks()")  # as Celery's Django fix-up does at start
+    assert {"agreement.tasks", "ingest.tasks", "machines.tasks"} <= loaded
+    assert not [name for name in HEAVY if name in loaded]
