@@ -69,3 +69,22 @@ def execute(sql: str, params: Sequence) -> int:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.rowcount
+
+
+@cache
+def _insert_sql(model: type[Model]) -> tuple[str, tuple]:
+    quote = connection.ops.quote_name
+    fields = tuple(field for field in model._meta.concrete_fields if not field.primary_key)
+    names = ", ".join(quote(field.column) for field in fields)
+    marks = ", ".join(["%s"] * len(fields))
+    return (f"INSERT INTO {quote(model._meta.db_table)} ({names}) VALUES ({marks}) "
+            f"RETURNING {quote(model._meta.pk.column)}"), fields
+
+
+def insert(instance: Model) -> None:
+    """Store a new instance as `save()` would (defaults, auto_now dates, values prepared by each field) and
+    set its primary key; no signals are sent, so the caller writes what they would have (its history row)."""
+    sql, fields = _insert_sql(type(instance))
+    values = [field.get_db_prep_save(field.pre_save(instance, True), connection) for field in fields]
+    instance.pk = fetch_one(sql, values)[0]
+    instance._state.adding, instance._state.db = False, DEFAULT_DB_ALIAS

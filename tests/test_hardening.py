@@ -55,13 +55,58 @@ def test_a_good_password_passes():
     validate_password("amber-falcon-tessellate", make_user("volunteer2"))
 
 
+def _at(monkeypatch, seconds: float) -> None:
+    # The throttles count in fixed windows of the clock; a test must not straddle two of them by chance.
+    monkeypatch.setattr(SimpleRateThrottle, "timer", lambda self: seconds)
+
+
 def test_the_api_is_throttled_per_user_and_for_strangers(monkeypatch, client_as):
     monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"user": "3/minute", "anon": "2/minute"})
+    _at(monkeypatch, 6_000_000 + 15.0)
     client = client_as(make_user("script"))
-    answers = [client.get(reverse("api:study_list")).status_code for _ in range(4)]
-    assert answers == [200, 200, 200, 429]
+    answers = [client.get(reverse("api:study_list")) for _ in range(4)]
+    assert [answer.status_code for answer in answers] == [200, 200, 200, 429]
+    assert answers[-1]["Retry-After"] == "45"  # the rest of the minute
     # Another user has an allowance of their own.
     assert client_as(make_user("other")).get(reverse("api:study_list")).status_code == 200
+    # The next minute, a new allowance.
+    _at(monkeypatch, 6_000_000 + 60.0)
+    assert client.get(reverse("api:study_list")).status_code == 200
+
+
+def test_requests_handled_by_different_throttle_objects_share_one_count(monkeypatch):
+    # Each request makes its own throttle object (in any process); the count lives in the cache alone.
+    from django.contrib.auth.models import AnonymousUser
+    from rest_framework.request import Request
+
+    from concord.throttling import AnonThrottle
+
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"anon": "5/minute"})
+    _at(monkeypatch, 6_000_000.0)
+    request = Request(RequestFactory().get("/", REMOTE_ADDR="203.0.113.9"))
+    request.user = AnonymousUser()
+    throttles = [AnonThrottle() for _ in range(2)]
+    assert [throttles[n % 2].allow_request(request, None) for n in range(6)] == [True] * 5 + [False]
+
+
+def test_the_api_stays_open_while_the_cache_is_away(monkeypatch):
+    from django.contrib.auth.models import AnonymousUser
+    from rest_framework.request import Request
+
+    from concord.throttling import AnonThrottle
+
+    class Away:  # django-redis with IGNORE_EXCEPTIONS while Redis is down: every command answers None
+        def incr(self, *args, **kwargs):
+            return None
+
+        def add(self, *args, **kwargs):
+            return None
+
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"anon": "1/minute"})
+    monkeypatch.setattr(SimpleRateThrottle, "cache", Away())
+    request = Request(RequestFactory().get("/", REMOTE_ADDR="203.0.113.10"))
+    request.user = AnonymousUser()
+    assert all(AnonThrottle().allow_request(request, None) for _ in range(3))
 
 
 
@@ -71,6 +116,7 @@ def test_the_anonymous_throttle_counts_by_address(monkeypatch):
     from concord.throttling import AnonThrottle
 
     monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"anon": "2/minute"})
+    _at(monkeypatch, 6_000_000.0)
     from django.contrib.auth.models import AnonymousUser
     from rest_framework.request import Request
 

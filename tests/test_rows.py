@@ -116,3 +116,58 @@ def test_a_password_login_is_remembered_with_the_row_backend(annotator_a, client
     assert response.status_code == 302
     assert client.session["_auth_user_backend"] == "concord.auth.UserRowBackend"
     assert client.get("/").context["user"] == annotator_a
+
+
+def _history_values(row) -> dict:
+    values = _values(row)
+    for name in ("history_id", "history_date"):
+        values.pop(name)
+    return values
+
+
+def test_a_label_inserted_by_hand_is_the_orms_with_its_history_row(study, annotator_a, annotator_b, rf):
+    from simple_history.models import HistoricalRecords
+
+    from annotation.models import Label
+    from concord.history import record_created
+    from concord.rows import insert
+
+    issue = study.issues.order_by("pk").first()
+    type_ = study.taxonomy.categories.filter(level="type").order_by("pk").first()
+    request = rf.post("/")
+    request.user = annotator_a
+    HistoricalRecords.context.request = request  # as its middleware does while a request is served
+    try:
+        fields = {"study": study, "round": study.rounds.get(), "issue": issue, "type": type_, "note": "ß \u2028",
+                  "codebook_revision": 3, "summary_shown": False}
+        slow = Label.objects.create(annotator=annotator_b, **fields)
+        fast = Label(annotator=annotator_a, **fields)
+        with CaptureQueriesContext(connection) as queries:
+            insert(fast)
+            record_created(fast)
+        assert len(queries) == 2
+    finally:
+        del HistoricalRecords.context.request
+    assert fast.pk and fast.created_at and fast.updated_at
+    stored = Label.objects.get(pk=fast.pk)
+    assert _values(stored) | {"id": 0, "annotator_id": 0} == _values(
+        Label.objects.get(pk=slow.pk)) | {"id": 0, "annotator_id": 0, "created_at": stored.created_at,
+                                          "updated_at": stored.updated_at}
+    assert _values(stored) == _values(fast)
+    fast_history, slow_history = stored.history.get(), slow.history.get()
+    assert fast_history.history_user_id == slow_history.history_user_id == annotator_a.pk
+    ignore = {"id": 0, "annotator_id": 0, "created_at": 0, "updated_at": 0}
+    assert _history_values(fast_history) | ignore == _history_values(slow_history) | ignore
+    assert fast_history.history_type == "+" and fast_history.history_change_reason is None
+
+
+def test_outside_a_request_the_history_row_has_no_author(study, annotator_a):
+    from annotation.models import Label
+    from concord.history import record_created
+    from concord.rows import insert
+
+    label = Label(study=study, round=study.rounds.get(), issue=study.issues.first(), annotator=annotator_a,
+                  is_relevant=False)
+    insert(label)
+    record_created(label)
+    assert label.history.get().history_user_id is None

@@ -6,7 +6,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from concord import rows
+from concord import history, rows
 from concord.errors import FieldError
 from ingest.models import Issue
 from taxonomy.models import Category
@@ -114,7 +114,12 @@ def _store(key: dict, fields: dict, revise: bool) -> Label:
     in the round, so the first submission is a plain insert; no savepoints, which cost a query each."""
     label = Label.objects.select_for_update().filter(**key).first() if revise else None
     if label is None:
-        return Label.objects.create(**key, **fields)
+        # The first label of a report, on every round trip: two plain statements instead of the ORM's insert
+        # and simple_history's record (see concord.rows), a millisecond of CPU less.
+        label = Label(**key, **fields)
+        rows.insert(label)
+        history.record_created(label)
+        return label
     for name, value in fields.items():
         setattr(label, name, value)
     label.save()
