@@ -1,7 +1,7 @@
 """Who may see and do what in a study. The blindness rule lives here and nowhere else."""
 from __future__ import annotations
 
-from django.db.models import F
+from concord import rows
 
 from .models import Membership, Queue, Study
 
@@ -48,9 +48,10 @@ def labels_blind(user, study: Study) -> bool:
         return True
     if role != Membership.Role.LEAD or study.phase != Study.Phase.INDEPENDENT or not study.lead_labels_blind:
         return False
-    # Not cached on the study: the lead's own submission can finish the queue in the middle of a request.
-    return Queue.objects.filter(round_id=study.current_round_id, annotator=user, stopped_at__isnull=True,
-                                done__lt=F("total")).exists()
+    # Not cached on the study: the lead's own submission can finish the queue in the middle of a request. Asked
+    # on every label a blind lead saves: plain SQL (see concord.rows), the ORM's EXISTS cost milliseconds of CPU.
+    return rows.fetch_one(f"SELECT 1 FROM {Queue._meta.db_table} WHERE round_id = %s AND annotator_id = %s "
+                          "AND stopped_at IS NULL AND done < total", [study.current_round_id, user.pk]) is not None
 
 
 def can_view_all_labels(user, study: Study) -> bool:
