@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .figures import finite
+from .matrices import distinct_rows
+from .resampling import resample_weights
 
 RESAMPLES = 1000
 METHODS = {
@@ -89,23 +91,25 @@ def coefficients(counts: np.ndarray, *, categories: int | None = None, resamples
 
 
 def _bootstrap(counts: np.ndarray, q: int, out: dict[str, Coefficient], resamples: int, seed: int) -> None:
-    """Percentile intervals over units resampled with replacement, all resamples at once: units with the same
-    count row are interchangeable, so a resample is how often each distinct row is drawn (a multinomial), and
-    each coefficient's parts are weighted sums of per-row values."""
+    """Percentile intervals over units resampled with replacement (agreement.resampling: weights over the
+    distinct count rows); each coefficient's parts are weighted sums of per-row values."""
     rated = counts[counts.sum(axis=1) >= 1]
-    rows, freq = np.unique(rated, axis=0, return_counts=True)
+    rows, freq = distinct_rows(rated)
     r = rows.sum(axis=1)
-    pairable = (r >= 2).astype(float)
+    pairable = (r >= 2).astype(np.float32)
     with np.errstate(divide="ignore", invalid="ignore"):
-        agree = np.where(r >= 2, (rows * (rows - 1)).sum(axis=1) / (r * (r - 1)), 0.0)
-    shares = rows / r[:, None]
-    weights = np.random.default_rng(seed).multinomial(len(rated), freq / len(rated), size=resamples).astype(float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        observed = (weights @ agree) / (weights @ pairable)
-        pi = (weights @ shares) / weights.sum(axis=1, keepdims=True)
-        chance = np.stack([np.square(pi).sum(axis=1), (pi * (1 - pi)).sum(axis=1) / (q - 1),
-                           np.full(resamples, 1 / q)], axis=1)
-        values = (observed[:, None] - chance) / (1 - chance)
+        agree = np.where(r >= 2, (rows * (rows - 1)).sum(axis=1) / (r * (r - 1)), 0.0).astype(np.float32)
+    # Single precision for the products (BLAS sgemm), as bootstrap_kappa: ample for an interval.
+    shares = (rows / r[:, None]).astype(np.float32)
+    batches = []
+    for weights in resample_weights(freq, resamples, np.random.default_rng(seed)):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            observed = (weights @ agree) / (weights @ pairable)
+            pi = (weights @ shares) / weights.sum(axis=1, keepdims=True)
+            chance = np.stack([np.square(pi).sum(axis=1), (pi * (1 - pi)).sum(axis=1) / (q - 1),
+                               np.full(len(weights), 1 / q)], axis=1)
+            batches.append((observed[:, None] - chance) / (1 - chance))
+    values = np.concatenate(batches)
     for i, name in enumerate(METHODS):
         column = values[:, i][np.isfinite(values[:, i])]
         if out[name].value is not None and len(column):

@@ -8,9 +8,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .figures import Figure, finite
-from .matrices import CountMatrix, count_matrix
-
-BOOTSTRAP_BATCH = 250
+from .matrices import CountMatrix, count_matrix, distinct_rows
+from .resampling import resample_weights
 
 
 @dataclass
@@ -63,32 +62,19 @@ def bootstrap_kappa(counts: np.ndarray, resamples: int = 1000, seed: int = 0,
                     confidence: float = 0.95) -> tuple[float | None, float | None]:
     """Percentile interval of Fleiss' kappa over reports resampled with replacement.
 
-    Vectorised and exact: reports with the same count row are interchangeable, so where agreement is high a
-    resample is a multinomial draw of how many times each distinct row is taken (B × U weights, U distinct
-    rows, often a few hundred for 40,000 reports); otherwise B × N report indices are drawn and counted.
-    Then P̄ = W·P_u / N and p_j = W·rows / (N·m) for all resamples of a batch at once.
+    Vectorised and exact: a resample is how many times each distinct count row is taken (agreement.resampling),
+    and P̄ = W·P_u / N and p_j = W·rows / (N·m) for all resamples of a batch at once.
     """
     n = counts.shape[0]
     if n < 2 or resamples < 1:
         return None, None
     m = counts[0].sum()
-    rows, freq = np.unique(counts, axis=0, return_counts=True)
-    # Few distinct rows (high agreement): draw multiplicities per distinct row. Many: draw report indices.
-    by_row = len(rows) * 4 < n
-    if not by_row:
-        rows, freq = counts, np.ones(n, dtype=np.int64)
+    rows, freq = distinct_rows(counts)
     p_u, _ = agreement_parts(rows)
     # Single precision for the products (BLAS sgemm); sums of ≤ 10⁶ terms keep ~6 digits, ample for an interval.
     p_u, rows = p_u.astype(np.float32), rows.astype(np.float32)
-    rng = np.random.default_rng(seed)
     kappas = []
-    for start in range(0, resamples, BOOTSTRAP_BATCH):
-        b = min(BOOTSTRAP_BATCH, resamples - start)
-        if by_row:
-            weights = rng.multinomial(n, freq / n, size=b).astype(np.float32)
-        else:
-            draws = rng.integers(0, n, size=(b, n), dtype=np.int32) + (np.arange(b, dtype=np.int32) * n)[:, None]
-            weights = np.bincount(draws.ravel(), minlength=b * n).reshape(b, n).astype(np.float32)
+    for weights in resample_weights(freq, resamples, np.random.default_rng(seed)):
         p_bar = weights @ p_u / n
         p_e = np.square((weights @ rows) / (n * m)).sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):

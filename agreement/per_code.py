@@ -9,10 +9,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from .figures import finite
+from .matrices import distinct_rows
+from .resampling import resample_weights
 
 # Per-code intervals are many (one per category and figure); 200 resamples keep a 40,000-report dashboard fast.
 RESAMPLES = 200
-BATCH = 100
 ALPHA_METHOD = "Krippendorff's alpha on this code or not (alpha-binary), reports with two or more ratings"
 KAPPA_METHOD = "Fleiss' per-category kappa (1971), reports rated by every rater"
 
@@ -37,16 +38,10 @@ def _kappa_j(hits: np.ndarray, m: int, weights: np.ndarray) -> np.ndarray:
 
 
 def _resampled(rows: np.ndarray, resamples: int, rng) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Bootstrap resamples of units as weights over their distinct count rows (units with the same row are
-    interchangeable, and with good agreement there are few distinct rows), in batches (B × distinct rows each)
-    to keep memory small."""
-    distinct, freq = np.unique(rows, axis=0, return_counts=True)
-    n = len(rows)
-    batches = []
-    for start in range(0, resamples, BATCH):
-        b = min(BATCH, resamples - start)
-        batches.append(rng.multinomial(n, freq / n, size=b).astype(np.float32))
-    return distinct, batches
+    """Bootstrap resamples of units as weights over their distinct count rows (agreement.resampling), in
+    batches to keep memory small."""
+    distinct, freq = distinct_rows(rows)
+    return distinct, list(resample_weights(freq, resamples, rng))
 
 
 def _interval(values: np.ndarray) -> tuple[float | None, float | None]:

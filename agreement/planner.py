@@ -11,6 +11,7 @@ import numpy as np
 
 from .figures import finite
 from .kappa import agreement_parts
+from .matrices import distinct_rows
 
 SIMULATIONS = 400
 FACTORS = (1, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32)
@@ -62,7 +63,7 @@ def plan(counts: np.ndarray, target_width: float, *, sims: int = SIMULATIONS, se
         result["undefined_because"] = "needs two or more reports, raters and categories"
         return result
     rng = np.random.default_rng(seed)
-    rows, freq = np.unique(counts, axis=0, return_counts=True)
+    rows, freq = distinct_rows(counts)
     n = len(counts)
     for factor in FACTORS:
         size = int(round(n * factor))

@@ -162,14 +162,37 @@ def study_agreement(round: Round, level: str = "theme", resamples: int = RESAMPL
     """
     if level not in LEVELS:
         raise ValueError(f"level: one of {', '.join(LEVELS)}")
+    return agreement_from(read_round(round), level, resamples, seed)
+
+
+@dataclass
+class RoundLabels:
+    """What the dashboard's figures are computed from, read from the database: the labels as tables, each
+    report's reference type, and the codebook's types."""
+
+    round: Round
+    labels: _Labels
+    final: np.ndarray
+    basis: str
+    types: list[Category]
+
+
+def read_round(round: Round) -> RoundLabels:
     labels = _labels(round)
-    n_raters = len(labels.raters)
     final, basis = _final_types(round, labels)
+    return RoundLabels(round, labels, final, basis, list(types_of(round.study.taxonomy)))
+
+
+def agreement_from(read: RoundLabels, level: str = "theme", resamples: int = RESAMPLES,
+                   seed: int = 0) -> StudyAgreement:
+    """The figures from labels already in memory: numpy work only, no query."""
+    round, labels, final, basis = read.round, read.labels, read.final, read.basis
+    n_raters = len(labels.raters)
     table = labels.tables[level]
     type_counts = counts_of(labels.tables["type"])
     type_index = {c: i for i, c in enumerate(labels.tables["type"].categories)}
     per_type = []
-    for type_ in types_of(round.study.taxonomy):
+    for type_ in read.types:
         rows = final == type_.code
         fleiss = fleiss_matrix_figure(complete_counts(table, rows, n_raters), level=level, type=type_.code,
                                       resamples=resamples, seed=seed)
