@@ -7,6 +7,7 @@ import json
 from collections import defaultdict
 from collections.abc import Iterator
 
+from django.db import connection
 from django.db.models import Prefetch
 from django.utils import timezone
 
@@ -117,6 +118,18 @@ def _flat(record: dict) -> list:
 def csv_rows(study: Study, raw: bool = False) -> Iterator[str]:
     """The corpus as CSV; formula-like cells are neutralised for spreadsheets unless `raw`."""
     return csv_lines(CSV_COLUMNS, (_flat(r) for r in records(study)), raw=raw)
+
+
+def csv_chunks(study: Study, raw: bool = False) -> Iterator[bytes]:
+    """The corpus CSV as bytes: written by PostgreSQL itself there (corpus.copy_export, five times faster),
+    row by row elsewhere."""
+    if connection.vendor == "postgresql":
+        from .copy_export import copy_csv  # cycle: copy_export follows this module's columns and cells
+
+        yield from copy_csv(study, raw)
+        return
+    for line in csv_rows(study, raw):
+        yield line.encode()
 
 
 def jsonl_rows(study: Study) -> Iterator[str]:

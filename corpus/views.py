@@ -15,7 +15,7 @@ from annotation.permissions import can_export
 from concord.http import HtmxHttpRequest
 
 from .dataset_card import dataset_card
-from .exports import csv_rows, jsonl_rows, study_document
+from .exports import csv_chunks, jsonl_rows, study_document
 from .qdpx import write_qdpx
 from .replication import build
 
@@ -29,7 +29,7 @@ def _attachment(response, study, suffix: str):
 @require_GET
 def corpus_csv(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_export)
-    return _attachment(StreamingHttpResponse(csv_rows(study), content_type="text/csv; charset=utf-8"), study,
+    return _attachment(StreamingHttpResponse(csv_chunks(study), content_type="text/csv; charset=utf-8"), study,
                        "corpus.csv")
 
 

@@ -1,0 +1,105 @@
+"""On PostgreSQL the corpus CSV is written by the database itself (corpus.copy_export); it must say exactly what
+the Python writer (corpus.exports.csv_rows, SQLite's path) says: the same rows in the same order, the same
+columns, the same cell values (JSON cells compared as data), formulas neutralised the same way."""
+from __future__ import annotations
+
+import csv
+import datetime
+import io
+import json
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from annotation.models import Decision, Label
+from corpus.copy_export import copy_csv
+from corpus.exports import csv_rows
+from ingest.models import Issue, Keyword, KeywordList, Summary
+from machines.models import MachineLabel, MachineRater, MachineRun
+from tests.factories import category, label_with, make_issue, make_study
+
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.skipif(connection.vendor != "postgresql", reason="COPY is PostgreSQL's"),
+]
+
+
+def _read(text: str) -> list[list]:
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    header = rows[0]
+    for row in rows[1:]:
+        for at, name in enumerate(header):
+            if name in ("labels", "machine_labels"):
+                row[at] = json.loads(row[at])
+    return rows
+
+
+@pytest.fixture
+def varied(lead, annotator_a, annotator_b, annotator_c):
+    """Reports with what a corpus cell can hold: quotes, commas, line breaks, formula starts, no creation
+    date, dates with and without microseconds, keywords, summaries, not-relevant labels, every kind of final
+    label and none, and a machine rater's labels."""
+    when = datetime.datetime(2024, 2, 29, 12, 0, 0, tzinfo=datetime.UTC)
+    issues = [
+        make_issue(title='=HYPERLINK("x")', body='He said "no", then\r\nleft; ümlaut 中文 \u2028', created_at=when),
+        make_issue(title="-1 is not a size", body="@here\tplease", created_at=when.replace(microsecond=1)),
+        make_issue(title="+plain", body="", created_at=None),
+        make_issue(title="ordinary, with a comma", body="line\nbreak", created_at=when.replace(second=1)),
+    ]
+    study = make_study(lead, [annotator_a, annotator_b, annotator_c], issues=issues, name='Study "quoted", =1')
+    keywords = KeywordList.objects.create(name="bench list")
+    for term in ("vllm", "-O3", "CUDA", "éclair"):
+        issues[0].matched_keywords.add(Keyword.objects.create(keyword_list=keywords, term=term))
+    Summary.objects.create(issue=issues[0], backend="builtin", prompt_version="1", text="old summary")
+    newer = Summary.objects.create(issue=issues[0], backend="llm", prompt_version="1", text="=newer summary")
+    Summary.objects.filter(pk=newer.pk).update(updated_at=timezone.now() + datetime.timedelta(hours=1))
+    Summary.objects.create(issue=issues[1], backend="builtin", prompt_version="1", text="failed", status="failed")
+    people = [lead, annotator_a, annotator_b, annotator_c]
+    for issue, codes in zip(issues, (["C.1"] * 4, ["NR", "B.1", "B.1", "NR"], ["C.3.i", "C.3.i", "C.4", "A.1"],
+                                     ["A.1", "C.1", "NR", "NR"]), strict=True):
+        for person, code in zip(people, codes, strict=True):
+            label_with(person, study, issue, code, note=f'{person.username}: "{code}",\n+note')
+    Label.objects.filter(issue=issues[0]).update(updated_at=when)  # no microseconds
+    Decision.objects.create(study=study, issue=issues[0], is_relevant=True, type=category("C", study.taxonomy),
+                            theme=category("C.1", study.taxonomy), method="majority", support=4, raters=4,
+                            rationale="all four")
+    Decision.objects.create(study=study, issue=issues[1], is_relevant=False, method="lead", rationale="=not ours")
+    Decision.objects.create(study=study, issue=issues[2], is_relevant=True, type=category("C", study.taxonomy),
+                            theme=category("C.3", study.taxonomy), sub_theme=category("C.3.i", study.taxonomy),
+                            method="majority", support=None, raters=4, rationale="")
+    rater = MachineRater.objects.create(study=study, name="tfidf", kind="builtin", created_by=lead)
+    run = MachineRun.objects.create(rater=rater, status="succeeded", done=2)
+    MachineLabel.objects.create(run=run, issue=issues[0], type_code="C", theme_code="C.2")
+    MachineLabel.objects.create(run=run, issue=issues[3], unparseable=True)
+    return study
+
+
+@pytest.mark.parametrize("raw", [False, True], ids=["neutralised", "raw"])
+def test_copy_writes_what_the_python_writer_writes(varied, raw):
+    expected = _read("".join(csv_rows(varied, raw=raw)))
+    found = _read(b"".join(copy_csv(varied, raw=raw)).decode())
+    assert found[0] == expected[0]
+    assert [row[3] for row in found] == [row[3] for row in expected]  # the same reports in the same order
+    assert found == expected
+    assert len(found) == 5
+
+
+def test_the_cells_say_what_was_stored(varied):
+    rows = {row["title"]: row for row in csv.DictReader(io.StringIO(b"".join(copy_csv(varied)).decode(),
+                                                                    newline=""))}
+    first = rows["'=HYPERLINK(\"x\")"]
+    assert first["study"] == "Study \"quoted\", =1" and first["created_at"] == "2024-02-29T12:00:00+00:00"
+    assert first["matched_keywords"] == "'-O3 CUDA vllm éclair" and first["summary"] == "'=newer summary"
+    assert (first["final_theme_code"], first["final_how"]) == ("C.1", "majority 4/4")
+    assert json.loads(first["labels"])[0]["time"] == "2024-02-29T12:00:00+00:00"
+    assert json.loads(first["machine_labels"]) == {"tfidf": "C.2"}
+    second = rows["'-1 is not a size"]
+    assert second["created_at"] == "2024-02-29T12:00:00.000001+00:00" and second["body"] == "'@here\tplease"
+    assert (second["final_type_code"], second["final_type"], second["final_how"]) == ("NR", "Not relevant",
+                                                                                      "lead decision")
+    assert second["summary"] == ""  # a failed summary is no summary
+    assert rows["'+plain"]["created_at"] == "" and rows["'+plain"]["final_how"] == "majority"
+    assert rows["ordinary, with a comma"]["final_type_code"] == ""
+    assert json.loads(rows["ordinary, with a comma"]["machine_labels"]) == {"tfidf": ""}
+    assert Issue.objects.count() == 4
