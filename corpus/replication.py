@@ -23,7 +23,7 @@ from taxonomy.exports import to_json, to_markdown
 from taxonomy.models import Category
 
 from .dataset_card import dataset_card
-from .exports import csv_rows, jsonl_rows, study_document
+from .exports import csv_chunks, jsonl_rows, study_document
 
 SCRIPT = Path(__file__).resolve().parent / "replication" / "recompute.py"
 README = Path(__file__).resolve().parent / "replication" / "README.template.md"
@@ -146,8 +146,10 @@ def build(study: Study, path: str | Path, viewer) -> int:
         for name, text in files.items():
             archive.writestr(name, text)
         # The big ones are streamed into the archive, never held whole.
-        for name, lines in (("corpus.csv", csv_rows(study)), ("corpus.jsonl", jsonl_rows(study)),
-                            ("labels/labels.csv", label_csv_rows(study)),
+        with archive.open("corpus.csv", "w") as f:
+            for chunk in csv_chunks(study):
+                f.write(chunk)
+        for name, lines in (("corpus.jsonl", jsonl_rows(study)), ("labels/labels.csv", label_csv_rows(study)),
                             ("reliability/labels.csv",
                              _csv_lines(["report", "rater", "type", "theme", "sub_theme"], reliability_rows)),
                             ("labels/history.csv", history_csv_rows(viewer, study))):
