@@ -36,6 +36,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+import instructions
 import open_loop
 from common import DEFAULT_URL, ROOT, setup_django
 
@@ -358,6 +359,8 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="keep the study a previous run built (for tuning)")
     parser.add_argument("--open-loop", type=float, default=60, help="seconds of the 200-annotator open loop (0: none)")
     parser.add_argument("--pgbouncer", action="store_true", help="also run the open loop through Debian's pgbouncer")
+    parser.add_argument("--instructions", action=argparse.BooleanOptionalAction, default=True,
+                        help="count a round trip's instructions with valgrind (about a minute)")
     args = parser.parse_args()
     # The test client speaks plain http to "testserver".
     os.environ.update(ALLOWED_HOSTS="testserver", SECURE_SSL_REDIRECT="0")
@@ -384,9 +387,16 @@ def main() -> None:
           f"{Label.objects.count()} labels, {LABELERS} labelers")
     if args.requests:
         measure_in_process(study, labelers[1], themes, args.requests)
+    if args.instructions:
+        millions = instructions.count(study.name, labelers[3].username)
+        if millions is None:
+            print("instructions           valgrind is not installed: apt-get install valgrind")
+        else:
+            print(f"instructions           {millions:.2f} million per round trip (callgrind, inside Django, no "
+                  "network): the same whatever else the machine does")
     if args.round_trips:
         # One annotator alone, timed over HTTP as the peers' figures are (README), then the seven at once.
-        measure_concurrent(study, labelers[1:2], themes, 3 * args.round_trips, args.workers, args.threads)
+        measure_concurrent(study, labelers[2:3], themes, 3 * args.round_trips, args.workers, args.threads)
         measure_concurrent(study, labelers, themes, args.round_trips, args.workers, args.threads)
     if args.open_loop:
         with gunicorn(args.workers, args.threads) as server:
