@@ -1,5 +1,5 @@
-"""django-simple-history's records of every change, without a class built per save, and the history row of
-a label saved on the labeling round trip's path, written as one INSERT … SELECT.
+"""django-simple-history's records of every change, without a class built per save, and the history rows of
+rows written without signals (bulk imports, the labeling round trip's insert), made by one INSERT … SELECT.
 
 simple_history's `HistoryDescriptor` makes a new manager class (`HistoryManager.from_queryset`, which walks
 every QuerySet method with `inspect`) each time `instance.history` is read, and it reads it once per record
@@ -37,17 +37,27 @@ def request_user_id() -> int | None:
 
 
 @functools.cache
-def _created_sql(model) -> str:
+def _tables(model) -> tuple[str, str, str]:
+    """The model's table, its history table and its columns, quoted."""
     quote = connection.ops.quote_name
-    history = model.history.model
     names = ", ".join(quote(field.column) for field in model._meta.concrete_fields)
-    return (f"INSERT INTO {quote(history._meta.db_table)} ({names}, history_date, history_change_reason, "
-            f"history_type, history_user_id) SELECT {names}, %s, NULL, '+', %s FROM {quote(model._meta.db_table)} "
-            f"WHERE {quote(model._meta.pk.column)} = %s")
+    return quote(model._meta.db_table), quote(model.history.model._meta.db_table), names
+
+
+def record_rows_created(model, where: str, params, *, reason: str | None = None, user_id: int | None = None) -> None:
+    """One "+" history row for each row of `model` matching `where`, made in the database from the stored rows
+    themselves, as simple_history would have made it on save (bulk writes and the round trip's insert send no
+    signals)."""
+    table, history_table, names = _tables(model)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {history_table} ({names}, history_date, history_change_reason, history_type, "
+            f"history_user_id) SELECT {names}, %s, %s, '+', %s FROM {table} WHERE {where}",
+            [timezone.now(), reason[:100] if reason else reason, user_id, *params])
 
 
 def record_created(instance) -> None:
-    """The "+" history row of an instance stored without signals (concord.rows.insert), made from the stored
-    row itself, as simple_history would have made it on save."""
-    with connection.cursor() as cursor:
-        cursor.execute(_created_sql(type(instance)), [timezone.now(), request_user_id(), instance.pk])
+    """The "+" history row of one instance stored without signals (concord.rows.insert), its author the request's
+    user as simple_history records it."""
+    record_rows_created(type(instance), f"{connection.ops.quote_name(instance._meta.pk.column)} = %s",
+                        [instance.pk], user_id=request_user_id())

@@ -52,7 +52,6 @@ def _how() -> str:
 def _query(study: Study, status: str, codebook: str, raw: bool) -> str:
     from .exports import CSV_COLUMNS  # cycle: exports is the reference this module follows
 
-    relevant = "d.is_relevant"
     cells = [
         sql.quote(study.name), sql.quote(status), "src.full_name", "i.number", "i.url", "i.title", "i.body",
         f"CASE WHEN i.created_at IS NULL THEN '' ELSE {_iso('i.created_at')} END",
@@ -61,8 +60,9 @@ def _query(study: Study, status: str, codebook: str, raw: bool) -> str:
         "COALESCE(x.screening, 'undecided')", "COALESCE(x.screening_reason, 'not screened')",
         "(SELECT s.text FROM ingest_summary s WHERE s.issue_id = i.id AND s.status = 'ok' "
         "ORDER BY s.updated_at DESC, s.id DESC LIMIT 1)",
-        f"CASE WHEN d.id IS NULL THEN '' WHEN {relevant} THEN COALESCE(ft.code, '') ELSE {sql.quote(NOT_RELEVANT)} END",
-        f"CASE WHEN d.id IS NULL THEN '' WHEN {relevant} THEN COALESCE(ft.name, '') ELSE 'Not relevant' END",
+        "CASE WHEN d.id IS NULL THEN '' WHEN d.is_relevant THEN COALESCE(ft.code, '') "
+        f"ELSE {sql.quote(NOT_RELEVANT)} END",
+        "CASE WHEN d.id IS NULL THEN '' WHEN d.is_relevant THEN COALESCE(ft.name, '') ELSE 'Not relevant' END",
         "ftm.code", "ftm.name", "fs.code", "fs.name", _how(), "d.rationale", sql.quote(codebook),
         "COALESCE((SELECT json_agg(json_build_object("
         "'annotator', u.username, 'round', r.number, 'round_kind', r.kind, "

@@ -8,11 +8,12 @@ from django.db.models import Max
 from django.utils import timezone
 
 from agreement.ties import final_label
+from concord.history import record_rows_created
 
 from ..models import NOT_RELEVANT, Decision, Study, TiedReport
 from ..permissions import can_manage
 from ..selectors.votes import current_votes
-from .bulk_rows import history_from, insert_rows
+from .bulk_rows import insert_rows
 from .labels import LabelError, LabelInput, _validated
 
 
@@ -74,5 +75,5 @@ def finalize(study: Study) -> int:
     before = Decision.objects.aggregate(top=Max("pk"))["top"] or 0
     insert_rows(Decision, ["study_id", "issue_id", "is_relevant", "type_id", "theme_id", "sub_theme_id", "method",
                            "support", "raters", "rationale", "decided_at"], rows)
-    history_from(Decision, "study_id = %s AND id > %s", [study.pk, before], "final label from the votes")
+    record_rows_created(Decision, "study_id = %s AND id > %s", [study.pk, before], reason="final label from the votes")
     return len(rows)

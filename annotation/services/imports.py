@@ -26,13 +26,14 @@ from django.db.models import Count, Exists, Max, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from concord.history import record_rows_created
 from concord.textcheck import length_problem, text_problem
 from ingest.models import Issue, Source
 from taxonomy.models import Category, Taxonomy
 from taxonomy.services import load_codebook
 
 from ..models import NOT_RELEVANT, Assignment, Decision, Label, Membership, Queue, Round, Study
-from .bulk_rows import history_from, insert_rows
+from .bulk_rows import insert_rows
 
 REPORT_COLUMNS = ("report", "issue", "issue_url", "url")
 FINAL_COLUMNS = ("final_label", "final")
@@ -401,7 +402,7 @@ def _write_labels(round: Round, new: list[tuple[int, int, Chain, str]], reason: 
                         "sub_theme_id", "note", "created_at", "updated_at"],
                 ((round.study_id, round.pk, issue_id, annotator_id, c.is_relevant, c.type_id, c.theme_id,
                   c.sub_theme_id, note, now, now) for issue_id, annotator_id, c, note in new))
-    history_from(Label, "round_id = %s AND id > %s", [round.pk, before], reason)
+    record_rows_created(Label, "round_id = %s AND id > %s", [round.pk, before], reason=reason)
 
 
 def _import_finals(study: Study, finals: dict[tuple, Chain], report_ids: dict[tuple, int]) -> int:
@@ -413,5 +414,5 @@ def _import_finals(study: Study, finals: dict[tuple, Chain], report_ids: dict[tu
                            "rationale", "decided_at"],
                 ((study.pk, issue_id, c.is_relevant, c.type_id, c.theme_id, c.sub_theme_id,
                   Decision.Method.IMPORTED, "", now) for issue_id, c in new))
-    history_from(Decision, "study_id = %s AND id > %s", [study.pk, before], "imported final label")
+    record_rows_created(Decision, "study_id = %s AND id > %s", [study.pk, before], reason="imported final label")
     return len(new)
