@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from bench_label import gunicorn
-from common import ROOT, setup_django
+from common import ROOT, session_key, setup_django
 
 TARGET_MIB = 250
 # As `make worker` runs it: one worker for every queue (`make bench-memory` passes the Makefile's own).
@@ -65,14 +65,8 @@ def measure(web_pid: int, worker_pid: int, label: str) -> float:
 
 def session_for(username: str) -> str:
     from django.contrib.auth import get_user_model
-    from django.contrib.sessions.backends.cached_db import SessionStore
 
-    user = get_user_model().objects.get(username=username)
-    store = SessionStore()
-    store.update({"_auth_user_id": str(user.pk), "_auth_user_backend": "concord.auth.UserRowBackend",
-                  "_auth_user_hash": user.get_session_auth_hash()})
-    store.create()
-    return store.session_key
+    return session_key(get_user_model().objects.get(username=username))
 
 
 def pages() -> list[tuple[str, str]]:

@@ -34,3 +34,14 @@ def setup_django(url: str, fresh: bool = True) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+
+
+def session_key(user) -> str:
+    """A signed-in session for `user`, made directly (no password hashing), as a password login records it."""
+    from django.contrib.sessions.backends.cached_db import SessionStore
+
+    store = SessionStore()
+    store.update({"_auth_user_id": str(user.pk), "_auth_user_backend": "concord.auth.UserRowBackend",
+                  "_auth_user_hash": user.get_session_auth_hash()})
+    store.create()
+    return store.session_key

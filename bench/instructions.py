@@ -22,18 +22,15 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "concord.settings")
     from concord.wsgi import application  # noqa: I001 — after the settings module is named
     from django.contrib.auth import get_user_model
-    from django.contrib.sessions.backends.cached_db import SessionStore
 
     from annotation.models import Study
+    from common import session_key
     from taxonomy.models import Category
 
     study = Study.objects.get(name=study_name)
     theme = Category.objects.filter(taxonomy=study.taxonomy, level=Category.Level.THEME).order_by("pk")[1]
     user = get_user_model().objects.get(username=username)
-    session = SessionStore()
-    session.update({"_auth_user_id": str(user.pk), "_auth_user_backend": "concord.auth.UserRowBackend",
-                    "_auth_user_hash": user.get_session_auth_hash()})
-    session.create()
+    session = session_key(user)
     token = "c" * 32
 
     def call(method: str, path: str, body: dict | None = None) -> tuple[str, bytes]:
@@ -43,7 +40,7 @@ def main() -> None:
             "SERVER_PORT": "80", "HTTP_HOST": "testserver", "wsgi.url_scheme": "http",
             "wsgi.input": io.BytesIO(data), "CONTENT_LENGTH": str(len(data)),
             "CONTENT_TYPE": "application/json" if body is not None else "",
-            "HTTP_COOKIE": f"sessionid={session.session_key}; csrftoken={token}", "HTTP_X_CSRFTOKEN": token,
+            "HTTP_COOKIE": f"sessionid={session}; csrftoken={token}", "HTTP_X_CSRFTOKEN": token,
             "HTTP_REFERER": "http://127.0.0.1/", "HTTP_ACCEPT": "application/json", "REMOTE_ADDR": "127.0.0.1",
             "wsgi.errors": sys.stderr, "wsgi.version": (1, 0), "wsgi.multithread": True,
             "wsgi.multiprocess": True, "wsgi.run_once": False, "SERVER_PROTOCOL": "HTTP/1.1",

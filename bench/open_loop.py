@@ -14,6 +14,8 @@ import secrets
 import threading
 import time
 
+from common import session_key
+
 ANNOTATORS = 200
 THINK = 5.0
 QUEUE_LENGTH = 150
@@ -22,7 +24,6 @@ QUEUE_LENGTH = 150
 def add_annotators(study, count: int = ANNOTATORS, prefix: str = "open") -> list:
     """`count` more annotators with queues in the open round; sessions made directly (no password hashing)."""
     from django.contrib.auth import get_user_model
-    from django.contrib.sessions.backends.cached_db import SessionStore
 
     from annotation.models import Membership
     from annotation.services.queues import fill_queues
@@ -37,12 +38,7 @@ def add_annotators(study, count: int = ANNOTATORS, prefix: str = "open") -> list
     fill_queues(round_, {u.pk: rng.sample(issue_ids, QUEUE_LENGTH) for u in users})
     sessions = []
     for user in users:
-        store = SessionStore()
-        store["_auth_user_id"] = str(user.pk)
-        store["_auth_user_backend"] = "concord.auth.UserRowBackend"
-        store["_auth_user_hash"] = user.get_session_auth_hash()
-        store.create()
-        sessions.append((user, store.session_key))
+        sessions.append((user, session_key(user)))
     return sessions
 
 
