@@ -102,7 +102,7 @@ def _bootstrap(counts: np.ndarray, q: int, out: dict[str, Coefficient], resample
     # Single precision for the products (BLAS sgemm), as bootstrap_kappa: ample for an interval.
     shares = (rows / r[:, None]).astype(np.float32)
     batches = []
-    for weights in resample_weights(freq, resamples, np.random.default_rng(seed)):
+    for weights in resample_weights(freq, resamples, seed):
         with np.errstate(divide="ignore", invalid="ignore"):
             observed = (weights @ agree) / (weights @ pairable)
             pi = (weights @ shares) / weights.sum(axis=1, keepdims=True)

@@ -74,7 +74,7 @@ def bootstrap_kappa(counts: np.ndarray, resamples: int = 1000, seed: int = 0,
     # Single precision for the products (BLAS sgemm); sums of ≤ 10⁶ terms keep ~6 digits, ample for an interval.
     p_u, rows = p_u.astype(np.float32), rows.astype(np.float32)
     kappas = []
-    for weights in resample_weights(freq, resamples, np.random.default_rng(seed)):
+    for weights in resample_weights(freq, resamples, seed):
         p_bar = weights @ p_u / n
         p_e = np.square((weights @ rows) / (n * m)).sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):

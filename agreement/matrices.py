@@ -8,6 +8,8 @@ import numpy as np
 
 from taxonomy.codes import sort_key
 
+from .resampling import remembered
+
 
 @dataclass
 class CountMatrix:
@@ -87,5 +89,8 @@ def distinct_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if not np.array_equal(small, counts):  # negative, fractional or over 255: the general path
         return np.unique(counts, axis=0, return_counts=True)
     packed = np.ascontiguousarray(small).view(np.dtype((np.void, counts.shape[1]))).ravel()
-    _, first, freq = np.unique(packed, return_index=True, return_counts=True)
+    # A type's kappa, coefficients and per-code figures ask for the same rows' distinct rows: found once per
+    # computation (agreement.resampling.shared).
+    first, freq = remembered(f"distinct rows of {counts.shape}", packed.tobytes(),
+                             lambda: np.unique(packed, return_index=True, return_counts=True)[1:])
     return counts[first], freq

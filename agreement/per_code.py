@@ -4,7 +4,7 @@ ratings, and Fleiss' per-category kappa over the reports every rater rated, each
 interval over reports."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -37,11 +37,13 @@ def _kappa_j(hits: np.ndarray, m: int, weights: np.ndarray) -> np.ndarray:
         return 1 - spread / (n * m * (m - 1) * p * (1 - p))
 
 
-def _resampled(rows: np.ndarray, resamples: int, rng) -> tuple[np.ndarray, list[np.ndarray]]:
+def _resampled(rows: np.ndarray, resamples: int, seed: int) -> tuple[np.ndarray, Iterator[np.ndarray]]:
     """Bootstrap resamples of units as weights over their distinct count rows (agreement.resampling), in
     batches to keep memory small."""
     distinct, freq = distinct_rows(rows)
-    return distinct, list(resample_weights(freq, resamples, rng))
+    # Single precision for the products (BLAS sgemm), as the other intervals: float64 rows would make numpy
+    # convert every batch of weights to float64 and multiply without BLAS's single-precision speed.
+    return distinct.astype(np.float32), resample_weights(freq, resamples, seed)
 
 
 def _interval(values: np.ndarray) -> tuple[float | None, float | None]:
@@ -75,16 +77,15 @@ def per_code(counts: np.ndarray, categories: Sequence[str], *, resamples: int = 
     raters = int(m.max()) if len(m) else 0
     complete = mk == raters
     units, full = len(kept), int(complete.sum())
-    rng = np.random.default_rng(seed)
     alpha = _alpha_binary(kept, mk, np.ones((1, units)))[0] if units else None
     alpha_samples = []
     if units and resamples:
-        distinct, batches = _resampled(kept, resamples, rng)
+        distinct, batches = _resampled(kept, resamples, seed)
         alpha_samples = [_alpha_binary(distinct, distinct.sum(axis=1), w) for w in batches]
     kappa = _kappa_j(kept[complete], raters, np.ones((1, full)))[0] if full and raters >= 2 else None
     kappa_samples = []
     if kappa is not None and resamples:
-        distinct, batches = _resampled(kept[complete], resamples, rng)
+        distinct, batches = _resampled(kept[complete], resamples, seed)
         kappa_samples = [_kappa_j(distinct, raters, w) for w in batches]
     rows = []
     for j, name in enumerate(categories):

@@ -1,7 +1,6 @@
 """The only ORM reader in agreement/: builds rating tables for a study's round and calls the pure maths."""
 from __future__ import annotations
 
-from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -10,6 +9,7 @@ from django.contrib.auth import get_user_model
 
 from annotation.models import NOT_RELEVANT, Decision, Label, Round
 from annotation.selectors.labels import counted_labels
+from concord.int_columns import int_columns
 from taxonomy.codes import sort_key
 from taxonomy.models import Category
 from taxonomy.selectors import types_of
@@ -21,6 +21,7 @@ from .kappa import fleiss_matrix_figure
 from .matrices import RatingTable, complete_counts, counts_of
 from .per_code import per_code
 from .raters import RaterAgreement, rater_agreement_table
+from .resampling import shared
 
 LEVELS = ("theme", "sub_theme")
 RESAMPLES = 1000
@@ -83,20 +84,13 @@ def _level_codes(values: np.ndarray, names: dict[int, str]) -> tuple[list[str], 
 def _labels(round: Round) -> _Labels:
     names = dict(Category.objects.filter(taxonomy=round.study.taxonomy_id).values_list("pk", "code"))
     counted = counted_labels(Label.objects.filter(round=round))
-    users = dict(get_user_model().objects.filter(labels__in=counted).distinct().values_list("pk", "username"))
-    # Plain ids, streamed into compact arrays (a list of 280,000 tuples would hold ~60 MB); order_by() drops the
-    # model's default ordering, which would join and sort every row.
     names6 = ["issue", "annotator", "relevant", "type", "theme", "sub_theme"]
-    columns = {name: array("q") for name in names6}
-    rows = counted.order_by().values_list(
-        "issue_id", "annotator_id", "is_relevant", "type_id", "theme_id", "sub_theme_id")
-    appends = [columns[name].append for name in names6]
-    for row in rows.iterator(chunk_size=100000):
-        for append, value in zip(appends, row, strict=True):
-            append(value or 0)
-    column = {name: np.frombuffer(columns[name], dtype=np.int64) for name in names6}
+    # order_by() drops the model's default ordering, which would join and sort every row.
+    column = dict(zip(names6, int_columns(counted.order_by(), [
+        "issue_id", "annotator_id", "is_relevant", "type_id", "theme_id", "sub_theme_id"]), strict=True))
     issues, row = np.unique(column["issue"], return_inverse=True)
     annotators, col = np.unique(column["annotator"], return_inverse=True)
+    users = dict(get_user_model().objects.filter(pk__in=annotators.tolist()).values_list("pk", "username"))
     relevant = column["relevant"].astype(bool)
     tables, label_codes = {}, {}
     for level in ("type", "theme", "sub_theme"):
@@ -185,7 +179,13 @@ def read_round(round: Round) -> RoundLabels:
 
 def agreement_from(read: RoundLabels, level: str = "theme", resamples: int = RESAMPLES,
                    seed: int = 0) -> StudyAgreement:
-    """The figures from labels already in memory: numpy work only, no query."""
+    """The figures from labels already in memory: numpy work only, no query. Figures over the same reports share
+    their bootstrap resamples (agreement.resampling.shared)."""
+    with shared():
+        return _agreement_from(read, level, resamples, seed)
+
+
+def _agreement_from(read: RoundLabels, level: str, resamples: int, seed: int) -> StudyAgreement:
     round, labels, final, basis = read.round, read.labels, read.final, read.basis
     n_raters = len(labels.raters)
     table = labels.tables[level]
