@@ -3,6 +3,10 @@ from __future__ import annotations
 
 import time
 
+from django.core.cache import cache
+
+from concord import queueing
+
 from annotation.models import Label, Round
 from annotation.selectors.labels import counted_labels
 
@@ -19,3 +23,31 @@ def snapshot(round: Round, level: str = "theme", by=None) -> AgreementSnapshot:
         figures=figures, computed_by=by, seconds=time.perf_counter() - started,
     )
 
+
+
+COMPUTING = 15 * 60  # seconds a requested computation is taken to be under way; the task clears it when done
+
+
+def _computing_key(round: Round, level: str) -> str:
+    return f"agreement:computing:{round.pk}:{level}"
+
+
+def request_snapshot(round: Round, level: str = "theme", by=None) -> None:
+    """Hands the computation to a worker (the statistics libraries and a second or more of numpy stay out of
+    the web process), once however many pages ask while it runs. With tasks run in-process (the zero-set-up
+    default, tests) the snapshot exists on return; with the queue away it is computed here."""
+    from .tasks import compute_agreement_task  # cycle: the task calls snapshot()
+
+    key = _computing_key(round, level)
+    # add() is false when the key exists, and also when the cache is away: only a key seen set means "running".
+    if not cache.add(key, True, timeout=COMPUTING) and cache.get(key):
+        return
+    try:
+        queueing.send(compute_agreement_task, round.pk, level, getattr(by, "pk", None))
+    except queueing.QueueUnavailable:
+        cache.delete(key)
+        snapshot(round, level, by=by)
+
+
+def computed(round: Round, level: str) -> None:
+    cache.delete(_computing_key(round, level))

@@ -17,7 +17,7 @@ from taxonomy.codes import sort_key
 from .planner import plan
 from .reports import LEVELS, figure_counts
 from .selectors import history, latest
-from .services import snapshot
+from .services import request_snapshot
 
 
 def _level(request) -> str:
@@ -37,7 +37,11 @@ def study_agreement_page(request: HtmxHttpRequest, study_id: int):
     if round is not None:
         current = latest(request.user, study, level)
         if current is None or current.round_id != round.pk:
-            current = snapshot(round, level, by=request.user)
+            request_snapshot(round, level, by=request.user)
+            current = latest(request.user, study, level)
+        if current is None or current.round_id != round.pk:
+            context["computing"] = True
+            return render(request, "agreement/study_agreement.html", context)
         figures = current.figures
         snapshots = history(request.user, study, level)
         context.update({
@@ -64,8 +68,14 @@ def recompute(request: HtmxHttpRequest, study_id: int):
     round = agreement_round(study)
     level = _level(request)
     if round is not None:
-        taken = snapshot(round, level, by=request.user)
-        messages.success(request, f"Recomputed on {taken.labels} labels in {taken.seconds:.1f} s.")
+        before = latest(request.user, study, level)
+        request_snapshot(round, level, by=request.user)
+        taken = latest(request.user, study, level)
+        if taken is not None and taken != before:
+            messages.success(request, f"Recomputed on {taken.labels} labels in {taken.seconds:.1f} s.")
+        else:
+            messages.info(request, "Recomputing in the background: the figures below are updated when it is done "
+                                   "(reload the page).")
     return redirect(reverse("agreement:study_agreement", args=[study.pk]) + f"?level={level}")
 
 

@@ -6,6 +6,8 @@ unavailable instead of failing.
 """
 from __future__ import annotations
 
+import base64
+import json
 import shutil
 import socket
 import subprocess
@@ -16,9 +18,12 @@ import redis
 from django.test import Client
 from django.urls import reverse
 
+from agreement.models import AgreementSnapshot
+from agreement.tasks import compute_agreement_task
 from annotation.models import Label
 from concord.celery import app as celery_app
 from ingest.models import Source, SummaryBatch
+from tests.factories import label_with
 
 pytestmark = [
     # Transactions commit as in production, so that work is sent to the queue while the page is being made.
@@ -109,3 +114,37 @@ def test_annotators_keep_labeling_and_logging_in_while_redis_is_away(redis_in_fr
     assert response.status_code == 200 and "The task queue is unavailable" in response.content.decode()
     batch = SummaryBatch.objects.get(source=source)
     assert batch.status == SummaryBatch.Status.FAILED and "Redis does not answer" in batch.message
+
+
+def test_the_dashboard_hands_its_figures_to_a_worker_once_and_computes_them_itself_when_redis_is_away(
+        redis_in_front, study, lead, annotator_a, annotator_b):
+    port, server = redis_in_front
+    for issue in study.issues.all():
+        for person, code in ((annotator_a, "C.1"), (annotator_b, "C.1"), (lead, "B.1")):
+            label_with(person, study, issue, code)
+    lead_client = _log_in(lead.username)
+    url = reverse("agreement:study_agreement", args=[study.pk])
+    broker = redis.Redis(port=port)
+
+    # No worker here: the page says the figures are being computed, and asking again sends nothing more.
+    for _ in range(2):
+        page = lead_client.get(url).content.decode()
+        assert 'data-testid="computing"' in page and 'hx-trigger="every 2s"' in page
+    assert broker.llen("statistics") == 1
+    assert not AgreementSnapshot.objects.exists()
+
+    # What the worker does with the message: the snapshot, and the page shows it.
+    message = json.loads(broker.lpop("statistics"))
+    round_id, level, by_id = json.loads(base64.b64decode(message["body"]))[0]
+    assert (level, by_id) == ("theme", lead.pk)
+    compute_agreement_task(round_id, level, by_id)
+    page = lead_client.get(url).content.decode()
+    assert 'data-testid="provenance"' in page and 'data-testid="computing"' not in page
+    assert AgreementSnapshot.objects.get().computed_by == lead
+
+    # With Redis away, recomputing happens in the request instead of failing or waiting forever.
+    server.kill()
+    server.wait(timeout=10)
+    response = lead_client.post(reverse("agreement:recompute", args=[study.pk]), {"level": "sub_theme"}, follow=True)
+    assert response.status_code == 200 and "Recomputed on" in response.content.decode()
+    assert AgreementSnapshot.objects.filter(level="sub_theme").count() == 1

@@ -1,0 +1,197 @@
+"""Benchmark: the memory Concord holds while idle, as proportional set size (PSS), web server plus one worker.
+
+    python bench/bench_memory.py [--database-url …] [--worker-args "…"]
+
+Builds a fresh PostgreSQL database with the demo (`load_demo`, `load_machine_demo`), then starts the web server
+as the Docker image runs it (gunicorn, 2 workers × 4 threads) and one Celery worker as `make worker` runs it
+(every queue), both on Redis. Prints each process's PSS (from /proc/PID/smaps_rollup: pages shared between
+processes counted once, divided among them, so the sum is what the machine gives them):
+
+1. idle after start;
+2. idle after one request of each kind — pages of every app as the lead and an annotator, the labeling API —
+   and one task of each kind (a file import, a summary batch, a machine rater's run, an agreement figure).
+
+Target (issue 20): web + worker ≤ 250 MiB in both states.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bench_label import gunicorn
+from common import ROOT, session_key, setup_django
+
+TARGET_MIB = 250
+# As `make worker` runs it: one worker for every queue (`make bench-memory` passes the Makefile's own).
+WORKER_ARGS = "--queues ingest,summaries,statistics,celery --pool=threads --concurrency=2"
+
+
+def pss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith("Pss:"):
+            return int(line.split()[1])
+    return 0
+
+
+def tree(pid: int) -> list[int]:
+    """The process and its descendants."""
+    pids = [pid]
+    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+        pids += tree(int(child))
+    return pids
+
+
+def report(name: str, pid: int) -> float:
+    rows = [(p, pss_kib(p) / 1024) for p in tree(pid)]
+    total = sum(mib for _, mib in rows)
+    parts = ", ".join(f"{mib:.0f}" for _, mib in rows)
+    print(f"  {name:<8} {total:6.1f} MiB  ({len(rows)} processes: {parts} MiB)")
+    return total
+
+
+def measure(web_pid: int, worker_pid: int, label: str) -> float:
+    print(label)
+    total = report("web", web_pid) + report("worker", worker_pid)
+    verdict = "within" if total <= TARGET_MIB else "OVER"
+    print(f"  {'total':<8} {total:6.1f} MiB  ({verdict} the {TARGET_MIB} MiB target)")
+    return total
+
+
+def session_for(username: str) -> str:
+    from django.contrib.auth import get_user_model
+
+    return session_key(get_user_model().objects.get(username=username))
+
+
+def pages() -> list[tuple[str, str]]:
+    """(who, path): one page of each kind, for the lead and for an annotator."""
+    from django.urls import reverse
+
+    from annotation.models import Study
+    from annotation.services.demo import LABELING_STUDY, PUBLISHED_STUDY, SIMULATED_STUDY
+    from ingest.models import Source
+    from machines.models import MachineRater
+
+    labeling = Study.objects.get(name=LABELING_STUDY)
+    published = Study.objects.get(name=PUBLISHED_STUDY)
+    simulated = Study.objects.get(name=SIMULATED_STUDY)
+    source = Source.objects.get()
+    rater = MachineRater.objects.filter(study=published).first()
+    lead = [
+        reverse("annotation:study_list"), reverse("annotation:study_detail", args=[published.pk]),
+        reverse("agreement:study_agreement", args=[published.pk]) + "?level=sub_theme",
+        reverse("annotation:statistics", args=[published.pk]),
+        reverse("annotation:adjudication_list", args=[simulated.pk]),
+        reverse("codebook:changelog", args=[published.pk]),
+        reverse("ingest:source_detail", args=[source.pk]),
+        reverse("corpus:corpus_csv", args=[published.pk]),
+        reverse("api:report_list", args=[published.pk]) + "?q=cuda",
+    ]
+    if rater and os.environ.get("RATER_PAGE"):
+        lead.append(reverse("machines:rater", args=[published.pk, rater.pk]))
+    annotator = [reverse("annotation:queue", args=[labeling.pk]), reverse("api:queue_next", args=[labeling.pk])]
+    return [("lead", path) for path in lead] + [("ann1", path) for path in annotator]
+
+
+def requests_of_each_kind(port: int) -> None:
+    import http.client
+
+    cookies = {who: session_for(who) for who in ("lead", "ann1")}
+    for who, path in pages():
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        connection.request("GET", path, headers={"Cookie": f"sessionid={cookies[who]}"})
+        response = connection.getresponse()
+        response.read()
+        print(f"  GET {path} as {who}: {response.status}")
+        assert response.status == 200, (path, response.status)
+    # And a label saved through the API, as the labeling page does.
+    from annotation.models import Study
+    from annotation.services.demo import LABELING_STUDY
+    from taxonomy.models import Category
+
+    study = Study.objects.get(name=LABELING_STUDY)
+    theme = Category.objects.filter(taxonomy=study.taxonomy, level=Category.Level.THEME).first()
+    headers = {"Cookie": f"sessionid={cookies['ann1']}; csrftoken={'c' * 32}", "X-CSRFToken": "c" * 32,
+               "Referer": "http://127.0.0.1/", "Accept": "application/json", "Content-Type": "application/json"}
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    connection.request("GET", f"/api/studies/{study.pk}/queue/next/", headers=headers)
+    issue = json.loads(connection.getresponse().read())["report"]["id"]
+    connection.request("POST", f"/api/studies/{study.pk}/labels/", headers=headers,
+                       body=json.dumps({"issue": issue, "type": theme.parent_id, "theme": theme.pk}))
+    response = connection.getresponse()
+    response.read()
+    print(f"  POST /api/studies/{study.pk}/labels/ as ann1: {response.status}")
+    assert response.status == 201, response.status
+
+
+def tasks_of_each_kind() -> None:
+    from agreement.tasks import compute_agreement_task
+    from annotation.models import Study
+    from annotation.selectors.studies import agreement_round
+    from annotation.services.demo import DEMO_ISSUES, PUBLISHED_STUDY
+    from ingest.models import IngestRun, Source
+    from ingest.services import runs
+    from ingest.services.summaries import start_summary_batch
+    from machines.models import MachineRater, MachineRun
+    from machines.services.runs import start_run
+
+    published = Study.objects.get(name=PUBLISHED_STUDY)
+    source = Source.objects.get()
+    started = time.perf_counter()
+    run = runs.enqueue(runs.create_run(source, IngestRun.Kind.FILE, file_path=str(DEMO_ISSUES), file_format="jsonl"))
+    batch = start_summary_batch(source)
+    machine = start_run(MachineRater.objects.filter(study=published).first())
+    figure = compute_agreement_task.delay(agreement_round(published).pk)
+    figure.get(timeout=300)
+    for model, pk in ((type(run), run.pk), (type(batch), batch.pk), (MachineRun, machine.pk)):
+        while model.objects.get(pk=pk).status in ("queued", "running"):
+            time.sleep(0.5)
+        print(f"  task {model.__name__}: {model.objects.get(pk=pk).status}")
+    print(f"  the four tasks took {time.perf_counter() - started:.1f} s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database-url", default=os.environ.get(
+        "BENCH_MEMORY_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/concord_bench_memory"))
+    parser.add_argument("--worker-args", default=WORKER_ARGS)
+    parser.add_argument("--settle", type=float, default=3.0, help="seconds to wait before each reading")
+    args = parser.parse_args()
+    os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/15")
+    setup_django(args.database_url)
+    from django.core.management import call_command
+
+    call_command("collectstatic", "--noinput", verbosity=0)
+    call_command("load_demo", verbosity=0)
+    call_command("load_machine_demo", verbosity=0)
+    env = {**os.environ, "DATABASE_URL": args.database_url}
+    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "concord", "worker", "--loglevel", "warning",
+                               *shlex.split(args.worker_args)], cwd=ROOT, env=env)
+    try:
+        with gunicorn(2, 4) as server:
+            from concord.celery import app
+
+            while not app.control.ping(timeout=1.0):
+                time.sleep(0.5)
+            time.sleep(args.settle)
+            print(f"gunicorn 2 workers × 4 threads; celery worker {args.worker_args}")
+            start = measure(server.process.pid, worker.pid, "idle after start")
+            requests_of_each_kind(server.port)
+            tasks_of_each_kind()
+            time.sleep(args.settle)
+            after = measure(server.process.pid, worker.pid, "idle after one request and one task of each kind")
+            print(f"web + worker: {start:.0f} MiB after start, {after:.0f} MiB after one of each "
+                  f"(target ≤ {TARGET_MIB} MiB)")
+    finally:
+        worker.terminate()
+        worker.wait(timeout=60)
+
+
+if __name__ == "__main__":
+    main()
