@@ -5,10 +5,9 @@ import time
 
 from django.core.cache import cache
 
-from concord import queueing
-
 from annotation.models import Label, Round
 from annotation.selectors.labels import counted_labels
+from concord import queueing
 
 from .models import AgreementSnapshot
 from .reports import agreement_figures, study_agreement
