@@ -158,3 +158,26 @@ class ReplacementDecision(models.Model):
     def __str__(self) -> str:
         where = f"{self.level} of {self.type_code}" if self.type_code else self.level
         return f"{self.rater.name} may replace one annotator at {where}"
+
+
+class Measurement(models.Model):
+    """A run's labels measured against the panel at one level, type and ε, as a worker computed them: the rater's
+    page and a decision read these instead of loading the statistics libraries in the web process. `panel` says
+    which state of the human labels and final labels they were measured against; when that moves, they are
+    measured again."""
+
+    run = models.ForeignKey(MachineRun, on_delete=models.CASCADE, related_name="measurements")
+    level = models.CharField(max_length=16)
+    type_code = models.CharField(max_length=32, blank=True)
+    epsilon = models.FloatField()
+    panel = models.CharField(max_length=200, help_text="The panel's state when measured (machines.measurements)")
+    figures = models.JSONField()
+    computed_at = models.DateTimeField(auto_now_add=True)
+    seconds = models.FloatField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["run", "level", "type_code", "epsilon", "panel"],
+                                               name="machine_measurement_once")]
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} at {self.level} {self.type_code} ε={self.epsilon}"

@@ -3,6 +3,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from .models import MachineRun
+from .services.measurements import measure
 from .services.runs import run
 
 
@@ -13,3 +14,11 @@ def rate_task(run_id: int) -> dict:
     """Rate a study's reports with one machine rater; the run's row holds progress and outcome."""
     done = run(MachineRun.objects.select_related("rater__study").get(pk=run_id))
     return {"run": done.pk, "status": done.status}
+
+
+@shared_task
+def measure_task(run_id: int, level: str, type_code: str, epsilon: float) -> None:
+    """A run's figures against the panel at one level, type and ε, kept for the rater's page and decisions."""
+    found = MachineRun.objects.select_related("rater__study").filter(pk=run_id).first()
+    if found is not None:
+        measure(found, level, type_code, epsilon)

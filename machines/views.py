@@ -19,8 +19,9 @@ from .alt_test import EPSILONS
 from .forms import DecisionForm, RaterForm, WithdrawForm
 from .measures import LEVELS
 from .models import LlmCall, MachineRater, MachineRun, ReplacementDecision
-from .selectors import labels_of_report, latest_run, measurement, panel, raters_of, scopes
+from .selectors import labels_of_report, latest_run, panel, raters_of, scopes
 from .services import decisions
+from .services.measurements import requested
 from .services.raters import RaterError, add_rater
 from .services.runs import RunError, interrupt_stale, start_run
 
@@ -85,12 +86,14 @@ def rater_page(request: HtmxHttpRequest, study_id: int, rater_id: int):
     type_code = _choice(request.GET.get("type", ""), type_codes, type_codes[0] if type_codes else "")
     epsilon_text = _choice(request.GET.get("epsilon"), {str(v) for v in EPSILONS.values()}, str(EPSILONS["skilled"]))
     epsilon = float(epsilon_text)
-    figures = measurement(rater, level=level, type_code=type_code, epsilon=epsilon)
     of_record = latest_run(rater)
+    measured = requested(of_record, level, type_code, epsilon) if of_record else None
+    figures = measured.figures if measured else None
     form = DecisionForm(initial={"level": level, "type_code": type_code, "epsilon": epsilon_text,
                                  "expected_run": of_record.pk if of_record else 0})
     return render(request, "machines/rater.html", {
-        "study": study, "rater": rater, "figures": figures, "level": level, "type_code": type_code,
+        "study": study, "rater": rater, "figures": figures, "computing": of_record is not None and measured is None,
+        "level": level, "type_code": type_code,
         "epsilon": epsilon_text, "levels": [(lv, lv.replace("_", "-")) for lv in LEVELS],
         "level_name": level.replace("_", "-"), "type_codes": sorted({t for _, t in options if t}),
         "epsilons": [(str(v), who) for who, v in EPSILONS.items()], "runs": rater.runs.order_by("-pk")[:10],

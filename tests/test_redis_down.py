@@ -148,3 +148,37 @@ def test_the_dashboard_hands_its_figures_to_a_worker_once_and_computes_them_itse
     response = lead_client.post(reverse("agreement:recompute", args=[study.pk]), {"level": "sub_theme"}, follow=True)
     assert response.status_code == 200 and "Recomputed on" in response.content.decode()
     assert AgreementSnapshot.objects.filter(level="sub_theme").count() == 1
+
+
+def test_a_machine_raters_figures_are_measured_by_a_worker_and_a_decision_waits_for_them(
+        redis_in_front, study, lead, annotator_a, annotator_b):
+    from machines.models import MachineLabel, MachineRater, MachineRun, Measurement
+    from machines.tasks import measure_task
+
+    port, _ = redis_in_front
+    for issue in study.issues.all():
+        for person in (annotator_a, annotator_b, lead):
+            label_with(person, study, issue, "C.1")
+    rater = MachineRater.objects.create(study=study, name="oracle", kind="builtin")
+    run = MachineRun.objects.create(rater=rater, status="succeeded")
+    MachineLabel.objects.bulk_create(MachineLabel(run=run, issue=issue, type_code="C", theme_code="C.1")
+                                     for issue in study.issues.all())
+    lead_client = _log_in(lead.username)
+    url = reverse("machines:rater", args=[study.pk, rater.pk])
+    broker = redis.Redis(port=port)
+
+    for _ in range(2):
+        page = lead_client.get(url).content.decode()
+        assert 'data-testid="computing"' in page and 'data-testid="measurement"' not in page
+    assert broker.llen("statistics") == 1 and not Measurement.objects.exists()
+    form = {"level": "type", "type_code": "", "epsilon": "0.15", "sentinel_share": "1", "reason": "Good",
+            "expected_run": run.pk}
+    response = lead_client.post(reverse("machines:decide", args=[study.pk, rater.pk]), form, follow=True)
+    assert "still being measured" in response.content.decode()
+
+    message = json.loads(broker.lpop("statistics"))
+    assert json.loads(base64.b64decode(message["body"]))[0] == [run.pk, "type", "", 0.15]
+    measure_task(run.pk, "type", "", 0.15)
+    page = lead_client.get(url).content.decode()
+    assert 'data-testid="measurement"' in page and 'data-testid="computing"' not in page
+    assert Measurement.objects.get().figures["run"] == run.pk

@@ -14,6 +14,7 @@ from ..alt_test import EPSILONS
 from ..measures import LEVELS, below_decision, sentinels
 from ..models import ReplacementDecision
 from ..selectors import latest_run, measurement, panel
+from .measurements import requested
 
 DEFAULT_SENTINELS = 0.1
 
@@ -52,7 +53,11 @@ def record(rater, *, level: str, type_code: str, epsilon: float, reason: str, by
     if run is None or run.pk != expected_run:
         raise DecisionError("expected_run", "the rater's labels of record changed since the page was shown; "
                                             "look at the new figures first")
-    figures = measurement(rater, level=level, type_code=type_code, epsilon=epsilon)
+    measured = requested(run, level, type_code, epsilon)
+    if measured is None:
+        raise DecisionError("", "the figures for this level and ε are still being measured; decide when the page "
+                                "shows them")
+    figures = measured.figures
     if not figures["alt_test"]["passed"]:
         rate = figures["alt_test"]["winning_rate"]
         raise DecisionError("", "the alternative annotator test does not pass here (winning rate "

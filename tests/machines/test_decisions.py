@@ -102,3 +102,25 @@ def test_sentinels_are_a_seeded_share_and_a_withdrawal_happens_once(panel_study)
     # Withdrawn, a new decision may stand.
     decisions.record(rater, level="type", type_code="", epsilon=0.15, reason="again", by=lead, expected_run=run.pk)
     assert ReplacementDecision.objects.filter(withdrawn_at__isnull=True).count() == 1
+
+
+def test_figures_are_measured_once_per_state_of_the_panel_and_again_when_a_label_changes(panel_study, client_as):
+    from machines.models import Measurement
+
+    study, lead, truth = panel_study
+    rater = MachineRater.objects.create(study=study, name="oracle", kind="builtin")
+    _run(rater, truth)
+    lead_client = client_as(lead)
+    url = reverse("machines:rater", args=[study.pk, rater.pk])
+    first = lead_client.get(url, {"level": "theme", "type": "C"}).content.decode()
+    lead_client.get(url, {"level": "theme", "type": "C"})
+    assert Measurement.objects.count() == 1  # a second visit reads what was measured
+    lead_client.get(url, {"level": "type", "epsilon": "0.1"})
+    assert Measurement.objects.count() == 2  # another level and ε is another measurement
+    # A person changes a label: the figures are measured again, against the panel as it is now.
+    person, issue = study.memberships.exclude(user=lead).first().user, study.issues.order_by("pk").first()
+    other = next(code for code in THEMES if code != truth[issue.pk])
+    label_with(person, study, issue, other)
+    again = lead_client.get(url, {"level": "theme", "type": "C"}).content.decode()
+    assert Measurement.objects.count() == 3
+    assert 'data-testid="computing"' not in first + again and 'data-testid="measurement"' in again

@@ -1,0 +1,81 @@
+"""A rater's figures measured by a worker and kept (machines.models.Measurement), so that the rater's page and a
+decision never load scipy, statsmodels and pandas (about 80 MB) into a web process."""
+from __future__ import annotations
+
+import time
+
+from django.core.cache import cache
+from django.db.models import Count, Max
+
+from annotation.models import Decision, Label, Queue, Study
+from annotation.selectors.studies import agreement_round
+from concord import queueing
+
+from ..models import MachineRun, Measurement
+from ..selectors import machine_labels, measurement
+
+MEASURING = 15 * 60  # seconds a requested measurement is taken to be under way; the task clears it when done
+
+
+def panel_state(study: Study) -> str:
+    """What the figures depend on besides the run, in a few aggregates: the independent round's labels (count and
+    last change), the final labels, the labelers set aside, and the other machines' runs of record."""
+    round = agreement_round(study)
+    labels = Label.objects.filter(round=round).aggregate(n=Count("pk"), last=Max("updated_at"))
+    finals = Decision.objects.filter(study=study).aggregate(n=Count("pk"), last=Max("decided_at"))
+    stopped = Queue.objects.filter(round=round, stopped_at__isnull=False).count()
+    runs = MachineRun.objects.filter(rater__study=study, status=MachineRun.Status.SUCCEEDED).aggregate(
+        n=Count("pk"), last=Max("pk"))
+    when = {name: found["last"].isoformat() if found["last"] else "-" for name, found in
+            (("labels", labels), ("finals", finals))}
+    return (f"round {getattr(round, 'pk', '-')}; labels {labels['n']} {when['labels']}; finals {finals['n']} "
+            f"{when['finals']}; set aside {stopped}; runs {runs['n']} {runs['last'] or '-'}")
+
+
+def _key(run: MachineRun, level: str, type_code: str, epsilon: float) -> str:
+    return f"machines:measuring:{run.pk}:{level}:{type_code}:{epsilon}"
+
+
+def stored(run: MachineRun, level: str, type_code: str, epsilon: float) -> Measurement | None:
+    return Measurement.objects.filter(run=run, level=level, type_code=type_code, epsilon=epsilon,
+                                      panel=panel_state(run.rater.study)).first()
+
+
+def requested(run: MachineRun, level: str, type_code: str, epsilon: float) -> Measurement | None:
+    """The run's figures for the current panel; when there are none yet, a worker is asked for them (once,
+    however many pages ask while it works) and None is returned until they are there. Tasks run in-process (the
+    zero-set-up default, tests) have them on return; with the queue away they are measured here."""
+    from ..tasks import measure_task  # cycle: the task calls measure()
+
+    found = stored(run, level, type_code, epsilon)
+    if found is not None:
+        return found
+    key = _key(run, level, type_code, epsilon)
+    # add() is false when the key exists, and also when the cache is away: only a key seen set means "working".
+    if not cache.add(key, True, timeout=MEASURING) and cache.get(key):
+        return None
+    try:
+        queueing.send(measure_task, run.pk, level, type_code, epsilon)
+    except queueing.QueueUnavailable:
+        cache.delete(key)
+        return measure(run, level, type_code, epsilon)
+    return stored(run, level, type_code, epsilon)
+
+
+def measure(run: MachineRun, level: str, type_code: str, epsilon: float) -> Measurement | None:
+    """Measure the run (None if it is no longer the rater's run of record) and keep the figures."""
+    try:
+        # The panel's state is read first: labels that change while this runs make the figures stale, never
+        # stale figures look current.
+        state = panel_state(run.rater.study)
+        loaded = machine_labels(run.rater)
+        if loaded is None or loaded.run.pk != run.pk:
+            return None
+        started = time.perf_counter()
+        figures = measurement(run.rater, level=level, type_code=type_code, epsilon=epsilon, loaded=loaded)
+        found, _ = Measurement.objects.get_or_create(
+            run=run, level=level, type_code=type_code, epsilon=epsilon, panel=state,
+            defaults={"figures": figures, "seconds": time.perf_counter() - started})
+        return found
+    finally:
+        cache.delete(_key(run, level, type_code, epsilon))
