@@ -16,6 +16,7 @@ NOT_CARRIED = {
     "annotation.invitation": "invitation links are credentials",
     "ingest.historicalscreeningvote": "earlier versions of screening votes (the votes themselves are carried)",
     "ingest.historicalsummaryreview": "earlier versions of summary reviews (the reviews themselves are carried)",
+    "machines.measurement": "figures a worker computes again from the carried labels and machine labels",
 }
 
 # Fields that are not values of their own: primary keys, a study's members (its Membership rows are carried),
