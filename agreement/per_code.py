@@ -10,7 +10,7 @@ import numpy as np
 
 from .figures import finite
 from .matrices import distinct_rows
-from .resampling import resample_weights
+from .resampling import column_intervals, resample_weights
 
 # Per-code intervals are many (one per category and figure); 200 resamples keep a 40,000-report dashboard fast.
 RESAMPLES = 200
@@ -46,22 +46,18 @@ def _resampled(rows: np.ndarray, resamples: int, seed: int) -> tuple[np.ndarray,
     return distinct.astype(np.float32), resample_weights(freq, resamples, seed)
 
 
-def _interval(values: np.ndarray) -> tuple[float | None, float | None]:
-    values = values[np.isfinite(values)]
-    if not len(values):
-        return None, None
-    low, high = np.percentile(values, [2.5, 97.5])
-    return float(low), float(high)
-
-
-def _entry(method: str, n: int, value, samples: list[np.ndarray], j: int, undefined: str) -> dict:
+def _entry(method: str, n: int, value, interval: tuple[float | None, float | None] | None, undefined: str) -> dict:
     value = finite(value) if value is not None else None
     entry = {"method": method, "n": n, "value": value, "ci": [None, None], "undefined_because": ""}
     if value is None:
         entry["undefined_because"] = undefined
-    elif samples:
-        entry["ci"] = list(_interval(np.concatenate([s[:, j] for s in samples])))
+    elif interval is not None:
+        entry["ci"] = list(interval)
     return entry
+
+
+def _intervals(samples: list[np.ndarray]) -> list | None:
+    return column_intervals(np.concatenate(samples)) if samples else None
 
 
 def per_code(counts: np.ndarray, categories: Sequence[str], *, resamples: int = RESAMPLES, seed: int = 0) -> list[dict]:
@@ -87,6 +83,7 @@ def per_code(counts: np.ndarray, categories: Sequence[str], *, resamples: int = 
     if kappa is not None and resamples:
         distinct, batches = _resampled(kept[complete], resamples, seed)
         kappa_samples = [_kappa_j(distinct, raters, w) for w in batches]
+    alpha_ci, kappa_ci = _intervals(alpha_samples), _intervals(kappa_samples)
     rows = []
     for j, name in enumerate(categories):
         uses = int(counts[:, j].sum())
@@ -94,10 +91,10 @@ def per_code(counts: np.ndarray, categories: Sequence[str], *, resamples: int = 
             continue
         rows.append({
             "category": name, "uses": uses,
-            "alpha": _entry(ALPHA_METHOD, units, None if alpha is None else alpha[j], alpha_samples, j,
+            "alpha": _entry(ALPHA_METHOD, units, None if alpha is None else alpha[j], alpha_ci and alpha_ci[j],
                             "no report has two or more ratings" if not units else
                             "every rating is this code, or none is"),
-            "kappa": _entry(KAPPA_METHOD, full, None if kappa is None else kappa[j], kappa_samples, j,
+            "kappa": _entry(KAPPA_METHOD, full, None if kappa is None else kappa[j], kappa_ci and kappa_ci[j],
                             "no report was rated by every rater" if kappa is None else
                             "every rating is this code, or none is"),
         })

@@ -92,15 +92,16 @@ def _labels(round: Round) -> _Labels:
     annotators, col = np.unique(column["annotator"], return_inverse=True)
     users = dict(get_user_model().objects.filter(pk__in=annotators.tolist()).values_list("pk", "username"))
     relevant = column["relevant"].astype(bool)
+    issue_ids = issues.tolist()  # one list, shared by the tables: they never change it
     tables, label_codes = {}, {}
     for level in ("type", "theme", "sub_theme"):
         values = np.where(relevant, column[level], -1)
         categories, index = _level_codes(values, names)
         codes = np.full((len(issues), len(annotators)), -1, dtype=np.int32)
         codes[row, col] = index
-        tables[level] = RatingTable([int(i) for i in issues], categories, codes)
+        tables[level] = RatingTable(issue_ids, categories, codes)
         label_codes[level] = index
-    return _Labels([int(i) for i in issues], [users[int(a)] for a in annotators], row, tables, label_codes)
+    return _Labels(issue_ids, [users[int(a)] for a in annotators], row, tables, label_codes)
 
 
 def _plurality(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -133,16 +134,21 @@ def _controversial(labels: _Labels) -> dict[str, int]:
 
 def _final_types(round: Round, labels: _Labels) -> tuple[np.ndarray, str]:
     """Per row, the final type's name: the decision if there is one, else the plurality ("" when tied)."""
-    decided = dict(Decision.objects.filter(study=round.study_id).order_by().values_list("issue_id", "type__code"))
+    decided, decided_types = int_columns(Decision.objects.filter(study=round.study_id).order_by(),
+                                         ["issue_id", "type_id"])
     categories = labels.tables["type"].categories
     winner, tied = _plurality(counts_of(labels.tables["type"]))
-    final = np.array([("" if t else categories[w]) if categories else "" for w, t in zip(winner, tied, strict=True)],
-                     dtype=object)
-    for at, issue_id in enumerate(labels.issues):
-        if issue_id in decided:
-            final[at] = decided[issue_id] or NOT_RELEVANT
-    basis = "final labels" if decided else "plurality of the labels (no final labels yet)"
-    if decided and not all(i in decided for i in labels.issues):
+    final = np.array([*categories, ""], dtype=object)[np.where(tied, len(categories), winner)]
+    # Rows are in issue id order (np.unique), so a decided report's row is found by bisection.
+    issues = np.asarray(labels.issues, dtype=np.int64)
+    at = np.searchsorted(issues, decided)
+    found = at < len(issues)
+    found[found] = issues[at[found]] == decided[found]
+    kinds, which = np.unique(decided_types[found], return_inverse=True)
+    codes = dict(Category.objects.filter(pk__in=kinds.tolist()).values_list("pk", "code"))
+    final[at[found]] = np.array([codes[int(k)] if k else NOT_RELEVANT for k in kinds], dtype=object)[which]
+    basis = "final labels" if len(decided) else "plurality of the labels (no final labels yet)"
+    if len(decided) and int(found.sum()) < len(issues):
         basis = "final labels where decided, else the plurality of the labels"
     return final, basis
 

@@ -71,3 +71,22 @@ def test_remembered_distinct_rows_tell_matrices_of_the_same_bytes_but_another_sh
         rows_narrow, freq_narrow = distinct_rows(narrow)
     assert rows_wide.tolist() == [[1, 0, 1, 0]] and freq_wide.tolist() == [2]
     assert rows_narrow.tolist() == [[1, 0]] and freq_narrow.tolist() == [4]
+
+
+def test_column_intervals_are_np_percentile_of_each_columns_finite_values():
+    from agreement.resampling import column_intervals
+
+    rng = np.random.default_rng(3)
+    values = rng.normal(size=(1000, 5)).astype(np.float32)
+    values[::7, 1] = np.nan
+    values[::3, 2] = np.inf
+    values[:, 3] = np.nan
+    values[:999, 4] = -np.inf  # one finite value
+    found = column_intervals(values)
+    for j, (low, high) in enumerate(found):
+        column = values[:, j][np.isfinite(values[:, j])]
+        if not len(column):
+            assert (low, high) == (None, None)
+            continue
+        expected = np.percentile(column.astype(np.float64), [2.5, 97.5])
+        assert np.allclose([low, high], expected, rtol=0, atol=1e-12), j
