@@ -45,17 +45,34 @@ class Coefficient:
                 "categories": self.n_categories, "undefined_because": self.undefined_because}
 
 
-def _parts(counts: np.ndarray, q: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per unit with two or more ratings, its observed agreement; per unit with one or more, its category
-    shares; and the chance agreements (Fleiss, AC1, Brennan–Prediger) from those."""
-    r = counts.sum(axis=1)
-    pairable = counts[r >= 2]
-    rp = r[r >= 2][:, None]
-    per_unit = (pairable * (pairable - 1) / (rp * (rp - 1))).sum(axis=1)
-    rated = counts[r >= 1]
-    shares = (rated / rated.sum(axis=1, keepdims=True)).mean(axis=0) if len(rated) else np.zeros(q)
-    chance = np.array([np.square(shares).sum(), (shares * (1 - shares)).sum() / (q - 1), 1 / q])
-    return per_unit, shares, chance
+@dataclass
+class _Rows:
+    """The distinct count rows of the units with a rating, how many units share each, and per row what every
+    coefficient is a weighted mean of: whether it is pairable (two or more ratings), its observed agreement,
+    and its category shares. A figure over units is the same weighted mean over rows (distinct rows are fewer)."""
+
+    freq: np.ndarray
+    pairable: np.ndarray
+    agree: np.ndarray
+    shares: np.ndarray
+
+    @classmethod
+    def of(cls, counts: np.ndarray) -> _Rows:
+        rows, freq = distinct_rows(counts[counts.sum(axis=1) >= 1])
+        r = rows.sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            agree = np.where(r >= 2, (rows * (rows - 1)).sum(axis=1) / (r * (r - 1)), 0.0)
+        return cls(freq, (r >= 2).astype(np.float64), agree, rows / r[:, None])
+
+    def chance(self, weights: np.ndarray, q: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per weighting (rows of `weights`): observed agreement, and chance agreement as Fleiss, AC1 and
+        Brennan–Prediger take it (B × 3)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            observed = (weights @ self.agree) / (weights @ self.pairable)
+            pi = (weights @ self.shares) / weights.sum(axis=1, keepdims=True)
+        chance = np.stack([np.square(pi).sum(axis=1), (pi * (1 - pi)).sum(axis=1) / (q - 1),
+                           np.full(len(weights), 1 / q)], axis=1)
+        return observed, chance
 
 
 def coefficients(counts: np.ndarray, *, categories: int | None = None, resamples: int = RESAMPLES,
@@ -76,8 +93,9 @@ def coefficients(counts: np.ndarray, *, categories: int | None = None, resamples
         for c in out.values():
             c.undefined_because = "one category only: there is nothing to disagree on"
         return out
-    per_unit, _, chance = _parts(counts, q)
-    observed = float(per_unit.mean())
+    rows = _Rows.of(counts)
+    observed_all, chance_all = rows.chance(rows.freq[None, :].astype(np.float64), q)
+    observed, chance = float(observed_all[0]), chance_all[0]
     for i, name in enumerate(names):
         c = out[name]
         c.observed, c.chance = observed, float(chance[i])
@@ -86,28 +104,19 @@ def coefficients(counts: np.ndarray, *, categories: int | None = None, resamples
             continue
         c.value = finite((observed - chance[i]) / (1 - chance[i]))
     if resamples:
-        _bootstrap(counts, q, out, resamples, seed)
+        _bootstrap(rows, q, out, resamples, seed)
     return out
 
 
-def _bootstrap(counts: np.ndarray, q: int, out: dict[str, Coefficient], resamples: int, seed: int) -> None:
+def _bootstrap(rows: _Rows, q: int, out: dict[str, Coefficient], resamples: int, seed: int) -> None:
     """Percentile intervals over units resampled with replacement (agreement.resampling: weights over the
     distinct count rows); each coefficient's parts are weighted sums of per-row values."""
-    rated = counts[counts.sum(axis=1) >= 1]
-    rows, freq = distinct_rows(rated)
-    r = rows.sum(axis=1)
-    pairable = (r >= 2).astype(np.float32)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        agree = np.where(r >= 2, (rows * (rows - 1)).sum(axis=1) / (r * (r - 1)), 0.0).astype(np.float32)
     # Single precision for the products (BLAS sgemm), as bootstrap_kappa: ample for an interval.
-    shares = (rows / r[:, None]).astype(np.float32)
+    single = _Rows(rows.freq, *(a.astype(np.float32) for a in (rows.pairable, rows.agree, rows.shares)))
     batches = []
-    for weights in resample_weights(freq, resamples, seed):
+    for weights in resample_weights(rows.freq, resamples, seed):
+        observed, chance = single.chance(weights, q)
         with np.errstate(divide="ignore", invalid="ignore"):
-            observed = (weights @ agree) / (weights @ pairable)
-            pi = (weights @ shares) / weights.sum(axis=1, keepdims=True)
-            chance = np.stack([np.square(pi).sum(axis=1), (pi * (1 - pi)).sum(axis=1) / (q - 1),
-                               np.full(len(weights), 1 / q)], axis=1)
             batches.append((observed[:, None] - chance) / (1 - chance))
     values = np.concatenate(batches)
     for i, name in enumerate(METHODS):

@@ -4,7 +4,7 @@ ratings, and Fleiss' per-category kappa over the reports every rater rated, each
 interval over reports."""
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -37,13 +37,11 @@ def _kappa_j(hits: np.ndarray, m: int, weights: np.ndarray) -> np.ndarray:
         return 1 - spread / (n * m * (m - 1) * p * (1 - p))
 
 
-def _resampled(rows: np.ndarray, resamples: int, seed: int) -> tuple[np.ndarray, Iterator[np.ndarray]]:
-    """Bootstrap resamples of units as weights over their distinct count rows (agreement.resampling), in
-    batches to keep memory small."""
+def _distinct(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows (as float32: BLAS's single-precision products for the resamples) and how many units
+    share each: every figure here is a weighted sum over them."""
     distinct, freq = distinct_rows(rows)
-    # Single precision for the products (BLAS sgemm), as the other intervals: float64 rows would make numpy
-    # convert every batch of weights to float64 and multiply without BLAS's single-precision speed.
-    return distinct.astype(np.float32), resample_weights(freq, resamples, seed)
+    return distinct.astype(np.float32), freq
 
 
 def _entry(method: str, n: int, value, interval: tuple[float | None, float | None] | None, undefined: str) -> dict:
@@ -73,16 +71,19 @@ def per_code(counts: np.ndarray, categories: Sequence[str], *, resamples: int = 
     raters = int(m.max()) if len(m) else 0
     complete = mk == raters
     units, full = len(kept), int(complete.sum())
-    alpha = _alpha_binary(kept, mk, np.ones((1, units)))[0] if units else None
-    alpha_samples = []
-    if units and resamples:
-        distinct, batches = _resampled(kept, resamples, seed)
-        alpha_samples = [_alpha_binary(distinct, distinct.sum(axis=1), w) for w in batches]
-    kappa = _kappa_j(kept[complete], raters, np.ones((1, full)))[0] if full and raters >= 2 else None
-    kappa_samples = []
-    if kappa is not None and resamples:
-        distinct, batches = _resampled(kept[complete], resamples, seed)
-        kappa_samples = [_kappa_j(distinct, raters, w) for w in batches]
+    alpha = kappa = None
+    alpha_samples, kappa_samples = [], []
+    if units:
+        distinct, freq = _distinct(kept)
+        alpha = _alpha_binary(distinct.astype(float), distinct.sum(axis=1, dtype=float), freq[None, :].astype(float))[0]
+        if resamples:
+            alpha_samples = [_alpha_binary(distinct, distinct.sum(axis=1), w)
+                             for w in resample_weights(freq, resamples, seed)]
+    if full and raters >= 2:
+        distinct, freq = _distinct(kept[complete])
+        kappa = _kappa_j(distinct.astype(float), raters, freq[None, :].astype(float))[0]
+        if resamples:
+            kappa_samples = [_kappa_j(distinct, raters, w) for w in resample_weights(freq, resamples, seed)]
     alpha_ci, kappa_ci = _intervals(alpha_samples), _intervals(kappa_samples)
     rows = []
     for j, name in enumerate(categories):
