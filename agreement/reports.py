@@ -71,14 +71,18 @@ class _Labels:
 
 def _level_codes(values: np.ndarray, names: dict[int, str]) -> tuple[list[str], np.ndarray]:
     """Category pks (−1 = not relevant, 0 = not given) → sorted category names and an index per label."""
-    present = np.unique(values[values != 0])
-    labels = sorted((NOT_RELEVANT if v == -1 else names[int(v)] for v in present), key=sort_key)
-    position = {name: i for i, name in enumerate(labels)}
-    lookup = {int(v): position[NOT_RELEVANT if v == -1 else names[int(v)]] for v in present}
-    index = np.full(len(values), -1, dtype=np.int32)
-    for value, at in lookup.items():
-        index[values == value] = at
-    return labels, index
+    # Each label's place among the codebook's few ids, found by bisection: one pass over the labels.
+    keys = np.array(sorted({-1, 0, *names}), dtype=np.int64)
+    at = np.searchsorted(keys, values)
+    if len(values) and not np.array_equal(keys[np.minimum(at, len(keys) - 1)], values):
+        raise ValueError("a label names a category that is not in the study's codebook")
+    seen = np.bincount(at, minlength=len(keys)) > 0
+    name = {int(k): NOT_RELEVANT if k == -1 else names.get(int(k), "") for k in keys}
+    labels = sorted((name[int(k)] for k, used in zip(keys, seen, strict=True) if used and k != 0), key=sort_key)
+    position = {code: i for i, code in enumerate(labels)}
+    lookup = np.array([position[name[int(k)]] if used and k != 0 else -1 for k, used in zip(keys, seen, strict=True)],
+                      dtype=np.int32)
+    return labels, lookup[at]
 
 
 def _labels(round: Round) -> _Labels:
