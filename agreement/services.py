@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import time
 
-from django.core.cache import cache
-
 from annotation.models import Label, Round
 from annotation.selectors.labels import counted_labels
 from concord import queueing
@@ -37,16 +35,10 @@ def request_snapshot(round: Round, level: str = "theme", by=None) -> None:
     default, tests) the snapshot exists on return; with the queue away it is computed here."""
     from .tasks import compute_agreement_task  # cycle: the task calls snapshot()
 
-    key = _computing_key(round, level)
-    # add() is false when the key exists, and also when the cache is away: only a key seen set means "running".
-    if not cache.add(key, True, timeout=COMPUTING) and cache.get(key):
-        return
-    try:
-        queueing.send(compute_agreement_task, round.pk, level, getattr(by, "pk", None))
-    except queueing.QueueUnavailable:
-        cache.delete(key)
+    if not queueing.send_once(_computing_key(round, level), COMPUTING, compute_agreement_task, round.pk, level,
+                              getattr(by, "pk", None)):
         snapshot(round, level, by=by)
 
 
 def computed(round: Round, level: str) -> None:
-    cache.delete(_computing_key(round, level))
+    queueing.done(_computing_key(round, level))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 
+from django.core.cache import cache
 from kombu.exceptions import OperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -27,3 +28,22 @@ def send(task, *args) -> None:
     except (OperationalError, RedisConnectionError, RedisTimeoutError, OSError) as exc:
         log.warning("could not queue %s%r: %r", task.name, args, exc)
         raise QueueUnavailable(UNAVAILABLE) from exc
+
+
+def send_once(key: str, seconds: int, task, *args) -> bool:
+    """Send the task unless one sent under `key` is still under way (the task calls `done(key)` when it ends;
+    after `seconds` a lost one is sent again). False when the queue is unavailable: the caller does the work
+    itself. With tasks run in-process the work is done on return."""
+    # add() is false when the key exists, and also when the cache is away: only a key seen set means "running".
+    if not cache.add(key, True, timeout=seconds) and cache.get(key):
+        return True
+    try:
+        send(task, *args)
+    except QueueUnavailable:
+        cache.delete(key)
+        return False
+    return True
+
+
+def done(key: str) -> None:
+    cache.delete(key)

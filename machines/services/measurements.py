@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 
-from django.core.cache import cache
 from django.db.models import Count, Max
 
 from annotation.models import Decision, Label, Queue, Study
@@ -50,14 +49,8 @@ def requested(run: MachineRun, level: str, type_code: str, epsilon: float) -> Me
     found = stored(run, level, type_code, epsilon)
     if found is not None:
         return found
-    key = _key(run, level, type_code, epsilon)
-    # add() is false when the key exists, and also when the cache is away: only a key seen set means "working".
-    if not cache.add(key, True, timeout=MEASURING) and cache.get(key):
-        return None
-    try:
-        queueing.send(measure_task, run.pk, level, type_code, epsilon)
-    except queueing.QueueUnavailable:
-        cache.delete(key)
+    if not queueing.send_once(_key(run, level, type_code, epsilon), MEASURING, measure_task, run.pk, level,
+                              type_code, epsilon):
         return measure(run, level, type_code, epsilon)
     return stored(run, level, type_code, epsilon)
 
@@ -78,4 +71,4 @@ def measure(run: MachineRun, level: str, type_code: str, epsilon: float) -> Meas
             defaults={"figures": figures, "seconds": time.perf_counter() - started})
         return found
     finally:
-        cache.delete(_key(run, level, type_code, epsilon))
+        queueing.done(_key(run, level, type_code, epsilon))
