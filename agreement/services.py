@@ -40,5 +40,10 @@ def request_snapshot(round: Round, level: str = "theme", by=None) -> None:
         snapshot(round, level, by=by)
 
 
+def computing(round: Round, level: str) -> bool:
+    """Whether a computation of the round's figures at `level` was sent and has not ended."""
+    return queueing.under_way(_computing_key(round, level))
+
+
 def computed(round: Round, level: str) -> None:
     queueing.done(_computing_key(round, level))

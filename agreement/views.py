@@ -17,7 +17,7 @@ from taxonomy.codes import sort_key
 from .planner import plan
 from .reports import LEVELS, figure_counts
 from .selectors import history, latest
-from .services import request_snapshot
+from .services import computing, request_snapshot
 
 
 def _level(request) -> str:
@@ -43,6 +43,7 @@ def study_agreement_page(request: HtmxHttpRequest, study_id: int):
             context["computing"] = True
             return render(request, "agreement/study_agreement.html", context)
         figures = current.figures
+        context["recomputing"] = computing(round, level)
         snapshots = history(request.user, study, level)
         context.update({
             "snapshot": current, "figures": figures,
@@ -74,8 +75,7 @@ def recompute(request: HtmxHttpRequest, study_id: int):
         if taken is not None and taken != before:
             messages.success(request, f"Recomputed on {taken.labels} labels in {taken.seconds:.1f} s.")
         else:
-            messages.info(request, "Recomputing in the background: the figures below are updated when it is done "
-                                   "(reload the page).")
+            messages.info(request, "Recomputing in the background.")
     return redirect(reverse("agreement:study_agreement", args=[study.pk]) + f"?level={level}")
 
 

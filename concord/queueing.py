@@ -45,5 +45,9 @@ def send_once(key: str, seconds: int, task, *args) -> bool:
     return True
 
 
+def under_way(key: str) -> bool:
+    return bool(cache.get(key))
+
+
 def done(key: str) -> None:
     cache.delete(key)
