@@ -167,6 +167,9 @@ class Measurement(models.Model):
     measured again."""
 
     run = models.ForeignKey(MachineRun, on_delete=models.CASCADE, related_name="measurements")
+    # Set for a decision's sentinel watch: the run measured on that decision's sentinel reports only.
+    decision = models.ForeignKey("ReplacementDecision", null=True, blank=True, on_delete=models.CASCADE,
+                                 related_name="watches")
     level = models.CharField(max_length=16)
     type_code = models.CharField(max_length=32, blank=True)
     epsilon = models.FloatField()
@@ -176,8 +179,12 @@ class Measurement(models.Model):
     seconds = models.FloatField(default=0)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["run", "level", "type_code", "epsilon", "panel"],
-                                               name="machine_measurement_once")]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "level", "type_code", "epsilon", "panel"],
+                                    condition=models.Q(decision__isnull=True), name="machine_measurement_once"),
+            models.UniqueConstraint(fields=["run", "decision", "panel"], condition=models.Q(decision__isnull=False),
+                                    name="machine_watch_once"),
+        ]
 
     def __str__(self) -> str:
         return f"run {self.run_id} at {self.level} {self.type_code} ε={self.epsilon}"

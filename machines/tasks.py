@@ -17,8 +17,9 @@ def rate_task(run_id: int) -> dict:
 
 
 @shared_task
-def measure_task(run_id: int, level: str, type_code: str, epsilon: float) -> None:
-    """A run's figures against the panel at one level, type and ε, kept for the rater's page and decisions."""
+def measure_task(run_id: int, level: str, type_code: str, epsilon: float, decision_id: int | None = None) -> None:
+    """A run's figures against the panel at one level, type and ε (on a decision's sentinels, with
+    `decision_id`), kept for the rater's page, decisions and their watch."""
     found = MachineRun.objects.select_related("rater__study").filter(pk=run_id).first()
     if found is not None:
-        measure(found, level, type_code, epsilon)
+        measure(found, level, type_code, epsilon, decision_id)

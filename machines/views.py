@@ -19,7 +19,7 @@ from .alt_test import EPSILONS
 from .forms import DecisionForm, RaterForm, WithdrawForm
 from .measures import LEVELS
 from .models import LlmCall, MachineRater, MachineRun, ReplacementDecision
-from .selectors import labels_of_report, latest_run, panel, raters_of, scopes
+from .selectors import labels_of_report, latest_run, raters_of, scopes
 from .services import decisions
 from .services.measurements import requested
 from .services.raters import RaterError, add_rater
@@ -38,8 +38,7 @@ def _index_context(study, form=None) -> dict:
     for rater in raters:
         rater.newest = rater.runs.order_by("-pk").first()
         rater.of_record = latest_run(rater)
-    the_panel = panel(study)
-    watches = [decisions.watch(d, the_panel) for d in decisions.standing(study)]
+    watches = [w for w in map(decisions.watch_kept, decisions.standing(study)) if w is not None]
     return {"study": study, "raters": raters, "form": form or RaterForm(), "watches": watches}
 
 
@@ -201,8 +200,8 @@ def flags(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id)
     if not can_manage_seeing_labels(request.user, study):
         return HttpResponse("")
-    the_panel = panel(study)
-    fallen = [w for w in (decisions.watch(d, the_panel) for d in decisions.standing(study)) if w.below]
+    # A watch still being measured flags nothing yet; the next visit shows it.
+    fallen = [w for w in map(decisions.watch_kept, decisions.standing(study)) if w is not None and w.below]
     if not fallen:
         return HttpResponse("")
     return render(request, "machines/_flags.html", {"study": study, "fallen": fallen})

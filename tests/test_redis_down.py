@@ -188,8 +188,8 @@ def test_a_machine_raters_figures_are_measured_by_a_worker_and_a_decision_waits_
     assert "still being measured" in response.content.decode()
 
     message = json.loads(broker.lpop("statistics"))
-    assert json.loads(base64.b64decode(message["body"]))[0] == [run.pk, "type", "", 0.15]
-    measure_task(run.pk, "type", "", 0.15)
+    assert json.loads(base64.b64decode(message["body"]))[0] == [run.pk, "type", "", 0.15, None]
+    measure_task(run.pk, "type", "", 0.15, None)
     page = lead_client.get(url).content.decode()
     assert 'data-testid="measurement"' in page and 'data-testid="computing"' not in page
     assert Measurement.objects.get().figures["run"] == run.pk

@@ -112,6 +112,20 @@ def watch(decision: ReplacementDecision, the_panel=None) -> Watch:
     return Watch(decision, len(chosen), figures, bool(figures) and below_decision(decision.figures, figures))
 
 
+def watch_kept(decision: ReplacementDecision) -> Watch | None:
+    """The watch as a worker measured it for the panel as it is now (`watch`, kept); None while it is being
+    measured. For pages: the statistics libraries stay out of the web process."""
+    run = latest_run(decision.rater)
+    if run is None:
+        return Watch(decision, 0, None, False)
+    measured = requested(run, decision.level, decision.type_code, decision.epsilon, decision.pk)
+    if measured is None:
+        return None
+    figures = measured.figures["figures"]
+    return Watch(decision, measured.figures["sentinels"], figures,
+                 bool(figures) and below_decision(decision.figures, figures))
+
+
 def standing(study: Study):
     return ReplacementDecision.objects.filter(rater__study=study, withdrawn_at__isnull=True).select_related(
         "rater", "decided_by")

@@ -10,8 +10,8 @@ from annotation.models import Decision, Label, Queue, Study
 from annotation.selectors.studies import agreement_round
 from concord import queueing
 
-from ..models import MachineRun, Measurement
-from ..selectors import machine_labels, measurement
+from ..models import MachineRun, Measurement, ReplacementDecision
+from ..selectors import machine_labels, measurement, panel
 
 MEASURING = 15 * 60  # seconds a requested measurement is taken to be under way; the task clears it when done
 
@@ -31,32 +31,38 @@ def panel_state(study: Study) -> str:
             f"{when['finals']}; set aside {stopped}; runs {runs['n']} {runs['last'] or '-'}")
 
 
-def _key(run: MachineRun, level: str, type_code: str, epsilon: float) -> str:
-    return f"machines:measuring:{run.pk}:{level}:{type_code}:{epsilon}"
+def _key(run: MachineRun, level: str, type_code: str, epsilon: float, decision_id: int | None) -> str:
+    return f"machines:measuring:{run.pk}:{level}:{type_code}:{epsilon}:{decision_id or ''}"
 
 
-def stored(run: MachineRun, level: str, type_code: str, epsilon: float) -> Measurement | None:
+def stored(run: MachineRun, level: str, type_code: str, epsilon: float,
+           decision_id: int | None = None) -> Measurement | None:
     return Measurement.objects.filter(run=run, level=level, type_code=type_code, epsilon=epsilon,
-                                      panel=panel_state(run.rater.study)).first()
+                                      decision_id=decision_id, panel=panel_state(run.rater.study)).first()
 
 
-def requested(run: MachineRun, level: str, type_code: str, epsilon: float) -> Measurement | None:
-    """The run's figures for the current panel; when there are none yet, a worker is asked for them (once,
-    however many pages ask while it works) and None is returned until they are there. Tasks run in-process (the
-    zero-set-up default, tests) have them on return; with the queue away they are measured here."""
+def requested(run: MachineRun, level: str, type_code: str, epsilon: float,
+              decision_id: int | None = None) -> Measurement | None:
+    """The run's figures for the current panel (on a decision's sentinel reports only, with `decision_id`);
+    when there are none yet, a worker is asked for them (once, however many pages ask while it works) and None
+    is returned until they are there. Tasks run in-process (the zero-set-up default, tests) have them on return;
+    with the queue away they are measured here."""
     from ..tasks import measure_task  # cycle: the task calls measure()
 
-    found = stored(run, level, type_code, epsilon)
+    found = stored(run, level, type_code, epsilon, decision_id)
     if found is not None:
         return found
-    if not queueing.send_once(_key(run, level, type_code, epsilon), MEASURING, measure_task, run.pk, level,
-                              type_code, epsilon):
-        return measure(run, level, type_code, epsilon)
-    return stored(run, level, type_code, epsilon)
+    if not queueing.send_once(_key(run, level, type_code, epsilon, decision_id), MEASURING, measure_task, run.pk,
+                              level, type_code, epsilon, decision_id):
+        return measure(run, level, type_code, epsilon, decision_id)
+    return stored(run, level, type_code, epsilon, decision_id)
 
 
-def measure(run: MachineRun, level: str, type_code: str, epsilon: float) -> Measurement | None:
+def measure(run: MachineRun, level: str, type_code: str, epsilon: float,
+            decision_id: int | None = None) -> Measurement | None:
     """Measure the run (None if it is no longer the rater's run of record) and keep the figures."""
+    from .decisions import sentinel_reports  # cycle: a decision reads its figures from here
+
     try:
         # The panel's state is read first: labels that change while this runs make the figures stale, never
         # stale figures look current.
@@ -65,10 +71,18 @@ def measure(run: MachineRun, level: str, type_code: str, epsilon: float) -> Meas
         if loaded is None or loaded.run.pk != run.pk:
             return None
         started = time.perf_counter()
-        figures = measurement(run.rater, level=level, type_code=type_code, epsilon=epsilon, loaded=loaded)
+        if decision_id is None:
+            figures = measurement(run.rater, level=level, type_code=type_code, epsilon=epsilon, loaded=loaded)
+        else:
+            decision = ReplacementDecision.objects.get(pk=decision_id)
+            the_panel = panel(run.rater.study)
+            chosen = sentinel_reports(decision, the_panel.reference_types)
+            figures = {"sentinels": len(chosen), "figures": measurement(
+                run.rater, level=level, type_code=type_code, epsilon=epsilon, only=chosen, the_panel=the_panel,
+                loaded=loaded)}
         found, _ = Measurement.objects.get_or_create(
-            run=run, level=level, type_code=type_code, epsilon=epsilon, panel=state,
+            run=run, level=level, type_code=type_code, epsilon=epsilon, decision_id=decision_id, panel=state,
             defaults={"figures": figures, "seconds": time.perf_counter() - started})
         return found
     finally:
-        queueing.done(_key(run, level, type_code, epsilon))
+        queueing.done(_key(run, level, type_code, epsilon, decision_id))

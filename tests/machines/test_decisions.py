@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Study
-from machines.models import MachineLabel, MachineRater, MachineRun, ReplacementDecision
+from machines.models import MachineLabel, MachineRater, MachineRun, Measurement, ReplacementDecision
 from machines.services import decisions
 from tests.factories import label_with, make_issue, make_study, make_user
 
@@ -65,6 +65,13 @@ def test_a_decision_needs_a_passing_test_and_freezes_its_figures(panel_study, cl
     assert watch.below and watch.sentinels == 60
     flag = lead_client.get(reverse("machines:flags", args=[study.pk])).content.decode()
     assert "no longer holds on its sentinels" in flag
+    # The pages read the watch a worker measured and kept, with the same figures.
+    kept = decisions.watch_kept(decision)
+    assert (kept.below, kept.sentinels, kept.figures) == (watch.below, watch.sentinels, watch.figures)
+    watches = Measurement.objects.filter(decision=decision)
+    assert watches.count() == 2  # the first run's watch (the flag before), and the new run's
+    assert "no longer holds" in lead_client.get(reverse("machines:index", args=[study.pk])).content.decode()
+    assert watches.count() == 2  # measured once per run and state of the panel
     assert reverse("machines:flags", args=[study.pk]) in lead_client.get(
         reverse("annotation:study_detail", args=[study.pk])).content.decode()
     # The frozen figures did not move.
@@ -105,8 +112,6 @@ def test_sentinels_are_a_seeded_share_and_a_withdrawal_happens_once(panel_study)
 
 
 def test_figures_are_measured_once_per_state_of_the_panel_and_again_when_a_label_changes(panel_study, client_as):
-    from machines.models import Measurement
-
     study, lead, truth = panel_study
     rater = MachineRater.objects.create(study=study, name="oracle", kind="builtin")
     _run(rater, truth)
