@@ -33,16 +33,24 @@ WORKER_ARGS = "--queues ingest,summaries,statistics,celery --pool=threads --conc
 
 
 def pss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+    try:
+        text = Path(f"/proc/{pid}/smaps_rollup").read_text()
+    except (FileNotFoundError, ProcessLookupError):  # a pool child replaced meanwhile
+        return 0
+    for line in text.splitlines():
         if line.startswith("Pss:"):
             return int(line.split()[1])
     return 0
 
 
 def tree(pid: int) -> list[int]:
-    """The process and its descendants."""
+    """The process and its descendants (those alive when read)."""
     pids = [pid]
-    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except (FileNotFoundError, ProcessLookupError):
+        return pids
+    for child in children:
         pids += tree(int(child))
     return pids
 
