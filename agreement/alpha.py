@@ -6,7 +6,7 @@ from collections.abc import Hashable, Mapping, Sequence
 import numpy as np
 
 from .figures import Figure, finite
-from .matrices import counts_of, distinct_rows, rating_table
+from .matrices import counts_of, rating_table
 
 
 def unit_counts(ratings: Mapping[Hashable, Sequence[str | None]]) -> tuple[list[Hashable], list[str], np.ndarray]:
@@ -19,13 +19,12 @@ def nominal_alpha(counts: np.ndarray) -> float | None:
     """Alpha from a units × categories count matrix; units with fewer than two values are not pairable."""
     m = counts.sum(axis=1)
     pairable = counts[m >= 2]
+    m = m[m >= 2]
     if not len(pairable):
         return None
-    # Coincidence matrix: o_ck = Σ_u n_uc (n_uk − [c = k]) / (m_u − 1), summed over distinct rows weighted by how
-    # many units share each (fewer rows than units, the same sums).
-    rows, freq = distinct_rows(pairable)
-    scaled = rows * (freq / (rows.sum(axis=1) - 1))[:, None]
-    coincidences = rows.T @ scaled - np.diag(scaled.sum(axis=0))
+    # Coincidence matrix: o_ck = Σ_u n_uc (n_uk − [c = k]) / (m_u − 1).
+    scaled = pairable / (m - 1)[:, None]
+    coincidences = pairable.T @ scaled - np.diag(scaled.sum(axis=0))
     n_c = coincidences.sum(axis=1)
     n = n_c.sum()
     observed_disagreement = n - np.trace(coincidences)
