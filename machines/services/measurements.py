@@ -9,6 +9,7 @@ from django.db.models import Count, Max
 from annotation.models import Decision, Label, Queue, Study
 from annotation.selectors.studies import agreement_round
 from concord import queueing
+from taxonomy.models import Taxonomy
 
 from ..models import MachineRun, Measurement, ReplacementDecision
 from ..selectors import machine_labels, measurement, panel
@@ -18,7 +19,8 @@ MEASURING = 15 * 60  # seconds a requested measurement is taken to be under way;
 
 def panel_state(study: Study) -> str:
     """What the figures depend on besides the run, in a few aggregates: the independent round's labels (count and
-    last change), the final labels, the labelers set aside, and the other machines' runs of record."""
+    last change), the final labels, the labelers set aside, the other machines' runs of record, and the codebook's
+    revision (a renamed code changes no label but the figures' names)."""
     round = agreement_round(study)
     labels = Label.objects.filter(round=round).aggregate(n=Count("pk"), last=Max("updated_at"))
     finals = Decision.objects.filter(study=study).aggregate(n=Count("pk"), last=Max("decided_at"))
@@ -27,8 +29,9 @@ def panel_state(study: Study) -> str:
         n=Count("pk"), last=Max("pk"))
     when = {name: found["last"].isoformat() if found["last"] else "-" for name, found in
             (("labels", labels), ("finals", finals))}
+    revision = Taxonomy.objects.filter(pk=study.taxonomy_id).values_list("revision", flat=True).first()
     return (f"round {getattr(round, 'pk', '-')}; labels {labels['n']} {when['labels']}; finals {finals['n']} "
-            f"{when['finals']}; set aside {stopped}; runs {runs['n']} {runs['last'] or '-'}")
+            f"{when['finals']}; set aside {stopped}; runs {runs['n']} {runs['last'] or '-'}; codebook {revision}")
 
 
 def _key(run: MachineRun, level: str, type_code: str, epsilon: float, decision_id: int | None) -> str:
