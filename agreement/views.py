@@ -2,16 +2,18 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.access import get_study_for
-from annotation.models import Label
+from annotation.models import Label, Round
 from annotation.permissions import can_view_agreement
 from annotation.selectors.labels import counted_labels, raters
 from annotation.selectors.studies import agreement_round
 from concord.http import HtmxHttpRequest
+from concord.ids import parse_id
 from taxonomy.codes import sort_key
 
 from .planner import plan
@@ -65,17 +67,30 @@ def study_agreement_page(request: HtmxHttpRequest, study_id: int):
 @login_required
 @require_POST
 def recompute(request: HtmxHttpRequest, study_id: int):
+    """Recompute, if the figures are still those the page showed (`expected`: the snapshot's id, 0 for none), so
+    a double click or two people at once recompute once."""
     study = get_study_for(request, study_id, can_view_agreement)
     round = agreement_round(study)
     level = _level(request)
+    expected = parse_id(request.POST.get("expected"))
     if round is not None:
-        before = latest(request.user, study, level)
-        request_snapshot(round, level, by=request.user)
-        taken = latest(request.user, study, level)
-        if taken is not None and taken != before:
-            messages.success(request, f"Recomputed on {taken.labels} labels in {taken.seconds:.1f} s.")
-        else:
-            messages.info(request, "Recomputing in the background.")
+        with transaction.atomic():
+            # Two requests take turns here. NO KEY UPDATE: labels saved meanwhile (which only reference the round)
+            # are not held up, however long an in-request computation takes.
+            Round.objects.select_for_update(no_key=True).filter(pk=round.pk).first()
+            before = latest(request.user, study, level)
+            if expected is None:
+                messages.error(request, "The request did not say which figures it recomputes; use the dashboard's "
+                                        "button.")
+            elif expected != (before.pk if before else 0):
+                messages.info(request, "The figures were recomputed since this page was shown: these are the new ones.")
+            else:
+                request_snapshot(round, level, by=request.user)
+                taken = latest(request.user, study, level)
+                if taken is not None and taken != before:
+                    messages.success(request, f"Recomputed on {taken.labels} labels in {taken.seconds:.1f} s.")
+                else:
+                    messages.info(request, "Recomputing in the background.")
     return redirect(reverse("agreement:study_agreement", args=[study.pk]) + f"?level={level}")
 
 

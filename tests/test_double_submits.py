@@ -275,3 +275,47 @@ def test_stopping_while_the_round_closes_is_refused_or_comes_first(lead, admin, 
     # Either the stop came first (and was recorded in the open round) or it was told the round had closed.
     assert (outcomes[0] is None) == stopped.exists()
     assert outcomes[0] is None or "no longer in independent round 1" in str(outcomes[0])
+
+
+def _labeled_for_agreement(study, lead, annotator_a, annotator_b):
+    for issue in study.issues.all():
+        for person, code in ((annotator_a, "C.1"), (annotator_b, "C.1"), (lead, "B.1")):
+            label_with(person, study, issue, code)
+
+
+@pytest.mark.django_db
+def test_a_double_click_on_recompute_recomputes_once(client_as, study, lead, annotator_a, annotator_b):
+    from agreement.models import AgreementSnapshot
+
+    _labeled_for_agreement(study, lead, annotator_a, annotator_b)
+    client = client_as(lead)
+    client.get(reverse("agreement:study_agreement", args=[study.pk]))
+    shown = {"level": "theme", "expected": AgreementSnapshot.objects.get().pk}
+    url = reverse("agreement:recompute", args=[study.pk])
+    client.post(url, shown)
+    response = client.post(url, shown, follow=True)
+    assert "recomputed since this page was shown" in response.content.decode()
+    assert AgreementSnapshot.objects.count() == 2
+    # A request that names no state, or a garbled one, recomputes nothing.
+    for form in ({"level": "theme"}, {"level": "theme", "expected": "x" * 400}, {"expected": "9" * 40}):
+        response = client.post(url, form, follow=True)
+        assert response.status_code == 200 and "recomputed since" not in response.content.decode()
+    assert client.post(url, {"level": "theme", "expected": "1\x00"}).status_code == 400  # refused at the door
+    assert AgreementSnapshot.objects.count() == 2
+
+
+@needs_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_two_people_recomputing_at_once_recompute_once(client_as, study, lead, annotator_a, annotator_b, settings):
+    from agreement.models import AgreementSnapshot
+    from agreement.services import snapshot
+
+    # No cache to mark a computation under way (Redis away): only the row lock keeps the two apart.
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
+    _labeled_for_agreement(study, lead, annotator_a, annotator_b)
+    shown = snapshot(study.rounds.get(number=1))
+    url = reverse("agreement:recompute", args=[study.pk])
+    outcomes = _at_once(*(lambda: client_as(lead).post(url, {"level": "theme", "expected": shown.pk})
+                          for _ in range(2)))
+    assert outcomes == [None, None]
+    assert AgreementSnapshot.objects.count() == 2

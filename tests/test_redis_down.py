@@ -143,7 +143,8 @@ def test_the_dashboard_hands_its_figures_to_a_worker_once_and_computes_them_itse
     assert AgreementSnapshot.objects.get().computed_by == lead
 
     # A recompute goes to the worker too: the page keeps the figures it has and says new ones are coming.
-    lead_client.post(reverse("agreement:recompute", args=[study.pk]), {"level": "theme"})
+    lead_client.post(reverse("agreement:recompute", args=[study.pk]),
+                     {"level": "theme", "expected": AgreementSnapshot.objects.get().pk})
     page = lead_client.get(url).content.decode()
     assert 'data-testid="recomputing"' in page and 'data-testid="provenance"' in page
     message = json.loads(broker.lpop("statistics"))
@@ -154,7 +155,8 @@ def test_the_dashboard_hands_its_figures_to_a_worker_once_and_computes_them_itse
     # With Redis away, recomputing happens in the request instead of failing or waiting forever.
     server.kill()
     server.wait(timeout=10)
-    response = lead_client.post(reverse("agreement:recompute", args=[study.pk]), {"level": "sub_theme"}, follow=True)
+    response = lead_client.post(reverse("agreement:recompute", args=[study.pk]), {"level": "sub_theme", "expected": 0},
+                                follow=True)
     assert response.status_code == 200 and "Recomputed on" in response.content.decode()
     assert AgreementSnapshot.objects.filter(level="sub_theme").count() == 1
     page = lead_client.get(url).content.decode()  # the cache away reads as "nothing under way"

@@ -53,7 +53,8 @@ def test_dashboard_shows_every_figure_with_its_provenance_and_keeps_snapshots(cl
     assert AgreementSnapshot.objects.count() == 1
     client.get(url)
     assert AgreementSnapshot.objects.count() == 1  # a visit shows the latest; it does not recompute
-    client.post(reverse("agreement:recompute", args=[random_study.pk]), {"level": "theme"})
+    client.post(reverse("agreement:recompute", args=[random_study.pk]),
+                {"level": "theme", "expected": AgreementSnapshot.objects.get().pk})
     assert AgreementSnapshot.objects.count() == 2
     page = client.get(url).content.decode()
     assert "<polyline" in page  # the trend line appears with the second snapshot
