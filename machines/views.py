@@ -38,7 +38,7 @@ def _index_context(study, form=None) -> dict:
     for rater in raters:
         rater.newest = rater.runs.order_by("-pk").first()
         rater.of_record = latest_run(rater)
-    watches = [w for w in map(decisions.watch_kept, decisions.standing(study)) if w is not None]
+    watches = decisions.watches_kept(study)
     return {"study": study, "raters": raters, "form": form or RaterForm(), "watches": watches}
 
 
@@ -201,7 +201,7 @@ def flags(request: HtmxHttpRequest, study_id: int):
     if not can_manage_seeing_labels(request.user, study):
         return HttpResponse("")
     # A watch still being measured flags nothing yet; the next visit shows it.
-    fallen = [w for w in map(decisions.watch_kept, decisions.standing(study)) if w is not None and w.below]
+    fallen = [w for w in decisions.watches_kept(study) if w.below]
     if not fallen:
         return HttpResponse("")
     return render(request, "machines/_flags.html", {"study": study, "fallen": fallen})

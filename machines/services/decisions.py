@@ -14,7 +14,7 @@ from ..alt_test import EPSILONS
 from ..measures import LEVELS, below_decision, sentinels
 from ..models import ReplacementDecision
 from ..selectors import latest_run, measurement, panel
-from .measurements import requested
+from .measurements import panel_state, requested
 
 DEFAULT_SENTINELS = 0.1
 
@@ -112,18 +112,25 @@ def watch(decision: ReplacementDecision, the_panel=None) -> Watch:
     return Watch(decision, len(chosen), figures, bool(figures) and below_decision(decision.figures, figures))
 
 
-def watch_kept(decision: ReplacementDecision) -> Watch | None:
+def watch_kept(decision: ReplacementDecision, state: str | None = None) -> Watch | None:
     """The watch as a worker measured it for the panel as it is now (`watch`, kept); None while it is being
-    measured. For pages: the statistics libraries stay out of the web process."""
+    measured. For pages: the statistics libraries stay out of the web process. `state`: the panel's state
+    (machines.services.measurements.panel_state), read once for a page's several decisions."""
     run = latest_run(decision.rater)
     if run is None:
         return Watch(decision, 0, None, False)
-    measured = requested(run, decision.level, decision.type_code, decision.epsilon, decision.pk)
+    measured = requested(run, decision.level, decision.type_code, decision.epsilon, decision.pk, state=state)
     if measured is None:
         return None
     figures = measured.figures["figures"]
     return Watch(decision, measured.figures["sentinels"], figures,
                  bool(figures) and below_decision(decision.figures, figures))
+
+
+def watches_kept(study: Study) -> list[Watch]:
+    """The kept watch of every standing decision of the study that has been measured."""
+    state = panel_state(study)
+    return [w for w in (watch_kept(d, state) for d in standing(study)) if w is not None]
 
 
 def standing(study: Study):

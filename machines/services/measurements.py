@@ -38,27 +38,30 @@ def _key(run: MachineRun, level: str, type_code: str, epsilon: float, decision_i
     return f"machines:measuring:{run.pk}:{level}:{type_code}:{epsilon}:{decision_id or ''}"
 
 
-def stored(run: MachineRun, level: str, type_code: str, epsilon: float,
-           decision_id: int | None = None) -> Measurement | None:
+def stored(run: MachineRun, level: str, type_code: str, epsilon: float, decision_id: int | None = None, *,
+           state: str | None = None) -> Measurement | None:
     return Measurement.objects.filter(run=run, level=level, type_code=type_code, epsilon=epsilon,
-                                      decision_id=decision_id, panel=panel_state(run.rater.study)).first()
+                                      decision_id=decision_id,
+                                      panel=state or panel_state(run.rater.study)).first()
 
 
-def requested(run: MachineRun, level: str, type_code: str, epsilon: float,
-              decision_id: int | None = None) -> Measurement | None:
+def requested(run: MachineRun, level: str, type_code: str, epsilon: float, decision_id: int | None = None, *,
+              state: str | None = None) -> Measurement | None:
     """The run's figures for the current panel (on a decision's sentinel reports only, with `decision_id`);
     when there are none yet, a worker is asked for them (once, however many pages ask while it works) and None
     is returned until they are there. Tasks run in-process (the zero-set-up default, tests) have them on return;
-    with the queue away they are measured here."""
+    with the queue away they are measured here. `state`: the panel's state, when the caller has read it."""
     from ..tasks import measure_task  # cycle: the task calls measure()
 
-    found = stored(run, level, type_code, epsilon, decision_id)
+    state = state or panel_state(run.rater.study)
+    found = stored(run, level, type_code, epsilon, decision_id, state=state)
     if found is not None:
         return found
     if not queueing.send_once(_key(run, level, type_code, epsilon, decision_id), MEASURING, measure_task, run.pk,
                               level, type_code, epsilon, decision_id):
         return measure(run, level, type_code, epsilon, decision_id)
-    return stored(run, level, type_code, epsilon, decision_id)
+    # Measured already if tasks run in-process, against the state read then (or a newer one: asked again later).
+    return stored(run, level, type_code, epsilon, decision_id, state=state)
 
 
 def measure(run: MachineRun, level: str, type_code: str, epsilon: float,
@@ -77,7 +80,9 @@ def measure(run: MachineRun, level: str, type_code: str, epsilon: float,
         if decision_id is None:
             figures = measurement(run.rater, level=level, type_code=type_code, epsilon=epsilon, loaded=loaded)
         else:
-            decision = ReplacementDecision.objects.get(pk=decision_id)
+            decision = ReplacementDecision.objects.filter(pk=decision_id).first()
+            if decision is None:  # deleted with its rater meanwhile
+                return None
             the_panel = panel(run.rater.study)
             chosen = sentinel_reports(decision, the_panel.reference_types)
             figures = {"sentinels": len(chosen), "figures": measurement(
