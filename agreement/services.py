@@ -21,7 +21,6 @@ def snapshot(round: Round, level: str = "theme", by=None) -> AgreementSnapshot:
     )
 
 
-
 COMPUTING = 15 * 60  # seconds a requested computation is taken to be under way; the task clears it when done
 
 
