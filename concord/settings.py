@@ -275,6 +275,10 @@ CELERY_TASK_ROUTES = {
     "machines.tasks.*": {"queue": "statistics"},
 }
 CELERY_QUEUES_ALL = "ingest,summaries,statistics,celery"
+# Agreement figures and machine raters run in a child process of the worker, kept this many seconds after its
+# last task, so that an idle worker holds neither the statistics libraries nor their buffers (concord.apart).
+TASKS_APART = env_bool("TASKS_APART", True)
+TASKS_APART_IDLE = env_int("TASKS_APART_IDLE", 20)
 # A running ingest whose heartbeat is older than this was killed; it is marked interrupted.
 INGEST_HEARTBEAT_STALE_SECONDS = env_int("INGEST_HEARTBEAT_STALE_SECONDS", 5 * 60)
 

@@ -2,9 +2,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from .models import MachineRun
-from .services.measurements import measure
-from .services.runs import run
+from concord import apart
 
 
 # Late acknowledgement: a worker killed mid-run gives the run back to the queue, and the re-run takes what was
@@ -12,14 +10,30 @@ from .services.runs import run
 @shared_task(ignore_result=True, acks_late=True, reject_on_worker_lost=True)
 def rate_task(run_id: int) -> dict:
     """Rate a study's reports with one machine rater; the run's row holds progress and outcome."""
-    done = run(MachineRun.objects.select_related("rater__study").get(pk=run_id))
-    return {"run": done.pk, "status": done.status}
+    return apart.call("machines.tasks.rate", run_id)
 
 
 @shared_task
 def measure_task(run_id: int, level: str, type_code: str, epsilon: float, decision_id: int | None = None) -> None:
     """A run's figures against the panel at one level, type and ε (on a decision's sentinels, with
     `decision_id`), kept for the rater's page, decisions and their watch."""
+    apart.call("machines.tasks.measure", run_id, level, type_code, epsilon, decision_id)
+
+
+# Deferred imports below: the worker imports this module at start, and only the child running a task needs
+# numpy, scipy and scikit-learn.
+def rate(run_id: int) -> dict:
+    from .models import MachineRun
+    from .services.runs import run
+
+    done = run(MachineRun.objects.select_related("rater__study").get(pk=run_id))
+    return {"run": done.pk, "status": done.status}
+
+
+def measure(run_id: int, level: str, type_code: str, epsilon: float, decision_id: int | None) -> None:
+    from .models import MachineRun
+    from .services import measurements
+
     found = MachineRun.objects.select_related("rater__study").filter(pk=run_id).first()
     if found is not None:
-        measure(found, level, type_code, epsilon, decision_id)
+        measurements.measure(found, level, type_code, epsilon, decision_id)

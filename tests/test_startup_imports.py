@@ -28,9 +28,20 @@ def test_the_web_process_loads_every_view_but_not_the_statistics_stack():
     assert not [name for name in HEAVY if name in loaded]
 
 
-def test_the_worker_loads_its_tasks_but_not_the_statistics_stack():
-    loaded = _modules_after("import django; django.setup()\nfrom concord.celery import app\n"
-                            "app.loader.import_default_modules()\nimport django.core.checks\n"
-                            "django.core.checks.run_checks()")  # as Celery's Django fix-up does at start
+def test_the_worker_loads_its_tasks_but_neither_the_statistics_stack_nor_the_url_conf():
+    # As a worker starts: Celery's Django fix-up sets Django up and imports the task modules (its own checks
+    # skipped, concord.celery), then the worker_init signal runs every check but the URLs'.
+    loaded = _modules_after("import django; django.setup()\nfrom concord.celery import app, check_all_but_urls\n"
+                            "app.loader.import_default_modules()\ncheck_all_but_urls()")
     assert {"agreement.tasks", "ingest.tasks", "machines.tasks"} <= loaded
-    assert not [name for name in HEAVY if name in loaded]
+    assert not [name for name in HEAVY + ["numpy", "concord.urls", "rest_framework.views"] if name in loaded]
+
+
+def test_a_failing_check_still_stops_the_worker():
+    code = ("import django; django.setup()\nfrom django.core import checks\n"
+            "checks.register(lambda **kw: [checks.Error('broken on purpose', id='test.E001')], 'models')\n"
+            "from concord.celery import check_all_but_urls\n"
+            "try:\n    check_all_but_urls()\nexcept Exception as exc:\n    print('refused:', exc)\n")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "DJANGO_SETTINGS_MODULE": "concord.settings"})
+    assert "refused:" in result.stdout and "test.E001" in result.stdout, result.stdout + result.stderr

@@ -1,0 +1,107 @@
+"""Tasks run apart (concord.apart): in a child process of the worker, kept a while and then ended, so that an
+idle worker gives back the statistics stack (issue 20). Real child processes; the worker's side is the module
+itself, told it runs inside a worker."""
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from concord import apart
+
+
+@pytest.fixture
+def in_worker(monkeypatch, settings):
+    settings.TASKS_APART_IDLE = 60
+    monkeypatch.setattr(apart, "_in_worker", lambda: True)
+    yield
+    for child in list(apart._idle):
+        apart._idle.remove(child)
+        child.end()
+
+
+def pid_and(value):
+    return os.getpid(), value
+
+
+def fail_with(message):
+    raise ValueError(message)
+
+
+class NeedsTwo(Exception):
+    def __init__(self, a, b):
+        super().__init__(f"{a} and {b}")
+
+
+def fail_unpicklably():
+    raise NeedsTwo(1, 2)
+
+
+def hang(pid_file):
+    with open(pid_file, "w") as file:
+        file.write(str(os.getpid()))
+    time.sleep(60)
+
+
+def test_outside_a_worker_the_function_runs_here():
+    assert apart.call("tests.test_apart.pid_and", 3) == (os.getpid(), 3)
+
+
+def test_inside_a_worker_it_runs_in_a_child_kept_for_the_next_task(in_worker):
+    pid, value = apart.call("tests.test_apart.pid_and", {"figures": [1.5, None]})
+    assert pid != os.getpid() and value == {"figures": [1.5, None]}
+    assert apart.children() == 1
+    again, _ = apart.call("tests.test_apart.pid_and", 0)
+    assert again == pid  # the same child, still warm
+
+
+def test_the_childs_exception_is_raised_as_the_tasks_own(in_worker):
+    with pytest.raises(ValueError, match="no such round") as raised:
+        apart.call("tests.test_apart.fail_with", "no such round")
+    assert "in the child process" in "".join(raised.value.__notes__)
+    # The child survives its task's failure.
+    assert apart.children() == 1
+
+
+def test_an_exception_that_cannot_come_back_is_named_not_lost(in_worker):
+    with pytest.raises(RuntimeError, match="NeedsTwo"):
+        apart.call("tests.test_apart.fail_unpicklably")
+
+
+def test_a_child_killed_mid_task_fails_the_task_and_is_replaced(in_worker, tmp_path):
+    import threading
+
+    pid_file = tmp_path / "pid"
+
+    def kill_the_child():
+        deadline = time.monotonic() + 60
+        while not pid_file.exists() or not pid_file.read_text():
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.1)
+        os.kill(int(pid_file.read_text()), signal.SIGKILL)
+
+    threading.Thread(target=kill_the_child, daemon=True).start()
+    with pytest.raises(apart.ChildLost, match="hang ended before it finished"):
+        apart.call("tests.test_apart.hang", str(pid_file))
+    assert apart.children() == 0
+    pid, _ = apart.call("tests.test_apart.pid_and", 1)
+    assert pid != os.getpid()
+
+
+def test_an_idle_child_ends_after_the_idle_time(in_worker, settings):
+    settings.TASKS_APART_IDLE = 1
+    pid, _ = apart.call("tests.test_apart.pid_and", 1)
+    deadline = time.monotonic() + 30
+    while not _gone(pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert apart.children() == 0 and _gone(pid)
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return open(f"/proc/{pid}/stat").read().split(")")[1].split()[0] == "Z"  # ended, not yet reaped
+    except FileNotFoundError:
+        return True
