@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 
-import numpy as np
+from concord.lazy_numpy import np
 
 from .figures import Figure, finite
 from .matrices import counts_of, rating_table

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
+from concord.lazy_numpy import np
 
 from .figures import finite
 from .matrices import distinct_rows

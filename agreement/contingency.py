@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
+from concord.lazy_numpy import np
 
 from .figures import finite
 

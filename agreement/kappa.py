@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
+from concord.lazy_numpy import np
 
 from .figures import Figure, finite
 from .matrices import CountMatrix, count_matrix, distinct_rows

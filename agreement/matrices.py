@@ -4,8 +4,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
+from concord.lazy_numpy import np
 from taxonomy.codes import sort_key
 
 from .resampling import remembered

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
+from concord.lazy_numpy import np
 
 from .figures import finite
 from .matrices import distinct_rows

@@ -7,7 +7,7 @@ that report's observed shares of the categories, m' per report. Both are simulat
 promises: a codebook change or new kinds of reports move the figures."""
 from __future__ import annotations
 
-import numpy as np
+from concord.lazy_numpy import np
 
 from .figures import finite
 from .kappa import agreement_parts

@@ -5,7 +5,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-import numpy as np
+from concord.lazy_numpy import np
 
 from .figures import finite
 

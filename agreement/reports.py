@@ -4,12 +4,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-import numpy as np
 from django.contrib.auth import get_user_model
 
 from annotation.models import NOT_RELEVANT, Decision, Label, Round
 from annotation.selectors.labels import counted_labels
 from concord.int_columns import int_columns
+from concord.lazy_numpy import np
 from taxonomy.codes import sort_key
 from taxonomy.models import Category
 from taxonomy.selectors import types_of

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-import numpy as np
+from concord.lazy_numpy import np
 
 BATCH = 250  # resamples per batch: B × distinct rows float32 weights, tens of MB at 40,000 reports
 THREADS = 2  # this machine's cores

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import time
+from datetime import timedelta
+
+from django.db.models import Count, Max
 
 from annotation.models import Label, Round
 from annotation.selectors.labels import counted_labels
@@ -19,6 +22,16 @@ def snapshot(round: Round, level: str = "theme", by=None) -> AgreementSnapshot:
         study_id=round.study_id, round=round, level=level, labels=counted,
         figures=figures, computed_by=by, seconds=time.perf_counter() - started,
     )
+
+
+def is_current(found: AgreementSnapshot | None, round: Round) -> bool:
+    """Whether the snapshot holds the round's figures from its labels as they are now: none added, changed, set
+    aside or removed since its computation started."""
+    if found is None or found.round_id != round.pk:
+        return False
+    now = counted_labels(Label.objects.filter(round=round)).aggregate(n=Count("pk"), last=Max("updated_at"))
+    started = found.computed_at - timedelta(seconds=found.seconds)
+    return now["n"] == found.labels and (now["last"] is None or now["last"] < started)
 
 
 COMPUTING = 15 * 60  # seconds a requested computation is taken to be under way; the task clears it when done

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 from celery import shared_task
+from django.contrib.auth import get_user_model
 
+from annotation.models import Round
 from concord import apart
 
 
@@ -12,12 +14,8 @@ def compute_agreement_task(round_id: int, level: str = "theme", by_id: int | Non
 
 
 def compute(round_id: int, level: str, by_id: int | None) -> dict:
-    # Deferred: the worker imports this module at start, and only the child running the task needs numpy.
-    from django.contrib.auth import get_user_model
-
-    from annotation.models import Round
-
-    from .services import computed, snapshot
+    """The task's work, in the process concord.apart runs it in."""
+    from .services import computed, snapshot  # deferred: the statistics, for the child process only
 
     round = Round.objects.select_related("study__taxonomy").get(pk=round_id)
     try:

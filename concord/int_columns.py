@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from array import array
 
-import numpy as np
 from django.core.exceptions import EmptyResultSet, FieldDoesNotExist
 from django.db import connections
 from django.db.models import QuerySet
+
+from concord.lazy_numpy import np
 
 
 def int_columns(queryset: QuerySet, fields: list[str]) -> list[np.ndarray]:

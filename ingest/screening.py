@@ -10,7 +10,7 @@ import random
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
-import numpy as np
+from concord.lazy_numpy import np
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 
-import numpy as np
-
 from agreement.alpha import alpha_counts_figure
 from agreement.figures import Figure, finite
 from agreement.kappa import fleiss_matrix_figure
 from agreement.matrices import complete_counts, counts_of, rating_table
 from agreement.ties import modal_label
+from concord.lazy_numpy import np
 from taxonomy.codes import sort_key
 
 from .alt_test import alt_test

@@ -4,6 +4,8 @@ from celery import shared_task
 
 from concord import apart
 
+from .models import MachineRun
+
 
 # Late acknowledgement: a worker killed mid-run gives the run back to the queue, and the re-run takes what was
 # answered from the call cache. No result is stored: the run's row is the result.
@@ -20,19 +22,16 @@ def measure_task(run_id: int, level: str, type_code: str, epsilon: float, decisi
     apart.call("machines.tasks.measure", run_id, level, type_code, epsilon, decision_id)
 
 
-# Deferred imports below: the worker imports this module at start, and only the child running a task needs
-# numpy, scipy and scikit-learn.
+# The tasks' work, in the process concord.apart runs it in.
 def rate(run_id: int) -> dict:
-    from .models import MachineRun
-    from .services.runs import run
+    from .services.runs import run  # deferred: the classifier and statistics, for the child process only
 
     done = run(MachineRun.objects.select_related("rater__study").get(pk=run_id))
     return {"run": done.pk, "status": done.status}
 
 
 def measure(run_id: int, level: str, type_code: str, epsilon: float, decision_id: int | None) -> None:
-    from .models import MachineRun
-    from .services import measurements
+    from .services import measurements  # deferred: the statistics, for the child process only
 
     found = MachineRun.objects.select_related("rater__study").filter(pk=run_id).first()
     if found is not None:

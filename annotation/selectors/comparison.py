@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-import numpy as np
 from django.db.models import Count
 
 from agreement.contingency import Comparison, compare
 from agreement.ties import final_label
 from concord.errors import FieldError
+from concord.lazy_numpy import np
 from ingest.models import Keyword
 from taxonomy.codes import sort_key
 from taxonomy.models import Category

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-import numpy as np
-
 from agreement.contingency import compare
 from agreement.figures import finite
 from agreement.ties import modal_label
+from concord.lazy_numpy import np
 from taxonomy.codes import sort_key
 
 from ..models import NOT_RELEVANT, Label, Study

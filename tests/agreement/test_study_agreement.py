@@ -77,3 +77,37 @@ def test_agreement_stays_on_the_independent_round_during_review(client_as, study
     advance(study, lead)
     figures = client_as(lead).get(reverse("api:study_agreement", args=[study.pk])).json()
     assert figures["round"] == 1 and figures["type"]["reports"] == 3 and figures["type"]["raters"] == 4
+
+
+def test_the_api_serves_kept_figures_while_the_labels_stand_and_new_ones_once_they_change(
+        client_as, labeled_study, lead, annotator_a):
+    from agreement.models import AgreementSnapshot
+    from annotation.services.phases import advance
+
+    advance(labeled_study, lead, confirm_missing=True)  # the round closed: the lead sees agreement
+    url = reverse("api:study_agreement", args=[labeled_study.pk])
+    first = client_as(lead).get(url).json()
+    assert first["type"]["reports"] == 4 and first["snapshot"]["labels"] == 12
+    assert client_as(lead).get(url).json() == first  # nothing changed: the same snapshot, no new computation
+    assert AgreementSnapshot.objects.count() == 1
+
+    from django.utils import timezone
+
+    from annotation.models import Label
+
+    # A label changed since (its time is what tells): the figures are computed again.
+    changed = Label.objects.filter(annotator=annotator_a, round__study=labeled_study).order_by("pk").first()
+    Label.objects.filter(pk=changed.pk).update(updated_at=timezone.now())
+    again = client_as(lead).get(url).json()
+    assert again["snapshot"]["id"] != first["snapshot"]["id"] and AgreementSnapshot.objects.count() == 2
+
+
+def test_the_api_answers_202_while_a_worker_computes(client_as, labeled_study, lead, monkeypatch):
+    from agreement import api
+    from annotation.services.phases import advance
+
+    advance(labeled_study, lead, confirm_missing=True)
+    monkeypatch.setattr(api, "request_snapshot", lambda *args, **kwargs: None)  # sent; the worker is busy
+    response = client_as(lead).get(reverse("api:study_agreement", args=[labeled_study.pk]), {"level": "sub_theme"})
+    assert response.status_code == 202 and response["Retry-After"] == "2"
+    assert response.json() == {"computing": True, "round": 1, "level": "sub_theme"}
