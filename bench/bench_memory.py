@@ -67,12 +67,28 @@ def report(name: str, pid: int) -> float:
     return total
 
 
-def measure(web_pid: int, worker_pid: int, label: str) -> float:
+def measure(web_pid: int, worker_pid: int, label: str, idle: bool = True) -> float:
     print(label)
     total = report("web", web_pid) + report("worker", worker_pid)
-    verdict = "within" if total <= TARGET_MIB else "OVER"
-    print(f"  {'total':<8} {total:6.1f} MiB  ({verdict} the {TARGET_MIB} MiB target)")
+    verdict = ("within" if total <= TARGET_MIB else "OVER") + f" the {TARGET_MIB} MiB target" if idle else \
+        "not idle: the target is for idle"
+    print(f"  {'total':<8} {total:6.1f} MiB  ({verdict})")
     return total
+
+
+def task_latency() -> None:
+    """What keeping the statistics apart costs: an agreement task (the demo's published study) sent when the
+    worker has no task process (one is started: Django and the statistics libraries load), then at once again."""
+    from agreement.tasks import compute_agreement_task
+    from annotation.models import Study
+    from annotation.selectors.studies import agreement_round
+    from annotation.services.demo import PUBLISHED_STUDY
+
+    round_id = agreement_round(Study.objects.get(name=PUBLISHED_STUDY)).pk
+    for state in ("no task process kept", "its process kept"):
+        started = time.perf_counter()
+        compute_agreement_task.delay(round_id).get(timeout=300)
+        print(f"  agreement task, {state}: {time.perf_counter() - started:.2f} s")
 
 
 def children_gone(pid: int, seconds: float) -> float:
@@ -207,13 +223,14 @@ def main() -> None:
             requests_of_each_kind(server.port)
             tasks_of_each_kind()
             time.sleep(args.settle)
-            measure(server.process.pid, worker.pid, "just after, the worker's task processes still kept")
+            measure(server.process.pid, worker.pid, "just after, the worker's task processes still kept", idle=False)
             waited = children_gone(worker.pid, settings.TASKS_APART_IDLE + 60)
             time.sleep(args.settle)
             after = measure(server.process.pid, worker.pid, "idle after one request and one task of each kind "
                             f"(its task processes ended {waited:.0f} s after the tasks)")
             print(f"web + worker: {start:.0f} MiB after start, {after:.0f} MiB after one of each "
                   f"(target ≤ {TARGET_MIB} MiB)")
+            task_latency()
     finally:
         worker.terminate()
         worker.wait(timeout=60)
