@@ -38,3 +38,12 @@ def test_the_wsgi_server_refuses_to_start_without_a_secret():
     result = subprocess.run([sys.executable, "-c", "import concord.wsgi"], cwd=ROOT, env=environment,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode != 0 and "SECRET_KEY must be set" in result.stderr
+
+
+def test_every_variable_the_settings_read_is_in_the_env_example():
+    import re
+
+    settings = (ROOT / "concord/settings.py").read_text()
+    read = set(re.findall(r'(?:env_\w+|os\.environ\.get)\(\s*"([A-Z][A-Z0-9_]+)"', settings))
+    listed = set(re.findall(r"^([A-Z][A-Z0-9_]+)=", (ROOT / ".env.example").read_text(), re.M))
+    assert read and not read - listed, sorted(read - listed)
