@@ -47,6 +47,9 @@ def call(path: str, *args):
     except (EOFError, OSError) as exc:
         child.end()
         raise ChildLost(f"the process running {path} ended before it finished") from exc
+    except BaseException:  # an answer that would not unpickle, the worker stopped meanwhile: not reused
+        child.end()
+        raise
     _give_back(child)
     if ok:
         return value
