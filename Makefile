@@ -43,7 +43,8 @@ test: install
 
 # A Celery worker for every queue, for when REDIS_URL is set. Threads, not prefork's two children that would
 # each hold Django and the statistics stack: half the memory on this 2-core machine (`make bench-memory`), and
-# the long tasks spend their time in the database or in numpy, which release the interpreter lock.
+# the long tasks spend their time in the database or in numpy, which release the interpreter lock. Agreement
+# figures and machine raters run in a child process the worker ends when idle (concord.apart).
 WORKER_ARGS := --queues ingest,summaries,statistics,celery --pool=threads --concurrency=2
 worker: install
 	$(BIN)/celery -A concord worker $(WORKER_ARGS) --loglevel=info
