@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from django.db.models import Count, Max
 
-from annotation.models import Label, Round
+from annotation.models import Decision, Label, Round
 from annotation.selectors.labels import counted_labels
 from concord import queueing
 
@@ -26,12 +26,14 @@ def snapshot(round: Round, level: str = "theme", by=None) -> AgreementSnapshot:
 
 def is_current(found: AgreementSnapshot | None, round: Round) -> bool:
     """Whether the snapshot holds the round's figures from its labels as they are now: none added, changed, set
-    aside or removed since its computation started."""
+    aside or removed since its computation started, and no final label (which decides a report's type) made or
+    changed since."""
     if found is None or found.round_id != round.pk:
         return False
     now = counted_labels(Label.objects.filter(round=round)).aggregate(n=Count("pk"), last=Max("updated_at"))
+    decided = Decision.objects.filter(study_id=round.study_id).aggregate(last=Max("decided_at"))["last"]
     started = found.computed_at - timedelta(seconds=found.seconds)
-    return now["n"] == found.labels and (now["last"] is None or now["last"] < started)
+    return now["n"] == found.labels and all(when is None or when < started for when in (now["last"], decided))
 
 
 COMPUTING = 15 * 60  # seconds a requested computation is taken to be under way; the task clears it when done
