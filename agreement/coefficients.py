@@ -64,14 +64,20 @@ class _Rows:
             agree = np.where(r >= 2, (rows * (rows - 1)).sum(axis=1) / (r * (r - 1)), 0.0)
         return cls(freq, (r >= 2).astype(np.float64), agree, rows / r[:, None])
 
-    def chance(self, weights: np.ndarray, q: int) -> tuple[np.ndarray, np.ndarray]:
-        """Per weighting (rows of `weights`): observed agreement, and chance agreement as Fleiss, AC1 and
-        Brennan–Prediger take it (B × 3)."""
+    def stacked(self, dtype) -> np.ndarray:
+        """Agreement, pairability, a column of ones and the shares side by side: every weighted sum `chance`
+        needs, from one product that reads the weights once."""
+        return np.column_stack([self.agree, self.pairable, np.ones(len(self.freq)), self.shares]).astype(dtype)
+
+    @staticmethod
+    def chance(sums: np.ndarray, q: int) -> tuple[np.ndarray, np.ndarray]:
+        """From weights @ stacked() (one row per weighting): observed agreement, and chance agreement as
+        Fleiss, AC1 and Brennan–Prediger take it (B × 3)."""
         with np.errstate(divide="ignore", invalid="ignore"):
-            observed = (weights @ self.agree) / (weights @ self.pairable)
-            pi = (weights @ self.shares) / weights.sum(axis=1, keepdims=True)
+            observed = sums[:, 0] / sums[:, 1]
+            pi = sums[:, 3:] / sums[:, 2:3]
         chance = np.stack([np.square(pi).sum(axis=1), (pi * (1 - pi)).sum(axis=1) / (q - 1),
-                           np.full(len(weights), 1 / q)], axis=1)
+                           np.full(len(sums), 1 / q)], axis=1)
         return observed, chance
 
 
@@ -94,7 +100,7 @@ def coefficients(counts: np.ndarray, *, categories: int | None = None, resamples
             c.undefined_because = "one category only: there is nothing to disagree on"
         return out
     rows = _Rows.of(counts)
-    observed_all, chance_all = rows.chance(rows.freq[None, :].astype(np.float64), q)
+    observed_all, chance_all = rows.chance(rows.freq[None, :].astype(np.float64) @ rows.stacked(np.float64), q)
     observed, chance = float(observed_all[0]), chance_all[0]
     for i, name in enumerate(names):
         c = out[name]
@@ -112,10 +118,10 @@ def _bootstrap(rows: _Rows, q: int, out: dict[str, Coefficient], resamples: int,
     """Percentile intervals over units resampled with replacement (agreement.resampling: weights over the
     distinct count rows); each coefficient's parts are weighted sums of per-row values."""
     # Single precision for the products (BLAS sgemm), as bootstrap_kappa: ample for an interval.
-    single = _Rows(rows.freq, *(a.astype(np.float32) for a in (rows.pairable, rows.agree, rows.shares)))
+    stacked = rows.stacked(np.float32)
     batches = []
     for weights in resample_weights(rows.freq, resamples, seed):
-        observed, chance = single.chance(weights, q)
+        observed, chance = _Rows.chance(weights @ stacked, q)
         with np.errstate(divide="ignore", invalid="ignore"):
             batches.append((observed[:, None] - chance) / (1 - chance))
     values = np.concatenate(batches)

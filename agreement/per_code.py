@@ -18,30 +18,34 @@ ALPHA_METHOD = "Krippendorff's alpha on this code or not (alpha-binary), reports
 KAPPA_METHOD = "Fleiss' per-category kappa (1971), reports rated by every rater"
 
 
-def _alpha_binary(hits: np.ndarray, m: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Nominal alpha of binary data, per weighting (rows of `weights`, B × units) and per code (columns of
-    `hits`, units × K): o_10 = Σ w · 2·h·(m − h)/(m − 1), n_1 = Σ w · h, n = Σ w · m; α = 1 − o_10 / e_10."""
+def _alpha_parts(hits: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """Per unit, side by side: 2·h·(m − h)/(m − 1) per code, h per code, and m: alpha-binary's sums are these
+    weighted, from one product that reads the weights once."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        disagree = weights @ (2 * hits * (m[:, None] - hits) / (m[:, None] - 1))
-        n = (weights @ m)[:, None]
-        n1 = weights @ hits
+        return np.column_stack([2 * hits * (m[:, None] - hits) / (m[:, None] - 1), hits, m])
+
+
+def _alpha_binary(sums: np.ndarray) -> np.ndarray:
+    """Nominal alpha of binary data per weighting and code, from weights @ _alpha_parts (B × 2K + 1):
+    o_10 = Σ w · 2·h·(m − h)/(m − 1), n_1 = Σ w · h, n = Σ w · m; α = 1 − o_10 / e_10."""
+    k = (sums.shape[1] - 1) // 2
+    disagree, n1, n = sums[:, :k], sums[:, k:2 * k], sums[:, 2 * k:]
+    with np.errstate(divide="ignore", invalid="ignore"):
         return 1 - disagree / (2 * n1 * (n - n1) / (n - 1))
 
 
-def _kappa_j(hits: np.ndarray, m: int, weights: np.ndarray) -> np.ndarray:
-    """Fleiss' (1971) per-category kappas, per weighting, over units of m ratings each."""
+def _kappa_parts(hits: np.ndarray, m: int) -> np.ndarray:
+    """Per unit of m ratings, side by side: h·(m − h) per code, h per code, and 1."""
+    return np.column_stack([hits * (m - hits), hits, np.ones(len(hits), dtype=hits.dtype)])
+
+
+def _kappa_j(sums: np.ndarray, m: int) -> np.ndarray:
+    """Fleiss' (1971) per-category kappas per weighting, from weights @ _kappa_parts (B × 2K + 1)."""
+    k = (sums.shape[1] - 1) // 2
+    spread, hits, n = sums[:, :k], sums[:, k:2 * k], sums[:, 2 * k:]
     with np.errstate(divide="ignore", invalid="ignore"):
-        n = weights.sum(axis=1)[:, None]
-        p = (weights @ hits) / (n * m)
-        spread = weights @ (hits * (m - hits))
+        p = hits / (n * m)
         return 1 - spread / (n * m * (m - 1) * p * (1 - p))
-
-
-def _distinct(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows (as float32: BLAS's single-precision products for the resamples) and how many units
-    share each: every figure here is a weighted sum over them."""
-    distinct, freq = distinct_rows(rows)
-    return distinct.astype(np.float32), freq
 
 
 def _entry(method: str, n: int, value, interval: tuple[float | None, float | None] | None, undefined: str) -> dict:
@@ -74,16 +78,19 @@ def per_code(counts: np.ndarray, categories: Sequence[str], *, resamples: int = 
     alpha = kappa = None
     alpha_samples, kappa_samples = [], []
     if units:
-        distinct, freq = _distinct(kept)
-        alpha = _alpha_binary(distinct.astype(float), distinct.sum(axis=1, dtype=float), freq[None, :].astype(float))[0]
+        distinct, freq = distinct_rows(kept)
+        parts = _alpha_parts(distinct.astype(float), distinct.sum(axis=1, dtype=float))
+        alpha = _alpha_binary(freq[None, :].astype(float) @ parts)[0]
         if resamples:
-            alpha_samples = [_alpha_binary(distinct, distinct.sum(axis=1), w)
-                             for w in resample_weights(freq, resamples, seed)]
+            parts = parts.astype(np.float32)
+            alpha_samples = [_alpha_binary(w @ parts) for w in resample_weights(freq, resamples, seed)]
     if full and raters >= 2:
-        distinct, freq = _distinct(kept[complete])
-        kappa = _kappa_j(distinct.astype(float), raters, freq[None, :].astype(float))[0]
+        distinct, freq = distinct_rows(kept[complete])
+        parts = _kappa_parts(distinct.astype(float), raters)
+        kappa = _kappa_j(freq[None, :].astype(float) @ parts, raters)[0]
         if resamples:
-            kappa_samples = [_kappa_j(distinct, raters, w) for w in resample_weights(freq, resamples, seed)]
+            parts = parts.astype(np.float32)
+            kappa_samples = [_kappa_j(w @ parts, raters) for w in resample_weights(freq, resamples, seed)]
     alpha_ci, kappa_ci = _intervals(alpha_samples), _intervals(kappa_samples)
     rows = []
     for j, name in enumerate(categories):
