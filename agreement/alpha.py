@@ -22,12 +22,11 @@ def nominal_alpha(counts: np.ndarray) -> float | None:
     m = m[m >= 2]
     if not len(pairable):
         return None
-    # Coincidence matrix: o_ck = Σ_u n_uc (n_uk − [c = k]) / (m_u − 1).
-    scaled = pairable / (m - 1)[:, None]
-    coincidences = pairable.T @ scaled - np.diag(scaled.sum(axis=0))
-    n_c = coincidences.sum(axis=1)
+    # Coincidence matrix o_ck = Σ_u n_uc (n_uk − [c = k]) / (m_u − 1). Alpha needs only its row sums,
+    # n_c = Σ_u n_uc, and its diagonal's sum, Σ_u Σ_c n_uc (n_uc − 1) / (m_u − 1): no product of the matrices.
+    n_c = pairable.sum(axis=0)
     n = n_c.sum()
-    observed_disagreement = n - np.trace(coincidences)
+    observed_disagreement = n - ((pairable * (pairable - 1)).sum(axis=1) / (m - 1)).sum()
     expected_disagreement = (n * n - np.square(n_c).sum()) / (n - 1)
     if expected_disagreement == 0:
         return None

@@ -47,32 +47,29 @@ class Coefficient:
 
 @dataclass
 class _Rows:
-    """The distinct count rows of the units with a rating, how many units share each, and per row what every
-    coefficient is a weighted mean of: whether it is pairable (two or more ratings), its observed agreement,
-    and its category shares. A figure over units is the same weighted mean over rows (distinct rows are fewer)."""
+    """The distinct count rows of the units with a rating, how many units share each, and per row, side by side,
+    what every coefficient is a weighted mean of: its observed agreement, whether it is pairable (two or more
+    ratings), a one, and its category shares. A figure over units is the same weighted sum over rows (distinct
+    rows are fewer), and one product gives every sum a weighting needs."""
 
     freq: np.ndarray
-    pairable: np.ndarray
-    agree: np.ndarray
-    shares: np.ndarray
+    parts: np.ndarray  # rows × (3 + categories)
 
     @classmethod
     def of(cls, counts: np.ndarray) -> _Rows:
         rows, freq = distinct_rows(counts[counts.sum(axis=1) >= 1])
-        r = rows.sum(axis=1)
+        r = rows.sum(axis=1, dtype=np.float64)
+        parts = np.empty((len(rows), 3 + rows.shape[1]))
         with np.errstate(divide="ignore", invalid="ignore"):
-            agree = np.where(r >= 2, (rows * (rows - 1)).sum(axis=1) / (r * (r - 1)), 0.0)
-        return cls(freq, (r >= 2).astype(np.float64), agree, rows / r[:, None])
-
-    def stacked(self, dtype) -> np.ndarray:
-        """Agreement, pairability, a column of ones and the shares side by side: every weighted sum `chance`
-        needs, from one product that reads the weights once."""
-        return np.column_stack([self.agree, self.pairable, np.ones(len(self.freq)), self.shares]).astype(dtype)
+            parts[:, 0] = np.where(r >= 2, (rows * (rows - 1)).sum(axis=1) / (r * (r - 1)), 0.0)
+            parts[:, 3:] = rows / r[:, None]
+        parts[:, 1], parts[:, 2] = r >= 2, 1
+        return cls(freq, parts)
 
     @staticmethod
     def chance(sums: np.ndarray, q: int) -> tuple[np.ndarray, np.ndarray]:
-        """From weights @ stacked() (one row per weighting): observed agreement, and chance agreement as
-        Fleiss, AC1 and Brennan–Prediger take it (B × 3)."""
+        """From weights @ parts (one row per weighting): observed agreement, and chance agreement as Fleiss, AC1
+        and Brennan–Prediger take it (B × 3)."""
         with np.errstate(divide="ignore", invalid="ignore"):
             observed = sums[:, 0] / sums[:, 1]
             pi = sums[:, 3:] / sums[:, 2:3]
@@ -86,7 +83,7 @@ def coefficients(counts: np.ndarray, *, categories: int | None = None, resamples
     """Fleiss' kappa, AC1 and Brennan–Prediger from a units × categories count matrix (a row holds how many
     raters gave each category; rows may sum to different numbers). `categories` is q, the number of categories
     raters could choose (default: the matrix's columns). Intervals: percentile bootstrap over units."""
-    counts = np.asarray(counts, dtype=float)
+    counts = np.asarray(counts)
     q = categories or counts.shape[1]
     names = list(METHODS)
     n_units = int((counts.sum(axis=1) >= 2).sum()) if counts.size else 0
@@ -100,7 +97,7 @@ def coefficients(counts: np.ndarray, *, categories: int | None = None, resamples
             c.undefined_because = "one category only: there is nothing to disagree on"
         return out
     rows = _Rows.of(counts)
-    observed_all, chance_all = rows.chance(rows.freq[None, :].astype(np.float64) @ rows.stacked(np.float64), q)
+    observed_all, chance_all = rows.chance(rows.freq[None, :] @ rows.parts, q)
     observed, chance = float(observed_all[0]), chance_all[0]
     for i, name in enumerate(names):
         c = out[name]
@@ -118,10 +115,10 @@ def _bootstrap(rows: _Rows, q: int, out: dict[str, Coefficient], resamples: int,
     """Percentile intervals over units resampled with replacement (agreement.resampling: weights over the
     distinct count rows); each coefficient's parts are weighted sums of per-row values."""
     # Single precision for the products (BLAS sgemm), as bootstrap_kappa: ample for an interval.
-    stacked = rows.stacked(np.float32)
+    parts = rows.parts.astype(np.float32)
     batches = []
     for weights in resample_weights(rows.freq, resamples, seed):
-        observed, chance = _Rows.chance(weights @ stacked, q)
+        observed, chance = _Rows.chance(weights @ parts, q)
         with np.errstate(divide="ignore", invalid="ignore"):
             batches.append((observed[:, None] - chance) / (1 - chance))
     values = np.concatenate(batches)

@@ -73,7 +73,8 @@ def bootstrap_kappa(counts: np.ndarray, resamples: int = 1000, seed: int = 0,
     p_u, _ = agreement_parts(rows)
     # Single precision for the products (BLAS sgemm); sums of ≤ 10⁶ terms keep ~6 digits, ample for an interval.
     # P_u and the rows side by side: one product reads a batch of weights once, where two read it twice.
-    parts = np.column_stack([p_u, rows]).astype(np.float32)
+    parts = np.empty((len(rows), 1 + rows.shape[1]), dtype=np.float32)
+    parts[:, 0], parts[:, 1:] = p_u, rows
     kappas = []
     for weights in resample_weights(freq, resamples, seed):
         sums = weights @ parts

@@ -84,9 +84,15 @@ def distinct_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     counts = np.asarray(counts)
     if counts.ndim != 2 or not counts.size:
         return np.unique(counts, axis=0, return_counts=True)
-    small = counts.astype(np.uint8)
-    if not np.array_equal(small, counts):  # negative, fractional or over 255: the general path
-        return np.unique(counts, axis=0, return_counts=True)
+    if np.issubdtype(counts.dtype, np.integer):
+        # Whole numbers: one pass over the matrix for its range instead of an element-wise comparison.
+        if counts.min() < 0 or counts.max() > 255:
+            return np.unique(counts, axis=0, return_counts=True)
+        small = counts.astype(np.uint8)
+    else:
+        small = counts.astype(np.uint8)
+        if not np.array_equal(small, counts):  # negative, fractional or over 255: the general path
+            return np.unique(counts, axis=0, return_counts=True)
     packed = np.ascontiguousarray(small).view(np.dtype((np.void, counts.shape[1]))).ravel()
     # A type's kappa, coefficients and per-code figures ask for the same rows' distinct rows: found once per
     # computation (agreement.resampling.shared).

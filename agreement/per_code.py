@@ -21,8 +21,11 @@ KAPPA_METHOD = "Fleiss' per-category kappa (1971), reports rated by every rater"
 def _alpha_parts(hits: np.ndarray, m: np.ndarray) -> np.ndarray:
     """Per unit, side by side: 2·h·(m − h)/(m − 1) per code, h per code, and m: alpha-binary's sums are these
     weighted, from one product that reads the weights once."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.column_stack([2 * hits * (m[:, None] - hits) / (m[:, None] - 1), hits, m])
+    k = hits.shape[1]
+    parts = np.empty((len(hits), 2 * k + 1))
+    parts[:, :k] = 2 * hits * (m[:, None] - hits) / (m[:, None] - 1)  # m ≥ 2: pairable units only
+    parts[:, k:2 * k], parts[:, 2 * k] = hits, m
+    return parts
 
 
 def _alpha_binary(sums: np.ndarray) -> np.ndarray:
@@ -36,7 +39,11 @@ def _alpha_binary(sums: np.ndarray) -> np.ndarray:
 
 def _kappa_parts(hits: np.ndarray, m: int) -> np.ndarray:
     """Per unit of m ratings, side by side: h·(m − h) per code, h per code, and 1."""
-    return np.column_stack([hits * (m - hits), hits, np.ones(len(hits), dtype=hits.dtype)])
+    k = hits.shape[1]
+    parts = np.empty((len(hits), 2 * k + 1))
+    parts[:, :k] = hits * (m - hits)
+    parts[:, k:2 * k], parts[:, 2 * k] = hits, 1
+    return parts
 
 
 def _kappa_j(sums: np.ndarray, m: int) -> np.ndarray:
@@ -65,13 +72,15 @@ def _intervals(samples: list[np.ndarray]) -> list | None:
 def per_code(counts: np.ndarray, categories: Sequence[str], *, resamples: int = RESAMPLES, seed: int = 0) -> list[dict]:
     """One row per category used: its uses, alpha-binary and per-category kappa with n and intervals. `counts`
     is units × categories (rows may sum to different numbers: missing ratings)."""
-    counts = np.asarray(counts, dtype=float)
-    used = counts.sum(axis=0) > 0
+    counts = np.asarray(counts)
+    uses = counts.sum(axis=0)
+    used = uses > 0
     categories = [c for c, u in zip(categories, used, strict=True) if u]
-    counts = counts[:, used]
+    uses, counts = uses[used], counts[:, used] if not used.all() else counts
     m = counts.sum(axis=1)
     pairable = m >= 2
-    kept, mk = counts[pairable], m[pairable]
+    # Copies only where some units are left out (usually none are).
+    kept, mk = (counts, m) if pairable.all() else (counts[pairable], m[pairable])
     raters = int(m.max()) if len(m) else 0
     complete = mk == raters
     units, full = len(kept), int(complete.sum())
@@ -79,26 +88,23 @@ def per_code(counts: np.ndarray, categories: Sequence[str], *, resamples: int = 
     alpha_samples, kappa_samples = [], []
     if units:
         distinct, freq = distinct_rows(kept)
-        parts = _alpha_parts(distinct.astype(float), distinct.sum(axis=1, dtype=float))
-        alpha = _alpha_binary(freq[None, :].astype(float) @ parts)[0]
+        parts = _alpha_parts(distinct, distinct.sum(axis=1, dtype=float))
+        alpha = _alpha_binary(freq[None, :] @ parts)[0]
         if resamples:
             parts = parts.astype(np.float32)
             alpha_samples = [_alpha_binary(w @ parts) for w in resample_weights(freq, resamples, seed)]
     if full and raters >= 2:
-        distinct, freq = distinct_rows(kept[complete])
-        parts = _kappa_parts(distinct.astype(float), raters)
-        kappa = _kappa_j(freq[None, :].astype(float) @ parts, raters)[0]
+        distinct, freq = distinct_rows(kept if full == units else kept[complete])
+        parts = _kappa_parts(distinct, raters)
+        kappa = _kappa_j(freq[None, :] @ parts, raters)[0]
         if resamples:
             parts = parts.astype(np.float32)
             kappa_samples = [_kappa_j(w @ parts, raters) for w in resample_weights(freq, resamples, seed)]
     alpha_ci, kappa_ci = _intervals(alpha_samples), _intervals(kappa_samples)
     rows = []
     for j, name in enumerate(categories):
-        uses = int(counts[:, j].sum())
-        if uses == 0:
-            continue
         rows.append({
-            "category": name, "uses": uses,
+            "category": name, "uses": int(uses[j]),
             "alpha": _entry(ALPHA_METHOD, units, None if alpha is None else alpha[j], alpha_ci and alpha_ci[j],
                             "no report has two or more ratings" if not units else
                             "every rating is this code, or none is"),

@@ -18,10 +18,10 @@ from .alpha import alpha_counts_figure
 from .coefficients import Coefficient, coefficients, diverge
 from .figures import Figure
 from .kappa import fleiss_matrix_figure
-from .matrices import RatingTable, complete_counts, counts_of
+from .matrices import RatingTable, complete_counts, counts_of, distinct_rows
 from .per_code import per_code
 from .raters import RaterAgreement, rater_agreement_table
-from .resampling import shared
+from .resampling import one_blas_thread, prefetch, shared
 
 LEVELS = ("theme", "sub_theme")
 RESAMPLES = 1000
@@ -191,44 +191,49 @@ def agreement_from(read: RoundLabels, level: str = "theme", resamples: int = RES
                    seed: int = 0) -> StudyAgreement:
     """The figures from labels already in memory: numpy work only, no query. Figures over the same reports share
     their bootstrap resamples (agreement.resampling.shared)."""
-    with shared():
+    with shared(), one_blas_thread():
         return _agreement_from(read, level, resamples, seed)
 
 
 def _agreement_from(read: RoundLabels, level: str, resamples: int, seed: int) -> StudyAgreement:
     round, labels, final, basis = read.round, read.labels, read.final, read.basis
     n_raters = len(labels.raters)
-    table = labels.tables[level]
-    type_counts = counts_of(labels.tables["type"])
-    type_index = {c: i for i, c in enumerate(labels.tables["type"].categories)}
-    per_type = []
+    table, types = labels.tables[level], labels.tables["type"]
+    type_counts = counts_of(types)
+    type_index = {c: i for i, c in enumerate(types.categories)}
+    # Every Fleiss matrix first, once, and their resamples set drawing in the background: the draws (most of a
+    # bootstrap's cost) go on while the figures below compute what needs none.
+    type_matrix = complete_counts(types, None, n_raters)
+    matrices = []
     for type_ in read.types:
         rows = final == type_.code
-        fleiss = fleiss_matrix_figure(complete_counts(table, rows, n_raters), level=level, type=type_.code,
-                                      resamples=resamples, seed=seed)
+        agreed = type_counts[:, type_index[type_.code]] == n_raters if type_.code in type_index else \
+            np.zeros(len(labels.issues), dtype=bool)
+        matrices.append((rows, complete_counts(table, rows, n_raters), complete_counts(table, agreed, n_raters)))
+    for matrix in [type_matrix, *(m for _, *pair in matrices for m in pair)]:
+        if len(matrix.subjects) > 1:
+            prefetch(distinct_rows(matrix.counts)[1], resamples, seed)
+    per_type = []
+    for type_, (rows, matrix, agreed) in zip(read.types, matrices, strict=True):
         subset = [labels.issues[i] for i in np.flatnonzero(rows)]
         counts = counts_of(table, rows)
         alpha = alpha_counts_figure(subset, table.categories, counts, level=level, type=type_.code)
-        agreed = type_counts[:, type_index[type_.code]] == n_raters if type_.code in type_index else \
-            np.zeros(len(labels.issues), dtype=bool)
-        unanimous = fleiss_matrix_figure(complete_counts(table, agreed, n_raters), level=level, type=type_.code,
-                                         resamples=resamples, seed=seed)
+        fleiss = fleiss_matrix_figure(matrix, level=level, type=type_.code, resamples=resamples, seed=seed)
+        unanimous = fleiss_matrix_figure(agreed, level=level, type=type_.code, resamples=resamples, seed=seed)
         per_type.append(TypeAgreement(type=type_, fleiss=fleiss, alpha=alpha,
                                       others=_others(counts, resamples, seed),
                                       per_code=per_code(counts, table.categories, seed=seed),
                                       unanimous=unanimous))
-    types = labels.tables["type"]
     return StudyAgreement(
         round=round, level=level, basis=basis,
-        by_type=fleiss_matrix_figure(complete_counts(types, None, n_raters), level="type", resamples=resamples,
-                                     seed=seed),
-        type_alpha=alpha_counts_figure(labels.issues, types.categories, counts_of(types), level="type"),
+        by_type=fleiss_matrix_figure(type_matrix, level="type", resamples=resamples, seed=seed),
+        type_alpha=alpha_counts_figure(labels.issues, types.categories, type_counts, level="type"),
         per_type=per_type,
         raters=rater_agreement_table(types.codes, labels.raters, len(types.categories)),
         controversial=_controversial(labels),
         no_type=[labels.issues[i] for i in np.flatnonzero(final == "")],
-        type_others=_others(counts_of(types), resamples, seed),
-        type_per_code=per_code(counts_of(types), types.categories, seed=seed),
+        type_others=_others(type_counts, resamples, seed),
+        type_per_code=per_code(type_counts, types.categories, seed=seed),
     )
 
 
