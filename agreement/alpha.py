@@ -6,7 +6,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from concord.lazy_numpy import np
 
 from .figures import Figure, finite
-from .matrices import counts_of, rating_table
+from .matrices import counts_of, distinct_rows, rating_table
 
 
 def unit_counts(ratings: Mapping[Hashable, Sequence[str | None]]) -> tuple[list[Hashable], list[str], np.ndarray]:
@@ -18,15 +18,16 @@ def unit_counts(ratings: Mapping[Hashable, Sequence[str | None]]) -> tuple[list[
 def nominal_alpha(counts: np.ndarray) -> float | None:
     """Alpha from a units × categories count matrix; units with fewer than two values are not pairable."""
     m = counts.sum(axis=1)
-    pairable = counts[m >= 2]
-    m = m[m >= 2]
-    if not len(pairable):
+    if not (m >= 2).any():
         return None
+    # Units with the same counts contribute alike: sums over the distinct rows, each weighted by its units.
+    rows, freq = distinct_rows(counts if (m >= 2).all() else counts[m >= 2])
+    m = rows.sum(axis=1)
     # Coincidence matrix o_ck = Σ_u n_uc (n_uk − [c = k]) / (m_u − 1). Alpha needs only its row sums,
     # n_c = Σ_u n_uc, and its diagonal's sum, Σ_u Σ_c n_uc (n_uc − 1) / (m_u − 1): no product of the matrices.
-    n_c = pairable.sum(axis=0)
-    n = n_c.sum()
-    observed_disagreement = n - ((pairable * (pairable - 1)).sum(axis=1) / (m - 1)).sum()
+    n_c = (freq @ rows).astype(np.float64)
+    n = float(n_c.sum())
+    observed_disagreement = n - float(freq @ ((rows * (rows - 1)).sum(axis=1) / (m - 1)))
     expected_disagreement = (n * n - np.square(n_c).sum()) / (n - 1)
     if expected_disagreement == 0:
         return None
@@ -52,7 +53,7 @@ def alpha_counts_figure(units: Sequence[Hashable], categories: list[str], counts
     elif len(categories) < 2:
         figure.undefined_because = "every rating is the same single category, so there is no disagreement to expect"
     else:
-        figure.value = nominal_alpha(counts[:, used].astype(float))
+        figure.value = nominal_alpha(counts[:, used] if not used.all() else counts)
         if figure.value is None:
             figure.undefined_because = "expected disagreement is zero"
     return figure

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
 
-from annotation.models import NOT_RELEVANT, Decision, Label, Round
-from annotation.selectors.labels import counted_labels
+from annotation.models import NOT_RELEVANT, Decision, Round
+from annotation.selectors.labels import counted_in_round
 from concord.int_columns import int_columns
 from concord.lazy_numpy import np
 from taxonomy.codes import sort_key
@@ -87,7 +87,7 @@ def _level_codes(values: np.ndarray, names: dict[int, str]) -> tuple[list[str], 
 
 def _labels(round: Round) -> _Labels:
     names = dict(Category.objects.filter(taxonomy=round.study.taxonomy_id).values_list("pk", "code"))
-    counted = counted_labels(Label.objects.filter(round=round))
+    counted = counted_in_round(round)
     names6 = ["issue", "annotator", "relevant", "type", "theme", "sub_theme"]
     # order_by() drops the model's default ordering, which would join and sort every row.
     column = dict(zip(names6, int_columns(counted.order_by(), [

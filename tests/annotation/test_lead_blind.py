@@ -9,9 +9,10 @@ import pytest
 from django.urls import reverse
 
 from agreement.reports import study_agreement
+from annotation.models import Label
 from annotation.permissions import can_view_all_labels, labels_blind
 from annotation.selectors.history import label_changes
-from annotation.selectors.labels import labels_of_report, raters
+from annotation.selectors.labels import counted_in_round, counted_labels, labels_of_report, raters
 from annotation.selectors.votes import current_votes
 from annotation.services.labels import LabelError, stop_labeling
 from annotation.services.phases import advance
@@ -95,6 +96,10 @@ def test_stopping_sets_the_leads_labels_aside_and_the_pages_say_so(client_as, bl
     study.refresh_from_db()
     assert can_view_all_labels(lead, study)
     assert study_agreement(round, resamples=10).by_type.n_raters == 2
+    # The one-round reader the figures use counts the same labels as the general rule.
+    counted = set(counted_labels(Label.objects.filter(round=round)).values_list("pk", flat=True))
+    assert set(counted_in_round(round).values_list("pk", flat=True)) == counted
+    assert lead.pk not in set(counted_in_round(round).values_list("annotator_id", flat=True))
     assert set(current_votes(study)[first.pk]) == {study.memberships.get(user__username=n).user_id
                                                    for n in ("alice", "bob")}
     page = client_as(lead).get(reverse("agreement:study_agreement", args=[study.pk])).content.decode()
