@@ -211,7 +211,7 @@ def _agreement_from(read: RoundLabels, level: str, resamples: int, seed: int) ->
             np.zeros(len(labels.issues), dtype=bool)
         matrices.append((rows, complete_counts(table, rows, n_raters), complete_counts(table, agreed, n_raters)))
     for matrix in [type_matrix, *(m for _, *pair in matrices for m in pair)]:
-        if len(matrix.subjects) > 1:
+        if len(matrix.subjects) > 1 and matrix.n_raters > 1 and len(matrix.categories) > 1:  # else no interval
             prefetch(distinct_rows(matrix.counts)[1], resamples, seed)
     per_type = []
     for type_, (rows, matrix, agreed) in zip(read.types, matrices, strict=True):

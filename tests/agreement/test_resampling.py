@@ -90,3 +90,51 @@ def test_column_intervals_are_np_percentile_of_each_columns_finite_values():
             continue
         expected = np.percentile(column.astype(np.float64), [2.5, 97.5])
         assert np.allclose([low, high], expected, rtol=0, atol=1e-12), j
+
+
+def test_prefetched_resamples_are_the_ones_drawn_on_demand_and_drawn_once(monkeypatch):
+    alone = _all(MANY, 1000)
+    calls = []
+    real = resampling._draw
+    monkeypatch.setattr(resampling, "_draw", lambda *args: calls.append(args) or real(*args))
+    with shared():
+        resampling.prefetch(MANY, 1000, 0)
+        resampling.prefetch(MANY, 1000, 0)  # already under way: not drawn twice
+        fetched, again = _all(MANY, 1000), _all(MANY, 300)
+    assert len(calls) == 1
+    assert np.array_equal(fetched, alone) and np.array_equal(again, alone[:300])
+    resampling.prefetch(MANY, 1000, 0)  # outside a shared block: nothing is started
+    assert len(calls) == 1
+
+
+def test_a_shared_block_that_fails_leaves_no_drawing_thread_behind():
+    import threading
+
+    with pytest.raises(RuntimeError), shared():
+        for seed in range(5):
+            resampling.prefetch(MANY, 1000, seed)
+        raise RuntimeError("a figure failed")
+    assert not [t for t in threading.enumerate() if t.name.startswith("resamples")]
+
+
+def test_a_prefetched_draw_that_fails_raises_where_its_resamples_are_asked_for(monkeypatch):
+    def broken(*args):
+        raise MemoryError("no room for the resamples")
+
+    monkeypatch.setattr(resampling, "_draw", broken)
+    with shared():
+        resampling.prefetch(MANY, 1000, 0)
+        with pytest.raises(MemoryError, match="no room"):
+            _all(MANY, 1000)
+
+
+def test_blas_runs_on_one_thread_inside_the_block_and_as_before_after_it():
+    from threadpoolctl import threadpool_info
+
+    def blas_threads():
+        return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+    before = blas_threads()
+    with resampling.one_blas_thread():
+        assert set(blas_threads()) <= {1}
+    assert blas_threads() == before
