@@ -38,7 +38,7 @@ def shared() -> Iterator[None]:
     finally:
         _drawn.reset(token)
         ahead = drawn.pop(_AHEAD, None)
-        if ahead is not None:  # draws nobody asked for (the block failed) are not waited for
+        if ahead is not None:  # draws not begun are dropped (the block failed before it asked for them)
             ahead.shutdown(wait=True, cancel_futures=True)
 
 
@@ -79,7 +79,8 @@ def prefetch(freq: np.ndarray, resamples: int, seed: int) -> None:
     if drawn is None or resamples < 1 or len(freq) == 0:
         return
     key = _key(freq, seed)
-    if key in drawn and not (isinstance(drawn[key], tuple) and drawn[key][0] < resamples):
+    under_way = drawn.get(key)
+    if isinstance(under_way, Future) or (under_way is not None and under_way[0] >= resamples):
         return
     if _AHEAD not in drawn:
         drawn[_AHEAD] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="resamples")
