@@ -18,6 +18,14 @@ def _all(freq, resamples, seed=0):
     return np.concatenate(list(resample_weights(freq, resamples, seed)))
 
 
+def _counted_draws(monkeypatch) -> list:
+    """The arguments of every draw made from here on."""
+    calls = []
+    real = resampling._draw
+    monkeypatch.setattr(resampling, "_draw", lambda *args: calls.append(args) or real(*args))
+    return calls
+
+
 @pytest.mark.parametrize("freq", [FEW, MANY], ids=["few", "many"])
 def test_each_resample_takes_n_reports_and_each_row_in_proportion(freq):
     weights = _all(freq, 1000)
@@ -37,9 +45,7 @@ def test_fewer_resamples_are_the_first_of_more_and_a_seed_repeats(freq):
 
 def test_within_shared_a_repeated_request_draws_nothing_and_gives_the_same_weights(monkeypatch):
     alone = _all(MANY, 1000)
-    calls = []
-    real = resampling._draw
-    monkeypatch.setattr(resampling, "_draw", lambda *args: calls.append(args) or real(*args))
+    calls = _counted_draws(monkeypatch)
     with shared():
         first, again, fewer = _all(MANY, 1000), _all(MANY, 1000), _all(MANY, 300)
         other_seed = _all(MANY, 1000, seed=1)
@@ -94,9 +100,7 @@ def test_column_intervals_are_np_percentile_of_each_columns_finite_values():
 
 def test_prefetched_resamples_are_the_ones_drawn_on_demand_and_drawn_once(monkeypatch):
     alone = _all(MANY, 1000)
-    calls = []
-    real = resampling._draw
-    monkeypatch.setattr(resampling, "_draw", lambda *args: calls.append(args) or real(*args))
+    calls = _counted_draws(monkeypatch)
     with shared():
         resampling.prefetch(MANY, 1000, 0)
         resampling.prefetch(MANY, 1000, 0)  # already under way: not drawn twice
