@@ -17,11 +17,11 @@ def unit_counts(ratings: Mapping[Hashable, Sequence[str | None]]) -> tuple[list[
 
 def nominal_alpha(counts: np.ndarray) -> float | None:
     """Alpha from a units × categories count matrix; units with fewer than two values are not pairable."""
-    m = counts.sum(axis=1)
-    if not (m >= 2).any():
+    pairable = counts.sum(axis=1) >= 2
+    if not pairable.any():
         return None
     # Units with the same counts contribute alike: sums over the distinct rows, each weighted by its units.
-    rows, freq = distinct_rows(counts if (m >= 2).all() else counts[m >= 2])
+    rows, freq = distinct_rows(counts if pairable.all() else counts[pairable])
     m = rows.sum(axis=1)
     # Coincidence matrix o_ck = Σ_u n_uc (n_uk − [c = k]) / (m_u − 1). Alpha needs only its row sums,
     # n_c = Σ_u n_uc, and its diagonal's sum, Σ_u Σ_c n_uc (n_uc − 1) / (m_u − 1): no product of the matrices.

@@ -9,7 +9,7 @@ from concord.lazy_numpy import np
 
 from .figures import Figure, finite
 from .matrices import CountMatrix, count_matrix, distinct_rows
-from .resampling import resample_weights
+from .resampling import prefetch, resample_weights
 
 
 @dataclass
@@ -89,6 +89,14 @@ def bootstrap_kappa(counts: np.ndarray, resamples: int = 1000, seed: int = 0,
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(values, [tail, 100 - tail])
     return float(low), float(high)
+
+
+def prefetch_interval(matrix: CountMatrix, resamples: int, seed: int) -> None:
+    """Within agreement.resampling.shared(), start drawing the resamples fleiss_matrix_figure will take for this
+    matrix's interval (none where its kappa is undefined)."""
+    if resamples and not _undefined(len(matrix.subjects), matrix.n_raters, len(matrix.categories)) \
+            and len(matrix.subjects) > 1:
+        prefetch(distinct_rows(matrix.counts)[1], resamples, seed)
 
 
 def fleiss_figure(ratings: Mapping[Hashable, Sequence[str]], *, level: str, type: str = "",

@@ -76,7 +76,8 @@ def per_code(counts: np.ndarray, categories: Sequence[str], *, resamples: int = 
     uses = counts.sum(axis=0)
     used = uses > 0
     categories = [c for c, u in zip(categories, used, strict=True) if u]
-    uses, counts = uses[used], counts[:, used] if not used.all() else counts
+    if not used.all():
+        uses, counts = uses[used], counts[:, used]
     m = counts.sum(axis=1)
     pairable = m >= 2
     # Copies only where some units are left out (usually none are).

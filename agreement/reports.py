@@ -17,11 +17,11 @@ from taxonomy.selectors import types_of
 from .alpha import alpha_counts_figure
 from .coefficients import Coefficient, coefficients, diverge
 from .figures import Figure
-from .kappa import fleiss_matrix_figure
-from .matrices import RatingTable, complete_counts, counts_of, distinct_rows
+from .kappa import fleiss_matrix_figure, prefetch_interval
+from .matrices import RatingTable, complete_counts, counts_of
 from .per_code import per_code
 from .raters import RaterAgreement, rater_agreement_table
-from .resampling import one_blas_thread, prefetch, shared
+from .resampling import one_blas_thread, shared
 
 LEVELS = ("theme", "sub_theme")
 RESAMPLES = 1000
@@ -210,9 +210,10 @@ def _agreement_from(read: RoundLabels, level: str, resamples: int, seed: int) ->
         agreed = type_counts[:, type_index[type_.code]] == n_raters if type_.code in type_index else \
             np.zeros(len(labels.issues), dtype=bool)
         matrices.append((rows, complete_counts(table, rows, n_raters), complete_counts(table, agreed, n_raters)))
-    for matrix in [type_matrix, *(m for _, *pair in matrices for m in pair)]:
-        if len(matrix.subjects) > 1 and matrix.n_raters > 1 and len(matrix.categories) > 1:  # else no interval
-            prefetch(distinct_rows(matrix.counts)[1], resamples, seed)
+    prefetch_interval(type_matrix, resamples, seed)
+    for _, matrix, agreed in matrices:
+        prefetch_interval(matrix, resamples, seed)
+        prefetch_interval(agreed, resamples, seed)
     per_type = []
     for type_, (rows, matrix, agreed) in zip(read.types, matrices, strict=True):
         subset = [labels.issues[i] for i in np.flatnonzero(rows)]

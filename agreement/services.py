@@ -6,8 +6,8 @@ from datetime import timedelta
 
 from django.db.models import Count, Max
 
-from annotation.models import Decision, Label, Round
-from annotation.selectors.labels import counted_labels
+from annotation.models import Decision, Round
+from annotation.selectors.labels import counted_in_round
 from concord import queueing
 
 from .models import AgreementSnapshot
@@ -17,7 +17,7 @@ from .reports import agreement_figures, study_agreement
 def snapshot(round: Round, level: str = "theme", by=None) -> AgreementSnapshot:
     started = time.perf_counter()
     figures = agreement_figures(study_agreement(round, level))
-    counted = counted_labels(Label.objects.filter(round=round)).count()
+    counted = counted_in_round(round).count()
     return AgreementSnapshot.objects.create(
         study_id=round.study_id, round=round, level=level, labels=counted,
         figures=figures, computed_by=by, seconds=time.perf_counter() - started,
@@ -30,7 +30,7 @@ def is_current(found: AgreementSnapshot | None, round: Round) -> bool:
     changed since."""
     if found is None or found.round_id != round.pk:
         return False
-    now = counted_labels(Label.objects.filter(round=round)).aggregate(n=Count("pk"), last=Max("updated_at"))
+    now = counted_in_round(round).aggregate(n=Count("pk"), last=Max("updated_at"))
     decided = Decision.objects.filter(study_id=round.study_id).aggregate(last=Max("decided_at"))["last"]
     started = found.computed_at - timedelta(seconds=found.seconds)
     return now["n"] == found.labels and all(when is None or when < started for when in (now["last"], decided))

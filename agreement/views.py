@@ -8,9 +8,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.access import get_study_for
-from annotation.models import Label, Round
+from annotation.models import Round
 from annotation.permissions import can_view_agreement
-from annotation.selectors.labels import counted_labels, raters
+from annotation.selectors.labels import counted_in_round, raters
 from annotation.selectors.studies import agreement_round
 from concord.http import HtmxHttpRequest
 from concord.ids import parse_id
@@ -49,7 +49,7 @@ def study_agreement_page(request: HtmxHttpRequest, study_id: int):
         snapshots = history(request.user, study, level)
         context.update({
             "snapshot": current, "figures": figures,
-            "labels_now": counted_labels(Label.objects.filter(round=round)).count(),
+            "labels_now": counted_in_round(round).count(),
             "raters": raters(round),
             "type_rows": [(f"{t['name']} ({t['type']})", t["fleiss"]["value"], t["fleiss"]["ci_low"],
                            t["fleiss"]["ci_high"]) for t in figures["per_type"]]

@@ -10,7 +10,7 @@ from django.db.models import QuerySet
 from agreement.ties import final_label, modal_label
 from annotation.models import NOT_RELEVANT, Assignment, Decision, Label, Study
 from annotation.permissions import BLIND_PHASES, can_manage_seeing_labels, can_view_all_labels
-from annotation.selectors.labels import counted_labels
+from annotation.selectors.labels import counted_in_round
 from annotation.selectors.studies import agreement_round
 from taxonomy.models import Category
 
@@ -50,7 +50,7 @@ def panel(study: Study) -> Panel:
     round = agreement_round(study)
     humans: dict[str, dict[int, Chain]] = defaultdict(dict)
     if round is not None:
-        rows = counted_labels(Label.objects.filter(round=round)).order_by().values_list(
+        rows = counted_in_round(round).order_by().values_list(
             "annotator__username", "issue_id", "is_relevant", "type_id", "theme_id", "sub_theme_id")
         for name, issue, *rest in rows.iterator(chunk_size=20000):
             humans[name][issue] = _chain(codes, *rest)

@@ -10,8 +10,8 @@ from agreement.ties import modal_label
 from concord.lazy_numpy import np
 from taxonomy.codes import sort_key
 
-from ..models import NOT_RELEVANT, Label, Study
-from .labels import counted_labels
+from ..models import NOT_RELEVANT, Study
+from .labels import counted_in_round
 from .studies import agreement_round
 
 ARMS = ("summary shown", "summary hidden")
@@ -22,7 +22,7 @@ def _labels(study: Study) -> list[tuple[int, int, str, bool | None]]:
     round = agreement_round(study)
     if round is None:
         return []
-    rows = counted_labels(Label.objects.filter(round=round)).order_by().values_list(
+    rows = counted_in_round(round).order_by().values_list(
         "issue_id", "annotator_id", "is_relevant", "type__code", "summary_shown")
     return [(issue, who, code if relevant else NOT_RELEVANT, shown) for issue, who, relevant, code, shown in rows]
 
