@@ -86,7 +86,9 @@ def expected_state(data) -> tuple[str, int] | None:
     return phase, number
 
 
-def _state(study: Study) -> tuple[str, int]:
+def state_of(study: Study) -> tuple[str, int]:
+    """The phase and round a form moving the study on names: the study's current round, open or closed (there is
+    no open round in adjudication, but round numbers still tell a double click from a first one)."""
     number = study.current_round.number if study.current_round_id else 0
     return study.phase, number
 
@@ -104,8 +106,8 @@ def advance(study: Study, user, *, confirm_missing: bool = False, expected: tupl
     # Two leads pressing the button together must not open two rounds: the second waits here for the first.
     # No join here: a row joined while waiting for the lock would be read from before the other transaction.
     study = Study.objects.select_for_update().get(pk=study.pk)
-    if expected is not None and _state(study) != expected:
-        phase, number = _state(study)
+    if expected is not None and state_of(study) != expected:
+        phase, number = state_of(study)
         raise PhaseError(f"The study has moved on since this page was shown: it is in its "
                          f"{Phase(phase).label.lower()} phase (round {number}), not {Phase(expected[0]).label.lower()}"
                          f" (round {expected[1]}). Nothing was changed; look at the page again before moving on.")

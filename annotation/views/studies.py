@@ -27,7 +27,7 @@ from ..selectors.queue import progress_for
 from ..selectors.studies import current_round, studies_for
 from ..services.labels import LabelError
 from ..services.labels import stop_labeling as stop_labeling_blind
-from ..services.phases import PhaseError, advance, expected_state
+from ..services.phases import PhaseError, advance, expected_state, state_of
 from ..services.selection import Selection, SelectionError, select_reports
 from ..services.studies import StudyError, create_study, update_settings
 
@@ -62,7 +62,7 @@ def study_detail(request: HtmxHttpRequest, study_id: int):
         "phases": study.Phase.choices, "next_phase": NEXT_PHASE.get(study.phase),
         "progress": progress_for(request.user, round) if round else None,
         "missing": missing_labels(round) if round and manages else [],
-        "next_step": None,
+        "next_step": None, "expected": state_of(study),
         "rounds": study.rounds.order_by("number"),
         "can_see_agreement": can_view_agreement(request.user, study),
         "lead_blind": round is not None and is_lead(request.user, study) and labels_blind(request.user, study),
