@@ -223,6 +223,10 @@ class LabelWriteSerializer(serializers.Serializer):
     theme = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=INT64_MAX)
     sub_theme = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=INT64_MAX)
     note = serializers.CharField(required=False, allow_blank=True, max_length=5000, default="")
+    version = serializers.CharField(
+        required=False, allow_blank=True, max_length=64, trim_whitespace=False,
+        help_text="The `updated_at` of your label that you were shown, or \"\" if you had none: a revision made "
+                  "against another version is refused (400) unless it changes nothing. Left out: not checked.")
 
 
 class LabelSavedSerializer(LabelSerializer):
@@ -255,7 +259,8 @@ class LabelListAPI(generics.ListCreateAPIView):
         data = serializer.validated_data
         round = _open_round(study)
         label_input = LabelInput(is_relevant=data["is_relevant"], type_id=data.get("type"),
-                                 theme_id=data.get("theme"), sub_theme_id=data.get("sub_theme"), note=data["note"])
+                                 theme_id=data.get("theme"), sub_theme_id=data.get("sub_theme"), note=data["note"],
+                                 version=data.get("version"))
         try:
             label = submit_label(request.user, round, data["issue"], label_input)
         except LabelError as exc:

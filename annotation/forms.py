@@ -33,6 +33,8 @@ class LabelForm(forms.Form):
     theme = forms.IntegerField(required=False, min_value=1, max_value=INT64_MAX)
     sub_theme = forms.IntegerField(required=False, min_value=1, max_value=INT64_MAX)
     note = forms.CharField(required=False, max_length=5000, widget=forms.Textarea)
+    # The stored label's version the page showed ("" for none); a form without it is an older page's.
+    version = forms.CharField(required=False, max_length=64, strip=False)
 
     def clean_type(self) -> str:
         value = self.cleaned_data["type"]
@@ -42,11 +44,11 @@ class LabelForm(forms.Form):
 
     def to_input(self) -> LabelInput:
         data = self.cleaned_data
+        version = data["version"] if "version" in self.data else None
         if data["type"] == NOT_RELEVANT_CHOICE:
-            return LabelInput(is_relevant=False, note=data["note"])
-        return LabelInput(
-            type_id=int(data["type"]), theme_id=data["theme"], sub_theme_id=data["sub_theme"], note=data["note"]
-        )
+            return LabelInput(is_relevant=False, note=data["note"], version=version)
+        return LabelInput(type_id=int(data["type"]), theme_id=data["theme"], sub_theme_id=data["sub_theme"],
+                          note=data["note"], version=version)
 
 
 SKIP_REASONS = [

@@ -54,6 +54,12 @@
     if (!line) return;
     const path = ["type", "theme", "sub_theme"].map((n) => f.querySelector(`input[name=${n}]:checked`))
       .filter(Boolean).map(nameOf);
+    const waiting = pendingIn(f);
+    f.querySelectorAll("fieldset[data-pending]").forEach((set) => { delete set.dataset.pending; });
+    if (waiting) {
+      waiting.set.dataset.pending = waiting.digits;
+      path.push(`${waiting.digits}${"_".repeat(keyWidth(waiting.set) - waiting.digits.length)} (type the next digit)`);
+    }
     line.textContent = path.length ? path.join(" › ") : "Nothing chosen yet";
   }
 
@@ -62,38 +68,51 @@
     radio.dispatchEvent(new Event("change", { bubbles: true }));
   }
 
-  // Keys come from codes (C.11 is 11, C.9.ii is 2), so they stay put when the codebook grows or shrinks. A key
-  // of two digits is typed as two digits in quick succession: 1 then 1 within MORE_DIGITS_MS picks 11 if the
-  // list has it, else the second 1 goes to the next list as before.
-  const MORE_DIGITS_MS = 800;
-  let typed = null;  // { set, digits, at }
+  // Keys come from codes (C.11 is 11, C.9.ii is 2), so they stay put when the codebook grows or shrinks. In a
+  // list of ten or more every key has the same number of digits (01 … 11), and a choice is made when its last
+  // digit is typed: no timer, so no typing speed changes what a sequence of keys means. A first digit waits,
+  // shown beside the chosen path, for the next one; Backspace or Esc drops it, and Enter does not save past it.
+  let pending = null;  // { set, digits }
 
   function keyed(set, key) { return set.querySelector(`input[type=radio][data-key="${key}"]`); }
 
-  function longerKeys(set, prefix) {
-    return Array.from(set.querySelectorAll("input[type=radio][data-key]"))
-      .some((r) => r.dataset.key.length > prefix.length && r.dataset.key.startsWith(prefix));
+  function keyWidth(set) {
+    const first = set.querySelector("input[type=radio][data-key]");
+    return first ? first.dataset.key.length : 1;
+  }
+
+  function pendingIn(f) {
+    if (pending && (!pending.set.isConnected || pending.set.hidden || !f.contains(pending.set))) pending = null;
+    return pending;
+  }
+
+  function dropPending(f) {
+    const had = Boolean(pendingIn(f));
+    pending = null;
+    showChosen(f);
+    return had;
   }
 
   function choose(f, digit) {
-    const now = Date.now();
-    if (typed && now - typed.at < MORE_DIGITS_MS && !typed.set.hidden) {
-      const digits = typed.digits + digit;
-      const radio = keyed(typed.set, digits);
-      if (radio || longerKeys(typed.set, digits)) {
-        if (radio) pick(radio);
-        typed = longerKeys(typed.set, digits) ? { set: typed.set, digits, at: now } : null;
-        return true;
-      }
+    let set;
+    let digits;
+    if (pendingIn(f)) {
+      set = pending.set;
+      digits = pending.digits + digit;
+    } else {
+      const sets = visibleSets(f);
+      set = sets.find((s) => !s.querySelector("input:checked")) || sets[sets.length - 1];
+      if (!set) return false;
+      digits = String(digit);
     }
-    typed = null;
-    const sets = visibleSets(f);
-    const set = sets.find((s) => !s.querySelector("input:checked")) || sets[sets.length - 1];
-    if (!set) return false;
-    const radio = keyed(set, String(digit));
-    if (radio) pick(radio);
-    if (longerKeys(set, String(digit))) typed = { set, digits: String(digit), at: now };
-    return Boolean(radio || typed);
+    pending = digits.length < keyWidth(set) ? { set, digits } : null;
+    if (!pending) {
+      const radio = keyed(set, digits);
+      if (radio) pick(radio);
+      else say(`No choice numbered ${digits} in “${set.querySelector("legend").textContent.trim()}”.`, true);
+    }
+    showChosen(f);
+    return true;
   }
 
   // ---- find a category by code or name, as command palettes do: "/" opens it, Enter picks the whole path ----
@@ -213,8 +232,13 @@
   // ---- drafts ----
   function draftKey() { const w = workspace(); return w && w.dataset.draftKey; }
 
+  // A draft is written under the key of the report its own form shows, and only while that form is on the page
+  // and not being saved: a note's late change event, fired as the next report replaces it, must not become the
+  // next report's draft.
   function saveDraft(f) {
-    const key = draftKey();
+    if (!f.isConnected || saving) return;
+    const holder = f.closest("[data-draft-key]");
+    const key = holder && holder.dataset.draftKey;
     if (!key) return;
     const value = (name) => { const el = f.querySelector(`input[name=${name}]:checked`); return el ? el.value : ""; };
     const draft = { type: value("type"), theme: value("theme"), sub_theme: value("sub_theme"),
@@ -250,6 +274,7 @@
     sync(f);
     restoreDraft(f);
     f.addEventListener("change", (event) => {
+      if (event.isTrusted) pending = null;  // a click decides; a digit waiting for its pair is dropped
       sync(f);
       saveDraft(f);
       // The list a choice opens may sit below the fold of the form's own scroll area: bring it into view.
@@ -259,7 +284,14 @@
     f.addEventListener("input", () => saveDraft(f));
   }
 
-  document.addEventListener("DOMContentLoaded", setUp);
+  document.addEventListener("DOMContentLoaded", () => {
+    setUp();
+    // A report opened as a whole page (p, a link, a reload) reads out its title first, as after a save.
+    const title = form() && document.querySelector("#workspace h1");
+    if (title && (!document.activeElement || document.activeElement === document.body)) {
+      title.focus({ preventScroll: true });
+    }
+  });
   // "ready" once htmx has processed the form too: before that, Enter would post the page the old way.
   document.addEventListener("htmx:load", () => {
     setUp();
@@ -267,25 +299,52 @@
     if (f) f.dataset.ready = "1";
   });
 
+  // A save under way: from the label's or the skip's request until the workspace is replaced (by the next report,
+  // or by the form with its message) or the request fails. Meanwhile the form is inert and keys do nothing, so a
+  // second Enter cannot send it again and nothing can change on screen that would not be what is stored.
+  let saving = null;
+  const SAVING_FORMS = ["label-form", "skip-form"];
+
+  function startSaving(f) {
+    saving = f;
+    const card = f.closest(".label-form") || f;
+    card.inert = true;
+  }
+
+  function endSaving() {
+    if (!saving) return;
+    const card = saving.closest(".label-form") || saving;
+    card.inert = false;
+    saving = null;
+  }
+
   // Saved: the draft goes; the next report's title takes the focus, so a screen reader reads it out, and
   // "Saved." stays on the next report until the next action there.
-  let pendingKey = null;
+  let savingKey = null;
   let saved = false;
   document.addEventListener("htmx:beforeRequest", (event) => {
-    if (event.target.id === "label-form") pendingKey = draftKey();
+    if (!SAVING_FORMS.includes(event.target.id)) return;
+    if (saving) { event.preventDefault(); return; }
+    if (event.target.id === "label-form") savingKey = draftKey();
+    startSaving(event.target);
   });
   document.addEventListener("htmx:afterRequest", (event) => {
     const xhr = event.detail.xhr;
     // A saved label answers with HX-Location (htmx leaves detail.successful unset for such answers).
-    if (event.target.id === "label-form" && xhr && xhr.status < 400 && xhr.getResponseHeader("HX-Location")) {
-      clearDraft(pendingKey);
+    const moving = xhr && xhr.status < 400 && xhr.getResponseHeader("HX-Location");
+    if (event.target.id === "label-form" && moving) {
+      clearDraft(savingKey);
       saved = true;
       say("Saved.");
+    } else if (event.target.id === "skip-form" && moving) {
+      saved = "Skipped.";
     }
+    if (saving && event.target === saving && !moving && !event.detail.successful) endSaving();
   });
   document.addEventListener("htmx:afterSwap", (event) => {
     if (event.target.id !== "workspace" && !(event.detail.target && event.detail.target.id === "workspace")) return;
-    if (saved && !document.querySelector("#status .error")) say("Saved.");
+    endSaving();
+    if (saved && !document.querySelector("#status .error")) say(saved === true ? "Saved." : saved);
     saved = false;
     const title = document.querySelector("#workspace h1");
     if (title) title.focus({ preventScroll: true });
@@ -307,11 +366,21 @@
   }, true);
   // A lost connection or a server error leaves the form as it was, the draft in place, and says so.
   document.addEventListener("htmx:sendError", () => {
+    endSaving();
     say("Not saved: the connection was lost. Your choices are kept here; press Enter to try again.", true);
   });
   document.addEventListener("htmx:responseError", (event) => {
+    endSaving();
     say(`Not saved: the server answered ${event.detail.xhr.status}. Your choices are kept here; try again.`, true);
   });
+
+  // Enter never saves past a digit still waiting for its pair: what is on screen is not a choice yet.
+  function refusePending(f) {
+    const waiting = pendingIn(f);
+    if (!waiting) return false;
+    say(`Type the next digit of ${waiting.digits}_, or Backspace to drop it; nothing was saved.`, true);
+    return true;
+  }
 
   function click(selector) {
     const el = document.querySelector(selector);
@@ -336,6 +405,11 @@
       if (event.key === "?") return;
     }
     if (document.querySelector("dialog[open]")) return;
+    if (saving) {
+      // The report on screen is being saved: no key may change it or send it again.
+      if (!["Tab", "Shift", "Control", "Alt", "Meta"].includes(event.key)) event.preventDefault();
+      return;
+    }
     if (!f) {
       keyButtons(event);
       return;
@@ -344,7 +418,10 @@
       if (event.key === "Escape") event.target.blur();
       if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && f.contains(event.target)) {
         event.preventDefault();
-        click("#label-form [data-action=submit]");
+        if (!refusePending(f)) click("#label-form [data-action=submit]");
+      } else if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && event.target.matches("[data-comment-box]")) {
+        event.preventDefault();
+        event.target.form.requestSubmit();
       }
       return;
     }
@@ -353,13 +430,15 @@
     if (key !== "Enter" && key !== "?") clearSaved();
     if (/^[0-9]$/.test(key)) {
       if (choose(f, Number(key))) event.preventDefault();
+    } else if (key === "Escape") {
+      dropPending(f);
     } else if (key === "/") {
       event.preventDefault();
       openPalette(f);
     } else if (key === "Enter") {
       if (event.target.tagName === "BUTTON" || event.target.tagName === "A") return;  // their own Enter
       event.preventDefault();
-      click("#label-form [data-action=submit]");
+      if (!refusePending(f)) click("#label-form [data-action=submit]");
     } else if (key === "s") {
       event.preventDefault();
       const reason = document.getElementById("skip-reason");
@@ -369,7 +448,7 @@
       click("#label-form [data-action=previous]");
     } else if (key === "Backspace") {
       event.preventDefault();
-      undo(f);
+      if (!dropPending(f)) undo(f);
     } else if (key === "o") {
       const details = document.getElementById("full-report");
       if (details) details.open = !details.open;

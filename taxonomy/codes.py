@@ -47,6 +47,14 @@ def keys_for(codes: list[str]) -> list[int]:
     return numbers
 
 
+def padded(numbers: list[int], width_of: int | None = None) -> list[str]:
+    """Keys as typed: every key of a list has as many digits as its largest (`width_of`, when a key beyond the
+    list's own follows it), so 1 is 01 in a list that has 10 or more. A key is complete when its last digit is
+    typed, which no typing speed can change."""
+    width = len(str(max([*numbers, width_of or 0], default=0)))
+    return [str(n).zfill(width) for n in numbers]
+
+
 _CODE = re.compile(r"[A-Z](?:\.\d+)*(?:\.[ivxlcdm]+)?")
 
 

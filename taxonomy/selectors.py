@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from .codes import keys_for
+from .codes import keys_for, padded
 from .models import Category, Taxonomy
 
 
@@ -17,8 +17,8 @@ def children_of(category: Category | None):
 
 def codebook_tree(taxonomy: Taxonomy, *, with_retired: bool = False, nodes=None) -> list[Category]:
     """Types with `.kids` (themes) and themes with `.kids` (sub-themes), from one query, each with its keyboard
-    number among its siblings (`.key`, from its code). `nodes` may be a queryset of the taxonomy's categories
-    with extra work attached (prefetches)."""
+    number among its siblings (`.key`, from its code, as typed: "01" in a list of ten or more). `nodes` may be a
+    queryset of the taxonomy's categories with extra work attached (prefetches)."""
     nodes = nodes if nodes is not None else Category.objects.filter(taxonomy=taxonomy)
     if not with_retired:
         nodes = nodes.filter(retired_at__isnull=True)
@@ -32,6 +32,9 @@ def codebook_tree(taxonomy: Taxonomy, *, with_retired: bool = False, nodes=None)
             by_id[node.parent_id].kids.append(node)
     types = [n for n in nodes if n.parent_id is None]
     for siblings in [types, *(n.kids for n in nodes)]:
-        for node, key in zip(siblings, keys_for([n.code for n in siblings]), strict=True):
+        numbers = keys_for([n.code for n in siblings])
+        # The types' list ends with "Not relevant", numbered after them (`next_key`).
+        beyond = max(numbers, default=0) + 1 if siblings is types else None
+        for node, key in zip(siblings, padded(numbers, beyond), strict=True):
             node.key = key
     return types

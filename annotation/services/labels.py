@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
@@ -28,6 +29,35 @@ class LabelInput:
     sub_theme_id: int | None = None
     note: str = ""
     seconds: int | None = None  # from the report being shown to this save, when the page measured it
+    # The version of the stored label the page showed (`version_of`): "" for none, None when the client does not
+    # say (older API clients). A save made against another version is refused unless it changes nothing.
+    version: str | None = None
+
+
+def version_of(label: Label | None) -> str:
+    """What a page says it was shown: the stored label's last change, to the microsecond."""
+    return label.updated_at.isoformat() if label is not None else ""
+
+
+def _is_version(label: Label, version: str) -> bool:
+    """Whether `version` names the stored label's last change (as `version_of` or the API's `updated_at` wrote
+    it: the same instant, whatever the time zone it is written in)."""
+    try:
+        shown = datetime.fromisoformat(version)
+    except ValueError:
+        return False
+    return shown.tzinfo is not None and shown == label.updated_at
+
+
+def _same_choice(label: Label, fields: dict) -> bool:
+    """Whether storing `fields` would change nothing an annotator chose or wrote."""
+    return (label.is_relevant == fields["is_relevant"] and label.type_id == _pk(fields["type"])
+            and label.theme_id == _pk(fields["theme"]) and label.sub_theme_id == _pk(fields["sub_theme"])
+            and label.note == fields["note"])
+
+
+def _pk(category: Category | None) -> int | None:
+    return category.pk if category is not None else None
 
 
 def _validated(round: Round, data: LabelInput) -> dict:
@@ -109,10 +139,21 @@ def stop_labeling(user, study, expected_round: int) -> Queue:
     return queue
 
 
-def _store(key: dict, fields: dict, revise: bool) -> Label:
+def _store(key: dict, fields: dict, revise: bool, version: str | None, came_back: bool) -> Label:
     """Insert the label, or lock and revise the one there is. A report not yet done in the queue has no label
-    in the round, so the first submission is a plain insert; no savepoints, which cost a query each."""
+    in the round, so the first submission is a plain insert; no savepoints, which cost a query each.
+
+    A revision that changes nothing is not stored: a double Enter, or Enter on a label revisited unchanged, adds
+    no version to history. A revision made against another version than the page showed (a second tab, a
+    second press after the first one saved) is refused unless it changes nothing, so no label is overwritten
+    unseen."""
     label = Label.objects.select_for_update().filter(**key).first() if revise else None
+    if label is not None and not came_back and _same_choice(label, fields):
+        return label
+    if label is not None and version is not None and not _is_version(label, version):
+        raise LabelError("version", f"your label of this report changed after this page showed it (it is now "
+                                    f"{label.code}, perhaps saved from another tab); nothing was saved. Press "
+                                    "Enter again to replace it with the choice shown here")
     if label is None:
         # The first label of a report, on every round trip: two plain statements instead of the ORM's insert
         # and simple_history's record (see concord.rows), a millisecond of CPU less.
@@ -163,7 +204,7 @@ def submit_label(user, round: Round, issue: Issue | int, data: LabelInput) -> La
                                                    issue_id=issue_id).exists():
                     raise LabelError("issue", f"report {issue_id} is not in your queue for round {round.number} "
                                               f"of {study}")
-                return _store(key, fields, revise=attempt > 0 or not first_time)
+                return _store(key, fields, attempt > 0 or not first_time, data.version, came_back)
         except IntegrityError:
             # A label was there after all (a concurrent first submission won the insert): revise it instead.
             if attempt:

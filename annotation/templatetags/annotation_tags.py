@@ -12,9 +12,12 @@ def get_item(mapping: dict, key):
 
 
 @register.filter
-def next_key(siblings) -> int:
-    """The keyboard number after the siblings' own (for "Not relevant", after the types)."""
-    return max((node.key for node in siblings), default=0) + 1
+def next_key(siblings) -> str:
+    """The keyboard number after the siblings' own (for "Not relevant", after the types), with as many digits as
+    theirs (`codebook_tree` pads the types' keys for it)."""
+    numbers = [int(node.key) for node in siblings]
+    width = max((len(node.key) for node in siblings), default=1)
+    return str(max(numbers, default=0) + 1).zfill(width)
 
 
 @register.filter

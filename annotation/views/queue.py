@@ -23,7 +23,7 @@ from ..permissions import can_label, is_lead
 from ..selectors.queue import assignment_of, label_of, neighbour, next_assignment, progress_for
 from ..selectors.studies import current_round
 from ..services.instructions import instructions_unread, mark_instructions_read
-from ..services.labels import LabelError, submit_label
+from ..services.labels import LabelError, submit_label, version_of
 from ..services.queues import skip
 from ..summary_arms import shows_summary
 from ..timing import seconds_since_shown, shown_token
@@ -61,6 +61,7 @@ def _context(request, study, round, assignment, *, label=None, form=None, error:
         "summary_hidden": bool(issue) and not shows_summary(study, request.user.pk, issue.pk),
         "skip_form": SkipForm(), "skip_reasons": SKIP_REASONS, "shown": shown_token(issue.pk) if issue else "",
         "label_can_grow": round.kind == Round.Kind.PILOT and is_lead(request.user, study),
+        "label_version": version_of(label),
     }
     if issue is not None and round.kind == Round.Kind.REVIEW:
         context.update(review_context(request.user, study, round, issue))

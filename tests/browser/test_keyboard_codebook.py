@@ -40,9 +40,10 @@ def _save_and_wait(page, title: str):
 def test_the_11th_and_the_25th_theme_by_their_digits_and_keys_that_stay_with_codes(grown, page):
     study, annotator = grown
     page.keyboard.press("3")  # Bug
-    assert page.locator("fieldset[data-level=theme]:visible input[data-code='C.4']").get_attribute("data-key") == "4"
+    # A list of ten or more: every key has two digits, shown so on its chip.
+    assert page.locator("fieldset[data-level=theme]:visible input[data-code='C.4']").get_attribute("data-key") == "04"
     page.keyboard.press("1")
-    page.keyboard.press("1")  # within the moment: 11, not C.1 then its sub-theme i
+    page.keyboard.press("1")  # 11 at any speed; C.1 is 01
     assert page.locator(THEME).get_attribute("data-code") == "C.11"
     # The sticky line names the path beside Save, and stays in view however long the lists.
     line = page.locator("[data-chosen]")
@@ -61,6 +62,7 @@ def test_the_11th_and_the_25th_theme_by_their_digits_and_keys_that_stay_with_cod
     assert page.locator(THEME).get_attribute("data-code") == "C.25"
     _save_and_wait(page, "Report 3")
     page.keyboard.press("3")
+    page.keyboard.press("0")
     page.keyboard.press("4")  # C.4 kept its key when C.3 was retired
     assert page.locator(THEME).get_attribute("data-code") == "C.4"
     _save_and_wait(page, "Report 4")

@@ -27,6 +27,7 @@ def signed_in(live_server, page):
 def test_a_reload_restores_the_choices_and_the_note(signed_in, page):
     _, _, annotator, _ = signed_in
     page.keyboard.press("3")
+    page.keyboard.press("0")
     page.keyboard.press("2")
     page.keyboard.press("n")
     page.keyboard.type("half-written symptoms")
