@@ -48,6 +48,7 @@ urlpatterns = [
          name="invitation_revoke"),
     # Reports of a study
     path("studies/<id:study_id>/issues/", issues.issue_list, name="issue_list"),
+    path("studies/<id:study_id>/reports/<id:issue_id>/", issues.report, name="report"),
     # Labeling
     path("studies/<id:study_id>/queue/", queue.queue, name="queue"),
     path("studies/<id:study_id>/queue/previous/", queue.previous, name="previous"),

@@ -119,3 +119,16 @@ def skips_by_issue(user, round: Round, issues) -> dict[int, str]:
     rows = Assignment.objects.filter(queue__round=round, queue__annotator=user, issue__in=list(issues),
                                      skipped=True, done=False)
     return dict(rows.values_list("issue_id", "skip_reason"))
+
+
+def queued_ids(user, round: Round | None, issues) -> set[int]:
+    """Which of these reports the user can label now: those of their queue in the round, while it is open."""
+    if round is None or not round.is_open:
+        return set()
+    return set(Assignment.objects.filter(queue__round=round, queue__annotator=user, issue__in=list(issues))
+               .values_list("issue_id", flat=True))
+
+
+def ever_queued(user, study: Study, issue_id: int) -> bool:
+    """Whether the report was in any of the user's queues of the study (what a blind annotator may open)."""
+    return Assignment.objects.filter(queue__round__study=study, queue__annotator=user, issue_id=issue_id).exists()

@@ -43,8 +43,9 @@ def study_list(request: HtmxHttpRequest):
             "study": study, "role": role, "round": round,
             "progress": progress_for(request.user, round) if round and role else None,
             "can_see_agreement": can_view_agreement(request.user, study),
-        "lead_blind": round is not None and is_lead(request.user, study) and labels_blind(request.user, study),
-            "can_manage": can_manage(request.user, study),
+            "lead_blind": round is not None and is_lead(request.user, study) and labels_blind(request.user, study),
+            # A lead labeling blind manages the study but may not export its labels yet: no link that answers 403.
+            "can_export": can_export(request.user, study),
         })
     return render(request, "annotation/study_list.html", {"rows": rows})
 
