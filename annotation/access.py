@@ -12,7 +12,7 @@ from concord.textcheck import INT64_MAX
 from taxonomy.models import Taxonomy
 
 from .models import Round, Study
-from .permissions import can_view_study
+from .permissions import can_view_study, is_lead, labels_blind
 
 
 @cache
@@ -50,5 +50,10 @@ def get_study_for(request, study_id: int, allowed: Callable[..., bool] | None = 
     if study is None or not can_view_study(user, study):
         raise Http404("No such study.")
     if allowed is not None and not allowed(user, study):
+        if is_lead(user, study) and labels_blind(user, study):
+            # The lead is refused only for as long as they label blind: say how that ends.
+            raise PermissionDenied(
+                "You are labeling this study blind, so you see what an annotator sees. Finish your queue of this "
+                "round, or stop labeling from the study's page, and this page opens.")
         raise PermissionDenied
     return study
