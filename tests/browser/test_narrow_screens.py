@@ -24,6 +24,28 @@ def _overflow(page) -> int:
     return page.evaluate("document.documentElement.scrollWidth") - WIDTH
 
 
+# Every word of a table's header, and every number in its cells, must stand on one line: a table too wide for its
+# card scrolls inside it instead of splitting "0.56" or "Revisions".
+SPLIT_WORDS = """() => {
+  const split = [];
+  for (const cell of document.querySelectorAll('table th, table td')) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const match of node.textContent.matchAll(/\\S+/g)) {
+        const word = match[0];
+        if (cell.tagName === 'TD' && !/^[-+−]?[\\d.,%]+$/.test(word)) continue;
+        const range = document.createRange();
+        range.setStart(node, match.index);
+        range.setEnd(node, match.index + word.length);
+        const lines = new Set(Array.from(range.getClientRects()).map(r => Math.round(r.top)));
+        if (lines.size > 1) split.push(word);
+      }
+    }
+  }
+  return split;
+}"""
+
+
 def test_every_main_page_fits_390_pixels(live_server, browser):
     lead, alice, bob = make_user("lead"), make_user("alice"), make_user("bob")
     admin = make_user("admin", is_staff=True, is_superuser=True)
@@ -54,6 +76,8 @@ def test_every_main_page_fits_390_pixels(live_server, browser):
                 dialog.evaluate("d => d.close()")
             if (extra := _overflow(page)) > 0:
                 too_wide[path] = extra
+            if split := page.evaluate(SPLIT_WORDS):
+                too_wide[path] = split
     advance(study, lead, confirm_missing=True)  # into review: the review and adjudication tables
     context.clear_cookies()
     _sign_in(page, live_server, lead.username)
@@ -63,3 +87,24 @@ def test_every_main_page_fits_390_pixels(live_server, browser):
             too_wide[path] = extra
     context.close()
     assert too_wide == {}, sorted(too_wide.items())
+
+
+def test_no_table_splits_a_word_or_a_number_at_1280_pixels(live_server, browser):
+    lead, alice, bob = make_user("lead"), make_user("alice"), make_user("bob")
+    issues = [make_issue(title=f"Report {n}") for n in range(1, 4)]
+    study = make_study(lead, [alice, bob], issues=issues, name="Wide")
+    for person, code in ((alice, "C.1"), (bob, "C.2"), (lead, "C.1")):
+        for issue in issues:
+            label_with(person, study, issue, code)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    _sign_in(page, live_server, lead.username)
+    split = {}
+    s = study.pk
+    for path in (f"/studies/{s}/annotators/", f"/studies/{s}/agreement/", f"/studies/{s}/history/",
+                 f"/studies/{s}/issues/", f"/studies/{s}/statistics/", f"/studies/{s}/reports/{issues[0].pk}/"):
+        page.goto(live_server.url + path)
+        if words := page.evaluate(SPLIT_WORDS):
+            split[path] = words
+    context.close()
+    assert split == {}
