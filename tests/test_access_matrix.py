@@ -131,7 +131,7 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "annotation:member_deactivate": (staff, POST, {302}),
     # Reports and labeling
     "annotation:issue_list": (viewer, GET, None),
-    "annotation:report": (viewer, GET, {200, 404}),  # 404: not in any of an annotator's queues
+    "annotation:report": (viewer, GET, None),
     "annotation:queue": (labeler, GET, None),
     "annotation:previous": (labeler, GET, {200, 302}),
     "annotation:instructions_read": (labeler, POST, {302}),

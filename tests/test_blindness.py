@@ -68,8 +68,8 @@ def test_every_page_and_endpoint_hides_other_annotators(client_as, open_round, a
             assert "kappa" not in text.lower() and "κ" not in text, f"{url} shows an agreement figure"
         visited.add(name)
     # The walk must have reached the pages that could leak, or it proves nothing.
-    assert {"annotation:queue", "annotation:issue_label", "annotation:issue_list", "annotation:report", "api:label_list",
-            "api:study_agreement", "agreement:study_agreement", "annotation:study_export_csv",
+    assert {"annotation:queue", "annotation:issue_label", "annotation:issue_list", "annotation:report",
+            "api:label_list", "api:study_agreement", "agreement:study_agreement", "annotation:study_export_csv",
             "api:study_list", "annotation:study_detail", "annotation:review_list", "annotation:history",
             "annotation:history_csv", "annotation:members", "annotation:study_settings", "annotation:previous",
             "api:study_detail", "annotation:adjudication_list", "annotation:adjudicate",

@@ -128,7 +128,3 @@ def queued_ids(user, round: Round | None, issues) -> set[int]:
     return set(Assignment.objects.filter(queue__round=round, queue__annotator=user, issue__in=list(issues))
                .values_list("issue_id", flat=True))
 
-
-def ever_queued(user, study: Study, issue_id: int) -> bool:
-    """Whether the report was in any of the user's queues of the study (what a blind annotator may open)."""
-    return Assignment.objects.filter(queue__round__study=study, queue__annotator=user, issue_id=issue_id).exists()
