@@ -178,7 +178,9 @@ def submit_label(user, round: Round, issue: Issue | int, data: LabelInput) -> La
     study = round.study
     _check_round(user, round, role_in(user, study))
     issue_id = issue if isinstance(issue, int) else issue.pk
-    fields = _validated(round, data) | {"note": data.note.strip(), "codebook_revision": study.taxonomy.revision}
+    # A browser sends a textarea's line breaks as CRLF while its page shows them as LF: the note is stored as shown.
+    note = data.note.replace("\r\n", "\n").strip()
+    fields = _validated(round, data) | {"note": note, "codebook_revision": study.taxonomy.revision}
     if data.seconds is not None:
         fields["seconds"] = data.seconds
     if study.summary_experiment:
