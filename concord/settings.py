@@ -264,6 +264,8 @@ if not REDIS_URL:
     (CELERY_BROKER_DIR / "queue").mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS |= {"data_folder_in": str(CELERY_BROKER_DIR / "queue"),
                                         "data_folder_out": str(CELERY_BROKER_DIR / "queue"),
+                                        # kombu's exchange tables, else a `control/` folder in the working directory.
+                                        "control_folder": str(CELERY_BROKER_DIR / "control"),
                                         "store_processed": False}
 # Separate queues, so that a long ingest never delays summaries or statistics: each can have workers of its
 # own (docker-compose.yml runs one per queue). `make worker` and the tests' worker take all of them.

@@ -53,3 +53,5 @@ def test_a_job_runs_on_the_worker_beside_the_server_without_redis(tmp_path):
     finally:
         worker.terminate()
         worker.wait(timeout=30)
+    # kombu's exchange tables live in the broker's folder, not in a `control/` folder of the working tree.
+    assert (tmp_path / "broker" / "control").is_dir()
