@@ -29,8 +29,11 @@ demo: migrate
 demo-passwords: install
 	$(BIN)/python manage.py demo_passwords
 
+DEMO_PASSWORDS_FILE ?= var/demo-passwords.txt
 run: demo
-	@echo "Concord on http://$(HOST):$(PORT)/ — log in as lead, ann1, ann2 or ann3."
+	@# The passwords last, framed, so that they are not lost in the install's output.
+	@cat $(DEMO_PASSWORDS_FILE) 2>/dev/null || echo "The demo users' passwords: make demo-passwords"
+	@echo "Concord on http://$(HOST):$(PORT)/ (another port: make run PORT=8001). Ctrl+C stops it."
 	@# A worker beside the server on the folder broker (no Redis needed): long jobs run in the background
 	@# with their progress bars, as in production; it stops with the server.
 	@$(BIN)/celery -A concord worker --pool=threads --concurrency=2 --queues ingest,summaries,statistics,celery \

@@ -224,6 +224,8 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIN
 # worker on it beside the server, so a long job never holds a request there either. CELERY_EAGER=1 runs each
 # task inside the request that sends it instead (the tests do so, except those that start a worker).
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# Where `load_demo` and `demo_passwords` keep the demo users' passwords (readable by their owner only).
+DEMO_PASSWORDS_FILE = Path(os.environ.get("DEMO_PASSWORDS_FILE") or BASE_DIR / "var" / "demo-passwords.txt")
 CELERY_BROKER_DIR = Path(os.environ.get("CELERY_BROKER_DIR") or BASE_DIR / "var" / "broker")
 CELERY_BROKER_URL = REDIS_URL or "filesystem://"
 CELERY_RESULT_BACKEND = REDIS_URL or None

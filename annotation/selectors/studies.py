@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from django.db.models import Count, QuerySet
 
+from concord.textcheck import INT64_MAX
+
 from ..models import Round, Study
 
 
@@ -32,3 +34,12 @@ def agreement_round(study: Study) -> Round | None:
         round.study = study
         return round
     return current_round(study)
+
+
+def study_named(name_or_id: str) -> Study | None:
+    """The study a command line names: by its name, else by its id (what the study's address shows)."""
+    studies = Study.objects.select_related("taxonomy", "created_by")
+    found = studies.filter(name=name_or_id).first()
+    if found is None and name_or_id.isdigit() and 0 < int(name_or_id) <= INT64_MAX:
+        found = studies.filter(pk=int(name_or_id)).first()
+    return found

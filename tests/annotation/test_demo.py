@@ -16,7 +16,12 @@ from annotation.services.demo import SIMULATED_STUDY, load_demo
 pytestmark = pytest.mark.django_db
 
 
-def test_demo_passwords_gives_the_demo_users_new_ones():
+@pytest.fixture(autouse=True)
+def _passwords_file(settings, tmp_path):
+    settings.DEMO_PASSWORDS_FILE = tmp_path / "demo-passwords.txt"
+
+
+def test_demo_passwords_gives_the_demo_users_new_ones(settings):
     with pytest.raises(CommandError, match="no demo users"):
         call_command("demo_passwords")
     get_user_model().objects.create_user("ann1", password="old-password-1")
@@ -25,6 +30,9 @@ def test_demo_passwords_gives_the_demo_users_new_ones():
     new = out.getvalue().split("ann1", 1)[1].split()[0]
     user = get_user_model().objects.get(username="ann1")
     assert user.check_password(new) and not user.check_password("old-password-1")
+    # Kept in a file its owner alone reads, framed as printed.
+    kept = settings.DEMO_PASSWORDS_FILE
+    assert new in kept.read_text() and kept.stat().st_mode & 0o777 == 0o600
 
 
 def test_the_demo_shows_every_step_of_the_method_on_first_run(client_as):
@@ -44,3 +52,12 @@ def test_the_demo_shows_every_step_of_the_method_on_first_run(client_as):
         assert response.status_code == 200, name
     assert "Simulated labels, not a finding" in client.get(
         reverse("annotation:study_detail", args=[study.pk])).content.decode()
+
+
+@pytest.mark.parametrize("command", ["export_study", "stats"])
+def test_commands_take_the_study_by_name_or_by_id(study, tmp_path, command):
+    args = [str(tmp_path / "study.jsonl.gz")] if command == "export_study" else []
+    for name in (study.name, str(study.pk)):
+        call_command(command, name, *args, stdout=io.StringIO())
+    with pytest.raises(CommandError, match="no study named"):
+        call_command(command, str(10**30), *args, stdout=io.StringIO())

@@ -5,8 +5,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from agreement.reports import LEVELS, agreement_figures, study_agreement
-from annotation.models import Study
-from annotation.selectors.studies import agreement_round
+from annotation.selectors.studies import agreement_round, study_named
 
 
 def _num(value) -> str:
@@ -23,10 +22,9 @@ class Command(BaseCommand):
         parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples per figure")
 
     def handle(self, *args, study, level, format, resamples, **options):
-        found = Study.objects.filter(name=study).first() or (
-            Study.objects.filter(pk=int(study)).first() if study.isdigit() else None)
+        found = study_named(study)
         if found is None:
-            raise CommandError(f"no study named {study!r}")
+            raise CommandError(f"no study named {study!r}, and no study with that id")
         round = agreement_round(found)
         if round is None:
             raise CommandError(f"{found} has no round yet")

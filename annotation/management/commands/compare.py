@@ -4,23 +4,23 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import Study
 from annotation.selectors.comparison import LEVELS, RULES, ComparisonError, as_dict, compare_study
+from annotation.selectors.studies import study_named
 
 
 class Command(BaseCommand):
     help = "Compare the label distributions of a study's subsets (chi-square, Cramér's V, residuals, shares)."
 
     def add_arguments(self, parser):
-        parser.add_argument("study", help="the study's name")
+        parser.add_argument("study", help="the study's name or id")
         parser.add_argument("--by", choices=list(RULES), required=True)
         parser.add_argument("--level", choices=LEVELS, default="theme")
         parser.add_argument("--format", choices=["table", "json"], default="table")
 
     def handle(self, *args, study, by, level, format, **options):
-        found = Study.objects.filter(name=study).first()
+        found = study_named(study)
         if found is None:
-            raise CommandError(f"no study named {study!r}")
+            raise CommandError(f"no study named {study!r}, and no study with that id")
         try:
             data = as_dict(compare_study(found, by, level), by, level)
         except ComparisonError as exc:

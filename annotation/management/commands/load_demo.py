@@ -4,6 +4,8 @@ from django.core.management.base import BaseCommand
 
 from annotation.services.demo import load_demo
 
+from ..demo_passwords_file import framed, keep
+
 
 class Command(BaseCommand):
     help = "Load the demo codebook, 300 real vLLM reports, demo users and studies (safe to run again)."
@@ -11,9 +13,9 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         passwords = load_demo()
         if passwords:
-            self.stdout.write(self.style.SUCCESS("Demo users created. Their passwords are shown only now:"))
-            for name, password in passwords.items():
-                self.stdout.write(f"  {name:<6} {password}")
+            keep(passwords)
+            self.stdout.write(self.style.SUCCESS("Demo users created."))
+            self.stdout.write(framed(passwords))
         else:
-            self.stdout.write("Demo data present; the demo users already exist (their passwords were shown when they "
-                              "were made; `manage.py demo_passwords` sets new ones).")
+            self.stdout.write("Demo data present; the demo users already exist (their passwords are in the demo "
+                              "passwords file; `manage.py demo_passwords` sets new ones).")

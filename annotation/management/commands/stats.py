@@ -4,21 +4,21 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import Study
 from annotation.selectors.statistics import as_json, parse_groups
+from annotation.selectors.studies import study_named
 
 
 class Command(BaseCommand):
     help = "Print a study's Table 1 and Figure 3 figures, computed from its final labels."
 
     def add_arguments(self, parser):
-        parser.add_argument("study", help="the study's name")
+        parser.add_argument("study", help="the study's name or id")
         parser.add_argument("--format", choices=["json"], default="json")
         parser.add_argument("--group", action="append", default=[],
                             help='a group of themes, as "name: C.2, C.4" (repeat for more)')
 
     def handle(self, *args, study, format, group, **options):
-        found = Study.objects.filter(name=study).first()
+        found = study_named(study)
         if found is None:
-            raise CommandError(f"no study named {study!r}")
+            raise CommandError(f"no study named {study!r}, and no study with that id")
         self.stdout.write(json.dumps(as_json(found, parse_groups("\n".join(group))), indent=2, default=str))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import Study
+from annotation.selectors.studies import study_named
 from corpus.dataset_card import dataset_card
 from corpus.exports import csv_chunks, jsonl_rows, study_document, study_status
 
@@ -16,7 +16,7 @@ class Command(BaseCommand):
             "dataset card beside it. Streams: memory stays flat however large the study.")
 
     def add_arguments(self, parser):
-        parser.add_argument("study", help="the study's name")
+        parser.add_argument("study", help="the study's name or id")
         parser.add_argument("--format", choices=["csv", "jsonl"], default="csv")
         parser.add_argument("--output", required=True, help="the corpus file to write")
         parser.add_argument("--raw", action="store_true",
@@ -25,9 +25,9 @@ class Command(BaseCommand):
         parser.add_argument("--with-contacts", action="store_true", help="include members' e-mail addresses")
 
     def handle(self, *args, study, format, output, with_contacts, raw, **options):
-        found = Study.objects.filter(name=study).select_related("taxonomy").first()
+        found = study_named(study)
         if found is None:
-            raise CommandError(f"no study named {study!r}")
+            raise CommandError(f"no study named {study!r}, and no study with that id")
         path = Path(output)
         if not path.parent.exists():
             raise CommandError(f"--output: the folder {path.parent} does not exist")

@@ -4,7 +4,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import Study
+from annotation.selectors.studies import study_named
 from corpus.backup import export_study
 
 
@@ -13,13 +13,13 @@ class Command(BaseCommand):
             "final labels, screening) to PATH (gzip JSON Lines, format concord-study 1); import_study restores it.")
 
     def add_arguments(self, parser):
-        parser.add_argument("study", help="the study's name")
+        parser.add_argument("study", help="the study's name or id")
         parser.add_argument("path")
 
     def handle(self, *args, study, path, **options):
-        found = Study.objects.filter(name=study).select_related("taxonomy").first()
+        found = study_named(study)
         if found is None:
-            raise CommandError(f"no study named {study!r}")
+            raise CommandError(f"no study named {study!r}, and no study with that id")
         started = time.perf_counter()
         count = export_study(found, path)
         self.stdout.write(f"{path}: {count} records in {time.perf_counter() - started:.1f} s")

@@ -5,7 +5,7 @@ import time
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import Study
+from annotation.selectors.studies import study_named
 from corpus.replication import build
 
 
@@ -16,15 +16,15 @@ class Command(BaseCommand):
             "folder).")
 
     def add_arguments(self, parser):
-        parser.add_argument("study", help="the study's name")
+        parser.add_argument("study", help="the study's name or id")
         parser.add_argument("path", help="the zip to write")
         parser.add_argument("--as", dest="username", help="whose rights decide the label history it holds "
                                                           "(default: the study's creator, else its first lead)")
 
     def handle(self, *args, study, path, username, **options):
-        found = Study.objects.filter(name=study).select_related("taxonomy", "created_by").first()
+        found = study_named(study)
         if found is None:
-            raise CommandError(f"no study named {study!r}")
+            raise CommandError(f"no study named {study!r}, and no study with that id")
         if username:
             viewer = get_user_model().objects.filter(username=username).first()
         else:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import Study
+from annotation.selectors.studies import study_named
 from concord.errors import FieldError
 from machines.models import MachineRater, MachineRun
 from machines.services.raters import add_rater
@@ -14,7 +14,7 @@ class Command(BaseCommand):
             "on the worker). With --kind, a rater of that name is added first if the study has none.")
 
     def add_arguments(self, parser):
-        parser.add_argument("study", help="the study's name")
+        parser.add_argument("study", help="the study's name or id")
         parser.add_argument("--rater", required=True, help="the machine rater's name")
         parser.add_argument("--kind", choices=MachineRater.Kind.values, help="add the rater if missing")
         parser.add_argument("--training", choices=MachineRater.Training.values, default="final")
@@ -26,9 +26,9 @@ class Command(BaseCommand):
         parser.add_argument("--folds", help="built-in model: cross-fitting folds (default 5)")
 
     def handle(self, *args, study, rater, kind, training, **options):
-        found = Study.objects.filter(name=study).first()
+        found = study_named(study)
         if found is None:
-            raise CommandError(f"no study named {study!r}")
+            raise CommandError(f"no study named {study!r}, and no study with that id")
         machine = MachineRater.objects.filter(study=found, name=rater).first()
         try:
             if machine is None:

@@ -4,7 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import Study
+from annotation.selectors.studies import study_named
 from machines.alt_test import EPSILONS
 from machines.exports import study_machines
 
@@ -16,15 +16,15 @@ class Command(BaseCommand):
             "decisions to let a machine replace an annotator with their sentinel watch.")
 
     def add_arguments(self, parser):
-        parser.add_argument("study", help="the study's name")
+        parser.add_argument("study", help="the study's name or id")
         parser.add_argument("--format", choices=["table", "json"], default="table")
         parser.add_argument("--epsilon", type=float, choices=sorted(EPSILONS.values()), default=EPSILONS["skilled"],
                             help="the alternative annotator test's margin: 0.2 expert, 0.15 skilled, 0.1 crowd")
 
     def handle(self, *args, study, format, epsilon, **options):
-        found = Study.objects.filter(name=study).first()
+        found = study_named(study)
         if found is None:
-            raise CommandError(f"no study named {study!r}")
+            raise CommandError(f"no study named {study!r}, and no study with that id")
         data = study_machines(found, epsilon=epsilon)
         if format == "json":
             self.stdout.write(json.dumps(data, indent=2, ensure_ascii=False))
