@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..models import Queue, Round, Study
+from .votes import needing_decision
 
 Phase = Study.Phase
 NEXT_PHASE = {
@@ -68,3 +69,49 @@ def next_step(study: Study, round: Round | None, missing: list[Missing]) -> Next
         said.append("The study closes: every report gets its final label from its votes or your decision, and "
                     "nothing can be labeled or changed after.")
     return NextStep(button, said)
+
+
+@dataclass(frozen=True)
+class WhatNext:
+    said: str  # the next step of the method for this study, in a sentence
+    go: str  # the page that takes it: "queue", "members", "review_list", "adjudication_list" or "corpus"
+    go_label: str
+
+
+def what_next(study: Study, round: Round | None, missing: list[Missing], own_left: int | None) -> WhatNext | None:
+    """What the lead does next, as the study page leads with it; `own_left` is what is left of the lead's own
+    queue in the round (None: no queue)."""
+    if study.phase == Phase.PILOT:
+        if own_left is None:  # an admin, or a lead who has finished the sample
+            return WhatNext("The lead labels the pilot sample and shapes the codebook; then close the pilot below.",
+                            "", "")
+        return WhatNext(f"Label the pilot sample ({own_left} left), adding themes and sub-themes from the labeling "
+                        "page as the reports call for them; then close the pilot below.", "queue", "Label the pilot")
+    if study.phase == Phase.INDEPENDENT:
+        if own_left:
+            return WhatNext(f"Label your queue ({own_left} left), blind like everyone; then close the round below "
+                            "once the others are done too.", "queue", "Label")
+        if missing:
+            total = sum(m.count for m in missing)
+            return WhatNext(f"{total} label{pluralize(total)} still missing ({', '.join(m.username for m in missing)})"
+                            ": invite or remind the annotators, then close the round below.", "members",
+                            "Members and invitations")
+        return WhatNext(f"Every label of round {round.number if round else ''} is in: close it below to start the "
+                        "review of the tied reports.", "", "")
+    if study.phase == Phase.REVIEW:
+        tied = round.tied_reports.count() if round else 0
+        return WhatNext(f"{tied} report{pluralize(tied)} tied: discuss them on the review list and re-label where "
+                        "you agree; then close the review below.", "review_list", "Review list")
+    if study.phase == Phase.ADJUDICATION:
+        waiting = len(needing_decision(study))
+        if waiting:
+            return WhatNext(f"{waiting} report{pluralize(waiting)} wait{'s' if waiting == 1 else ''} for your "
+                            "decision, with a rationale; then close the study below.", "adjudication_list",
+                            "Adjudication")
+        return WhatNext("No report waits for a decision: close the study below to write the final labels.", "", "")
+    return WhatNext("The study is closed: download the labeled corpus, its dataset card and the replication "
+                    "package below.", "corpus", "The labeled corpus")
+
+
+def pluralize(n: int) -> str:
+    return "" if n == 1 else "s"

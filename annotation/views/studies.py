@@ -22,7 +22,7 @@ from ..forms import StudySettingsForm, StudySetupForm
 from ..models import Decision, Study
 from ..permissions import can_export, can_manage, can_view_agreement, is_lead, labels_blind, role_in
 from ..selectors.final_labels import final_label_counts
-from ..selectors.phases import NEXT_PHASE, missing_labels, next_step, open_round
+from ..selectors.phases import NEXT_PHASE, missing_labels, next_step, open_round, what_next
 from ..selectors.queue import progress_for
 from ..selectors.studies import current_round, studies_for
 from ..services.labels import LabelError
@@ -63,7 +63,7 @@ def study_detail(request: HtmxHttpRequest, study_id: int):
         "phases": study.Phase.choices, "next_phase": NEXT_PHASE.get(study.phase),
         "progress": progress_for(request.user, round) if round else None,
         "missing": missing_labels(round) if round and manages else [],
-        "next_step": None, "expected": state_of(study),
+        "next_step": None, "expected": state_of(study), "pilot_percent": study.pilot_fraction * 100,
         "rounds": study.rounds.order_by("number"),
         "can_see_agreement": can_view_agreement(request.user, study),
         "lead_blind": round is not None and is_lead(request.user, study) and labels_blind(request.user, study),
@@ -72,6 +72,10 @@ def study_detail(request: HtmxHttpRequest, study_id: int):
     if manages and context["next_phase"]:
         context["next_phase_label"] = study.Phase(context["next_phase"]).label
         context["next_step"] = next_step(study, round, context["missing"])
+    if manages:
+        # What is left of the lead's own queue (none once they stopped labeling, which `missing` leaves out).
+        own_left = next((m.count for m in context["missing"] if m.username == request.user.get_username()), None)
+        context["what_next"] = what_next(study, round, context["missing"], own_left)
     return render(request, "annotation/study_detail.html", context)
 
 

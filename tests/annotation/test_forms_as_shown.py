@@ -30,6 +30,8 @@ def form_as_shown(html: str, action: str) -> dict:
 def submit_as_shown(client, page_url: str, action: str):
     page = client.get(page_url)
     assert page.status_code == 200
+    # The lead's page leads with the next step of the method.
+    assert 'data-testid="what-next"' in page.content.decode()
     return client.post(action, form_as_shown(page.content.decode(), action), follow=True)
 
 
@@ -60,8 +62,9 @@ def test_the_lead_moves_a_study_from_its_pilot_to_closed_with_the_page_as_shown(
     assert seen == [Phase.PILOT, Phase.INDEPENDENT, Phase.REVIEW, Phase.ADJUDICATION, Phase.CLOSED]
     # Closing wrote the final labels.
     assert Decision.objects.filter(study=study).count() == len(issues)
-    # The page of a closed study offers no form that moves it.
-    assert action.encode() not in client.get(page_url).content
+    # The page of a closed study offers no form that moves it, and points to the corpus.
+    closed = client.get(page_url).content.decode()
+    assert action not in closed and 'href="#corpus"' in closed
 
 
 def test_a_second_press_of_the_close_button_changes_nothing(client_as, lead, annotator_a):
