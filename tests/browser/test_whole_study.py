@@ -1,0 +1,394 @@
+"""A whole study as its people run it, through the pages only, in Chromium: an admin sets it up, the lead labels
+the pilot and grows the codebook, a volunteer joins by an invitation link, four people label the independent
+round by keyboard (digits, / find, notes saved with Ctrl+Enter and with Enter, a skip, p, a double Enter, a
+reload mid-draft, a dropped connection), a proposal passes unanimously, ties are reviewed with comments and
+re-labels, the lead adjudicates, the study closes, and every export is downloaded.
+
+The test keeps its own ledger of what the screen showed at each save. At the end the exported corpus, the
+label history and the agreement figures must say what the ledger says. On PostgreSQL with REDIS_URL set (CI)
+the app's tasks run on a real Celery worker; elsewhere they run in the request."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import time
+import zipfile
+from collections import Counter, defaultdict
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.factories import make_issue, make_source, make_user
+
+REAL_WORKER = bool(os.environ.get("REDIS_URL") and os.environ.get("DATABASE_URL", "").startswith("postgres"))
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True),
+              *([pytest.mark.integration] if REAL_WORKER else [])]
+
+if REAL_WORKER:
+    from tests.test_celery_worker import celery_worker_process  # noqa: F401 - a fixture
+
+TYPE_KEYS = {"A": "1", "B": "2", "C": "3", "NR": "4"}
+ROMAN = ["i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x"]
+# Reports 0–7 and what each of the four raters labels them in the independent round (the lead, ann1, ann2 and
+# the volunteer, in that order): unanimous, majorities, a tie at the type, a tie at the theme, the grown theme.
+PLAN = [
+    ("C.1.i", "C.1.i", "C.1.i", "C.1.i"),
+    ("C.2", "C.2", "C.2", "A.1"),
+    ("C.1", "A.1", "C.1", "A.1"),    # tied at type: stays tied through the review, the lead decides
+    ("NR", "NR", "NR", "NR"),
+    ("B.1", "B.1", "B.2", "B.2"),    # tied at theme: ann1 re-labels B.2 in the review
+    ("C.11", "C.11", "C.11", "C.3"),
+    ("A.2", "A.2", "A.2", "A.2"),
+    ("C.2", "C.2", "C.3", "C.4"),
+]
+RATERS = ["lead", "ann1", "ann2", "vol"]
+EXPECTED_FINAL = {0: "C.1.i", 1: "C.2", 2: "C.1", 3: "NR", 4: "B.2", 5: "C.11", 6: "A.2", 7: "C.2"}
+
+SHOWN = """() => {
+  const f = document.getElementById("label-form");
+  const checked = ["type", "theme", "sub_theme"].map(n => f.querySelector(`input[name=${n}]:checked`));
+  const codes = checked.filter(Boolean).map(r => r.dataset.code || r.value);
+  const article = document.querySelector("article[data-issue]");
+  return { issue: article ? Number(article.dataset.issue) : null, code: codes.length ? codes[codes.length - 1] : "",
+           note: f.querySelector("textarea[name=note]").value.trim() };
+}"""
+
+
+def keys_of(code: str, themes_of: dict[str, int]) -> list[str]:
+    """The key presses that choose `code` on the labeling page: two digits in a list of ten or more."""
+    if code == "NR":
+        return [TYPE_KEYS["NR"]]
+    parts = code.split(".")
+    keys = [TYPE_KEYS[parts[0]]]
+    if len(parts) > 1:
+        width = 2 if themes_of[parts[0]] >= 10 else 1
+        keys += list(parts[1].zfill(width))
+    if len(parts) > 2:
+        keys += list(str(ROMAN.index(parts[2]) + 1))
+    return keys
+
+
+class Person:
+    """One browser context signed in as one person."""
+
+    def __init__(self, browser, live_server, username: str, password: str):
+        self.name = username
+        self.context = browser.new_context(viewport={"width": 1280, "height": 800})
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(20_000)
+        self.page.on("pageerror", lambda e: pytest.fail(f"script error for {username}: {e}"))
+        self.url = live_server.url
+        if password:
+            self.sign_in(password)
+
+    def sign_in(self, password: str):
+        self.page.goto(f"{self.url}/accounts/login/")
+        self.page.fill("input[name=username]", self.name)
+        self.page.fill("input[name=password]", password)
+        self.page.press("input[name=password]", "Enter")
+        self.page.wait_for_load_state()
+
+    def go(self, path: str):
+        self.page.goto(self.url + path)
+
+    def get(self, path: str) -> bytes:
+        response = self.page.request.get(self.url + path)
+        assert response.ok, f"{path}: {response.status}"
+        return response.body()
+
+    def move_on(self, study_id: int, button: str, then: str):
+        """Tick the study page's confirmation and press the button that moves the study on, as shown."""
+        self.go(f"/studies/{study_id}/")
+        form = self.page.locator("#move-on form")
+        expect(form.locator("button[type=submit]")).to_have_text(button)
+        form.locator("input[name=confirm]").check()
+        with self.page.expect_navigation():
+            form.locator("button[type=submit]").click()
+        expect(self.page.locator("ol.phases [aria-current=step]")).to_have_text(then)
+
+
+class Ledger:
+    """What the screen showed at each save: (rater, report, round kind) → (code, note), and every save made."""
+
+    def __init__(self):
+        self.last: dict[tuple[str, int, str], tuple[str, str]] = {}
+        self.saves: list[tuple[str, int, str, str, str]] = []
+
+    def record(self, person: Person, kind: str) -> dict:
+        shown = person.page.evaluate(SHOWN)
+        return {"person": person.name, "kind": kind, **shown}
+
+    def saved(self, shown: dict):
+        key = (shown["person"], shown["issue"], shown["kind"])
+        value = (shown["code"], shown["note"])
+        if self.last.get(key) != value:
+            self.saves.append((*key, *value))
+        self.last[key] = value
+
+
+def label(person: Person, ledger: Ledger, kind: str, code: str, themes_of: dict, *, note: str = "",
+          how: str = "keys", save: str = "Enter", title_after: str | None = None):
+    """Choose `code` (by digits, or by the / finder), write a note, save it; record what the screen showed."""
+    page = person.page
+    page.wait_for_selector("#label-form[data-ready]")
+    title = page.inner_text("h1.issue-title")
+    if how == "find":
+        page.keyboard.press("/")
+        page.keyboard.type(code)
+        expect(page.locator("#palette-list [role=option]").first).to_contain_text(code)
+        page.keyboard.press("Enter")
+    else:
+        for key in keys_of(code, themes_of):
+            page.keyboard.press(key)
+    if note:
+        page.keyboard.press("n")
+        page.keyboard.type(note)
+        if save == "Enter":
+            page.keyboard.press("Escape")
+    shown = ledger.record(person, kind)
+    assert shown["code"] == code, f"{person.name} chose {code}, the screen shows {shown['code']}"
+    page.keyboard.press("Control+Enter" if save == "Control+Enter" else "Enter")
+    if save == "double":
+        page.keyboard.press("Enter")
+    ledger.saved(shown)
+    expect(page.locator("h1").first).not_to_have_text(title)
+    if title_after:
+        expect(page.locator("h1").first).to_have_text(title_after)
+    return shown
+
+
+def _csv(body: bytes) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(body.decode("utf-8-sig"))))
+
+
+def test_a_whole_study_through_its_pages(live_server, browser, request, settings):
+    if REAL_WORKER:
+        request.getfixturevalue("celery_worker_process")
+    source = make_source("acme/llm-runtime")
+    issues = [make_issue(source, title=f"Report {n}: something about model serving", number=str(100 + n))
+              for n in range(8)]
+    make_user("lead", is_staff=True, is_superuser=True)
+    for name in ("ann1", "ann2"):
+        make_user(name)
+    from taxonomy.services import load_codebook
+
+    codebook = load_codebook(settings.BASE_DIR / "taxonomy" / "codebooks" / "llm-centric-2025.json")
+
+    ledger = Ledger()
+    lead = Person(browser, live_server, "lead", "pw-lead")
+
+    # Set-up, by the lead, who is an admin too: every stored report, two annotators, a pilot of 18 %.
+    lead.go("/studies/new/")
+    page = lead.page
+    page.fill("#id_name", "Serving study")
+    page.select_option("#id_codebook", value=str(codebook.pk))
+    page.select_option("#id_lead", label="lead")
+    page.select_option("#id_annotators", label=["ann1", "ann2"])
+    page.fill("#id_seed", "7")
+    page.get_by_role("button", name="Count the reports").click()
+    expect(page.locator("p.notice[role=status]")).to_have_text("8 reports match these rules.")
+    page.get_by_role("button", name="Create study").click()
+    page.wait_for_url("**/studies/*/")
+    study_id = int(page.url.rstrip("/").rsplit("/", 1)[1])
+    assert page.locator("[data-testid=what-next]").is_visible()
+
+    # A volunteer is invited by a link and makes an account with it.
+    lead.go(f"/studies/{study_id}/members/")
+    page.get_by_role("button", name="Create link").click()
+    link = page.locator("#invitation-link").inner_text().strip()
+    vol = Person(browser, live_server, "vol", "")
+    vol.page.goto(link)
+    vol.page.fill("#id_username", "vol")
+    vol.page.fill("#id_password1", "a volunteer's own pass 42")
+    vol.page.fill("#id_password2", "a volunteer's own pass 42")
+    vol.page.get_by_role("button", name="Create my account and join").click()
+    vol.page.wait_for_load_state()
+    expect(vol.page.locator("body")).to_contain_text("Serving study")
+
+    # The pilot: the lead grows the codebook (C.11) from the labeling page and labels the sample.
+    lead.go(f"/studies/{study_id}/queue/")
+    page.locator("details.pilot-category summary").click()
+    page.select_option("#cat-parent", label="C Bug (new theme)")
+    page.fill("#cat-name", "Serving engine faults")
+    page.fill("#cat-definition", "Faults of the serving engine itself.")
+    page.get_by_role("button", name="Add").click()
+    page.wait_for_selector("#label-form[data-ready]")
+    themes_of = {"A": 5, "B": 5, "C": 11}
+    pilot = []
+    while page.locator("#label-form").count():
+        pilot.append(label(lead, ledger, "pilot", "C.11" if not pilot else "A.1.i", themes_of, note="pilot note"))
+    assert len(pilot) == 2  # 18 % of 8, rounded up
+    lead.move_on(study_id, "Close the pilot and start the independent round", "Independent round")
+
+    ann1 = Person(browser, live_server, "ann1", "pw-ann1")
+    ann2 = Person(browser, live_server, "ann2", "pw-ann2")
+    people = {"lead": lead, "ann1": ann1, "ann2": ann2, "vol": vol}
+    number_of = {issue.pk: n for n, issue in enumerate(issues)}
+    title_of = {n: issue.title for n, issue in enumerate(issues)}
+
+    def label_queue(person: Person, rater: int, twists: dict[int, dict]):
+        """Label the queue in its order, each report as PLAN says, with the twists asked for on some."""
+        person.go(f"/studies/{study_id}/queue/")
+        while True:
+            person.page.wait_for_selector("#workspace")
+            if not person.page.locator("#label-form").count():
+                break
+            issue_id = int(person.page.locator("article[data-issue]").get_attribute("data-issue"))
+            n = number_of[issue_id]
+            twist = twists.pop(n, {})
+            if twist.get("skip"):
+                person.page.keyboard.press("s")
+                person.page.keyboard.type("Coming back to it later")
+                person.page.keyboard.press("Enter")
+                expect(person.page.locator("#status")).to_have_text("Skipped.")
+                continue
+            if twist.get("reload"):
+                for key in keys_of(PLAN[n][rater], themes_of):
+                    person.page.keyboard.press(key)
+                person.page.keyboard.press("n")
+                person.page.keyboard.type("typed before the reload")
+                person.page.reload()
+                person.page.wait_for_selector("#draft-notice:visible")
+                person.page.keyboard.press("Escape")
+                shown = ledger.record(person, "independent")
+                assert (shown["code"], shown["note"]) == (PLAN[n][rater], "typed before the reload")
+                person.page.locator("body").press("Enter")
+                ledger.saved(shown)
+                expect(person.page.locator("h1").first).not_to_have_text(title_of[n])
+                continue
+            if twist.get("offline"):
+                for key in keys_of(PLAN[n][rater], themes_of):
+                    person.page.keyboard.press(key)
+                person.context.set_offline(True)
+                person.page.keyboard.press("Enter")
+                expect(person.page.locator("#status .error")).to_contain_text("connection was lost")
+                person.context.set_offline(False)
+                shown = ledger.record(person, "independent")
+                person.page.keyboard.press("Enter")
+                ledger.saved(shown)
+                expect(person.page.locator("h1").first).not_to_have_text(title_of[n])
+                continue
+            label(person, ledger, "independent", twist.get("first", PLAN[n][rater]), themes_of,
+                  note=twist.get("note", ""), how=twist.get("how", "keys"), save=twist.get("save", "Enter"))
+            if twist.get("first"):
+                # Back with p, and the label revised to what the plan says.
+                person.page.keyboard.press("p")
+                expect(person.page.locator("h1.issue-title")).to_have_text(title_of[n])
+                expect(person.page.locator("#label-form")).to_contain_text("You labeled this report already")
+                for _ in range(3):  # undo the choices down to nothing
+                    person.page.keyboard.press("Backspace")
+                label(person, ledger, "independent", PLAN[n][rater], themes_of)
+        assert not twists, f"{person.name}: twists never met: {twists}"
+
+    label_queue(lead, 0, {1: {"offline": True}, 5: {"note": "engine crash", "save": "Control+Enter"}})
+    label_queue(ann1, 1, {0: {"how": "find", "note": "found by code"}, 1: {"first": "A.2"},
+                          5: {"note": "same engine", "save": "Control+Enter"}, 6: {"save": "double"}})
+    label_queue(ann2, 2, {2: {"reload": True}, 3: {"skip": True}, 4: {"note": "looks like B.2"}})
+    label_queue(vol, 3, {7: {"note": "memory", "save": "Control+Enter"}})
+
+    # A proposal during the independent round passes when every member votes yes; the lead adds it.
+    ann1.go(f"/studies/{study_id}/proposals/")
+    ann1.page.select_option("#id_parent", label="C.2 " + ann1.page.locator("#id_parent option", has_text="C.2 ")
+                            .first.inner_text().split("C.2 ", 1)[1])
+    ann1.page.fill("#id_name", "Tokenizer mismatch")
+    ann1.page.fill("#id_definition", "The tokenizer of the served model differs from its training one.")
+    ann1.page.fill("#id_examples", f"acme/llm-runtime#{issues[1].number}")
+    ann1.page.get_by_role("button", name="Open the proposal").click()
+    ann1.page.wait_for_load_state()
+    proposal_url = ann1.page.url
+    assert "/proposals/" in proposal_url
+    for person in people.values():
+        person.page.goto(proposal_url)
+        person.page.get_by_label("Yes").check()
+        person.page.get_by_role("button", name="Vote").click()
+        person.page.wait_for_load_state()
+    lead.page.goto(proposal_url)
+    lead.page.get_by_role("button", name="Add to the codebook").click()
+    lead.page.wait_for_load_state()
+    lead.go(f"/studies/{study_id}/codebook/changes/")
+    expect(lead.page.locator("body")).to_contain_text("Tokenizer mismatch")
+
+    # Review: the ties are listed; a comment (c, Ctrl+Enter) and a re-label that settles report 4.
+    lead.move_on(study_id, "Close round 2 and start the review", "Review")
+    lead.go(f"/studies/{study_id}/review/")
+    for n in (2, 4):
+        expect(lead.page.locator("body")).to_contain_text(title_of[n])
+    ann1.go(f"/studies/{study_id}/queue/")
+    for _ in range(2):
+        ann1.page.wait_for_selector("#label-form[data-ready]")
+        n = number_of[int(ann1.page.locator("article[data-issue]").get_attribute("data-issue"))]
+        ann1.page.keyboard.press("c")
+        ann1.page.keyboard.type(f"On report {n}: I read it again.")
+        ann1.page.keyboard.press("Control+Enter")
+        expect(ann1.page.locator(f"#thread-{issues[n].pk}")).to_contain_text(f"On report {n}: I read it again.")
+        ann1.page.keyboard.press("Escape")
+        ann1.page.locator("body").click(position={"x": 5, "y": 5})
+        code = "B.2" if n == 4 else "A.1"
+        for _ in range(3):
+            ann1.page.keyboard.press("Backspace")
+        label(ann1, ledger, "review", code, themes_of)
+
+    # Adjudication: report 2 is still tied two against two; the lead decides it with a rationale.
+    lead.move_on(study_id, "Close the review and start adjudication", "Adjudication")
+    lead.go(f"/studies/{study_id}/adjudication/")
+    lead.page.get_by_role("link", name=title_of[2]).click()
+    lead.page.wait_for_selector("#label-form[data-ready]")
+    for key in keys_of("C.1", themes_of):
+        lead.page.keyboard.press(key)
+    lead.page.keyboard.press("n")
+    lead.page.keyboard.type("The stack trace is the engine's.")
+    with lead.page.expect_navigation():
+        lead.page.keyboard.press("Control+Enter")
+    lead.move_on(study_id, "Close the study and write the final labels", "Closed")
+    lead.go(f"/studies/{study_id}/")
+    expect(lead.page.locator("[data-testid=what-next]")).to_contain_text("closed")
+
+    # Every export, and what they say against the ledger.
+    round_of = {"pilot": 1, "independent": 2, "review": 3}
+    by_number = {issue.number: n for n, issue in enumerate(issues)}
+    corpus = _csv(lead.get(f"/studies/{study_id}/corpus.csv"))
+    finals = {by_number[row["number"]]: row for row in corpus}
+    assert len(finals) == len(issues)
+    for n, code in EXPECTED_FINAL.items():
+        row = finals[n]
+        assert (row["final_sub_theme_code"] or row["final_theme_code"] or row["final_type_code"]) == code, (n, row)
+        assert row["study_status"] == "closed"
+    assert finals[2]["final_how"] == "lead decision" and "consensus" in finals[4]["final_how"]
+    stored = {}
+    for n, row in finals.items():
+        for one in json.loads(row["labels"]):
+            stored[(one["annotator"], issues[n].pk, one["round_kind"])] = (one["choice"], one["note"])
+    assert stored == ledger.last
+    for path in ("corpus.jsonl", "study.json", "dataset-card.md", "export.csv", "project.qdpx"):
+        assert lead.get(f"/studies/{study_id}/{path}")
+    with zipfile.ZipFile(io.BytesIO(lead.get(f"/studies/{study_id}/replication.zip"))) as package:
+        assert any(name.endswith("recompute.py") for name in package.namelist())
+
+    # History: each save that changed something is one version, and nothing else is.
+    history = _csv(lead.get(f"/studies/{study_id}/history.csv"))
+    kinds = {number: kind for kind, number in round_of.items()}
+    seen = Counter((row["annotator"], issues[by_number[row["number"]]].pk, kinds[int(row["round"])])
+                   for row in history)
+    assert seen == Counter((person, issue_id, kind) for person, issue_id, kind, *_ in ledger.saves)
+
+    # Agreement: the type kappa the app reports is the one computed from the ledger's independent labels.
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    types = defaultdict(list)
+    for (_, issue_id, kind), (code, _) in ledger.last.items():
+        if kind == "independent":
+            types[issue_id].append(code.split(".")[0])
+    table, _ = aggregate_raters([sorted(v) for _, v in sorted(types.items())])
+    expected = fleiss_kappa(table)
+    deadline = time.monotonic() + 120
+    while True:
+        answer = lead.page.request.get(f"{lead.url}/api/studies/{study_id}/agreement/")
+        if answer.status == 200:
+            break
+        assert answer.status == 202 and time.monotonic() < deadline, answer.status
+        time.sleep(1)
+    assert answer.json()["type"]["kappa"] == pytest.approx(expected, abs=1e-9)
+    for person in people.values():
+        person.context.close()
