@@ -40,9 +40,10 @@ run: demo
 	  --loglevel=warning & worker=$$!; trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	  $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
-# The whole suite. With DATABASE_URL and REDIS_URL set it runs on PostgreSQL with a real Celery worker.
+# A newcomer's quick run: both cores, the bounded but long tests (marked slow) left out. FULL=1 runs the whole
+# suite in one process, as CI does on PostgreSQL with a real Celery worker (its tests share Redis's queues).
 test: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(if $(FULL),,-n 2 -m "not slow")
 
 # A Celery worker for every queue, for when REDIS_URL is set. Threads, not prefork's two children that would
 # each hold Django and the statistics stack: half the memory on this 2-core machine (`make bench-memory`), and

@@ -10,6 +10,13 @@ from concord.celery import app as celery_app
 from tests import factories
 
 
+def pytest_collection_modifyitems(items):
+    # Tests on a real worker share Redis's queues with each other: they are CI's, run one at a time.
+    for item in items:
+        if item.get_closest_marker("integration"):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def _eager_celery(request):
     # Most tests run tasks in-process; tests marked `integration` talk to a real worker instead.

@@ -279,6 +279,7 @@ def _expected(name: str, role: str, phase: str) -> tuple[bool, set[int]]:
     return allowed, (extra or {200}) if allowed else REFUSED
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("phase", PHASES)
 def test_who_may_open_and_send_what_in_every_phase(phase):
     users, values = _world(phase)

@@ -22,7 +22,7 @@ from django.urls import get_resolver, resolve, reverse
 from concord.once import FIELD as ONCE
 from tests.test_access_matrix import GET, MATRIX, _expected, _walk, _world
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 HOSTILE = {
     "long": "x" * 5000,

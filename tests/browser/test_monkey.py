@@ -15,7 +15,7 @@ from annotation.models import Label
 from taxonomy.services import add_category
 from tests.factories import category, make_issue, make_study, make_user
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 KEYS = int(os.environ.get("CONCORD_MONKEY_KEYS", "1500"))
 SEED = int(os.environ.get("CONCORD_MONKEY_SEED", "20261202"))
 
