@@ -6,21 +6,25 @@ from django import forms
 
 from concord.errors import FieldError
 
-# A number (GitHub's digits, Gitee's letters and digits), "#number", or an issue's URL.
-_REPORT = re.compile(r"(?:\S*/issues/|#)?([A-Za-z0-9]+)/?")
+# A number (GitHub's digits, Gitee's letters and digits), "#number", "owner/repo#number" (the form every other
+# field takes), or an issue's URL.
+_REPORT = re.compile(r"(?:\S*?/(?P<url_repo>[\w.-]+/[\w.-]+)/issues/|(?P<repo>[\w.-]+/[\w.-]+)#|#)?"
+                     r"(?P<number>[A-Za-z0-9]+)/?")
 
 
 def report_numbers(text: str, field: str = "examples") -> list[str]:
-    """The report numbers a field names, as numbers, #numbers or issue URLs, one per line or comma-separated;
-    FieldError naming the line of anything else (a pasted list must not lose a report without a word)."""
-    numbers = []
+    """The reports a field names, as numbers, #numbers, owner/repo#numbers or issue URLs, one per line or
+    comma-separated: "123", or "owner/repo#123" where the repository is named. FieldError naming the line of
+    anything else (a pasted list must not lose a report without a word)."""
+    refs = []
     for line_number, line in enumerate(text.splitlines(), 1):
         for part in filter(None, (p.strip() for p in line.split(","))):
             if not (m := _REPORT.fullmatch(part)):
-                raise FieldError(field, f"line {line_number}: {part[:80]!r} is not a report number, #number or "
-                                        "issue URL")
-            numbers.append(m.group(1))
-    return numbers
+                raise FieldError(field, f"line {line_number}: {part[:80]!r} is not a report number, #number, "
+                                        "owner/repo#number or issue URL")
+            repo = m.group("url_repo") or m.group("repo")
+            refs.append(f"{repo}#{m.group('number')}" if repo else m.group("number"))
+    return refs
 
 
 class ProposalForm(forms.Form):

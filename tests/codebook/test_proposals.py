@@ -155,3 +155,17 @@ def test_pasted_examples_keep_every_line_and_name_what_is_not_a_report(study, an
     assert response.status_code == 302
     assert set(Proposal.objects.get().examples.all()) == {one, two}
     assert '<textarea name="examples"' in client.get(url).content.decode()
+
+
+def test_examples_take_owner_repo_number_as_every_other_field_does(study, annotator_a, client_as):
+    one, two, _ = study.issues.order_by("created_at", "id")
+    parent = study.taxonomy.categories.get(code="C")
+    url = reverse("codebook:proposals", args=[study.pk])
+    form = {"parent": parent.pk, "name": "Tokenizer faults", "definition": "Wrong tokens."}
+    client = client_as(annotator_a)
+    response = client.post(url, {**form, "examples": f"other/repo#{one.number}"})
+    assert response.status_code == 400 and f"other/repo#{one.number} is not a report of this study" in \
+        response.content.decode()
+    response = client.post(url, {**form, "examples": f"{one.source.full_name}#{one.number}, {two.url}"})
+    assert response.status_code == 302
+    assert set(Proposal.objects.get().examples.all()) == {one, two}
