@@ -8,9 +8,10 @@ from django.urls import reverse
 
 from annotation.models import Label, Round
 from annotation.selectors.annotators import AnnotatorRow, _flag, annotator_rows
+from annotation.services.phases import advance
 from annotation.services.queues import skip
 from annotation.timing import seconds_since_shown, shown_token
-from tests.factories import label_with
+from tests.factories import label_with, make_study
 
 pytestmark = pytest.mark.django_db
 NOW = dt.datetime(2026, 11, 20, 12, 0, tzinfo=dt.UTC)
@@ -83,3 +84,20 @@ def test_slow_fast_and_drifting_against_the_others_and_oneself():
     assert [r.flags for r in rows] == [
         ["fast: 10 s per report, the middle is 30 s"], [],
         ["slow: 90 s per report, the middle is 30 s", "drifting: 50% agreement in 2026-W47, 75% overall"]]
+
+
+def test_the_page_shows_the_independent_round_by_default_and_any_round_chosen(client_as, lead, annotator_a,
+                                                                             annotator_b):
+    study = make_study(lead, [annotator_a, annotator_b], n_issues=2)
+    first, second = study.issues.order_by("created_at", "id")
+    for person in (lead, annotator_a, annotator_b):
+        label_with(person, study, first, "C.1")
+        label_with(person, study, second, "A.1" if person == annotator_b else "C.2")
+    advance(study, lead, confirm_missing=True)  # review: only the lead has re-labeled nothing yet
+    client = client_as(lead)
+    url = reverse("annotation:annotators", args=[study.pk])
+    page = client.get(url).content.decode()
+    assert "Round 1 (independent" in page and all(name in page for name in ("alice", "bob"))
+    review = client.get(url, {"round": 2}).content.decode()
+    assert "Round 2 (review" in review
+    assert client.get(url, {"round": "x" * 40}).status_code == 200
