@@ -67,13 +67,15 @@ def plan(counts: np.ndarray, target_width: float, *, sims: int = SIMULATIONS, se
     n = len(counts)
     for factor in FACTORS:
         size = int(round(n * factor))
+        # A width of 0 (every resample gives the same kappa) is a width, not a missing one.
         width = _width(_kappas_of_size(rows, freq, size, sims, rng))
-        result["sizes"].append({"reports": size, "more": size - n, "width": finite(width) if width else None})
+        width = finite(width) if width is not None else None
+        result["sizes"].append({"reports": size, "more": size - n, "width": width})
         if width is not None and width <= target_width and result["enough_reports"] is None:
             result["enough_reports"] = size
     result["now"] = result["sizes"][0]["width"]
     m = int(counts[0].sum())
     for extra in EXTRA_RATERS:
         width = _width(_kappas_with_raters(counts, m + extra, max(100, sims // 2), rng))
-        result["raters"].append({"raters": m + extra, "width": finite(width) if width else None})
+        result["raters"].append({"raters": m + extra, "width": finite(width) if width is not None else None})
     return result

@@ -58,3 +58,10 @@ def test_the_planner_page_plans_every_figure_of_the_dashboard(study, lead, annot
     assert page.count('data-testid="plan"') == 4  # the type and each of the three types
     assert "Interval width wanted" in page
     assert client_as(lead).get(url + "?width=%00&level=x").status_code == 200
+
+
+def test_a_width_of_zero_is_a_width():
+    # Every report unanimous, two categories: every resample's kappa is 1, so the interval has width 0.
+    counts = np.array([[3, 0], [0, 3]] * 10)
+    result = plan(counts, 0.1, sims=50)
+    assert result["now"] == 0.0 and result["enough_reports"] == 20
