@@ -65,6 +65,11 @@ class MachineRun(Job):
         return f"{self.rater.name} run {self.pk} ({self.status})"
 
     @property
+    def number(self) -> int:
+        """Which of its rater's runs this is (1 for the first), as a page names it: ids count every rater's."""
+        return MachineRun.objects.filter(rater_id=self.rater_id, pk__lte=self.pk).count()
+
+    @property
     def percent(self) -> int | None:
         return min(100, round(100 * self.done / self.total)) if self.total else None
 

@@ -53,3 +53,15 @@ def test_a_second_run_replaces_nothing_but_its_own_labels_and_unknown_raters_are
         call_command("rate", "vllm", rater="other")
     with pytest.raises(CommandError, match="folds"):
         call_command("rate", "vllm", rater="bad", kind="builtin", folds="99")
+
+
+def test_a_raters_runs_are_numbered_from_one_whatever_other_raters_ran():
+    from machines.models import MachineRater, MachineRun
+    from tests.factories import make_study, make_user
+
+    study = make_study(make_user("lead"), [])
+    first = MachineRater.objects.create(study=study, name="first", kind="builtin")
+    second = MachineRater.objects.create(study=study, name="second", kind="builtin")
+    MachineRun.objects.create(rater=first)
+    runs = [MachineRun.objects.create(rater=second) for _ in range(2)]
+    assert [run.number for run in runs] == [1, 2]
