@@ -117,7 +117,11 @@ def batch_progress(request: HtmxHttpRequest, batch_id: int):
 def run_progress(request: HtmxHttpRequest, run_id: int):
     runs.interrupt_stale()
     run = get_object_or_404(IngestRun.objects.select_related("source"), pk=run_id)
-    return _polled(request, "_job_progress.html", {"run": run}, run.is_finished)
+    response = _polled(request, "_job_progress.html", {"run": run}, run.is_finished)
+    if request.htmx and run.is_finished:
+        # The source's page re-reads its issue counts, which the run has just changed.
+        response["HX-Trigger"] = "ingest-finished"
+    return response
 
 
 def _polled(request: HtmxHttpRequest, template: str, context: dict, finished: bool):

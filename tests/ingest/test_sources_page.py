@@ -97,6 +97,10 @@ def test_progress_polls_while_running_and_stops_when_finished(client_as, admin):
     run.save()
     finished = client.get(url, headers={"HX-Request": "true"})
     assert finished.status_code == 286 and "every 2s" not in finished.content.decode()
+    assert running.get("HX-Trigger") is None and finished["HX-Trigger"] == "ingest-finished"
+    # The source's page re-reads its counts from itself when a run finishes.
+    page = client.get(reverse("ingest:source_detail", args=[source.pk])).content.decode()
+    assert 'id="source-counts"' in page and 'hx-trigger="ingest-finished from:body"' in page
 
 
 def test_the_ingest_command_shows_progress_and_counts(api_settings, httpserver, capsys):
