@@ -6,7 +6,6 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from concord.http import HtmxHttpRequest
-
 from concord.ids import parse_id
 
 from ..access import get_study_for
