@@ -74,8 +74,11 @@ class StudySetupForm(forms.Form):
     name = forms.CharField(max_length=200)
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
     codebook = forms.ModelChoiceField(queryset=None, help_text="The study gets its own copy, which its pilot may grow.")
-    sources = IdsField(queryset=None, required=False, help_text="None chosen: every source.")
-    keywords = IdsField(queryset=None, required=False, help_text="Reports that matched any of these keywords.")
+    # Long lists: the page turns them into searchable pickers (a click chooses, no Ctrl needed).
+    sources = IdsField(queryset=None, required=False, help_text="None chosen: every source.",
+                       widget=forms.SelectMultiple(attrs={"data-picker": ""}))
+    keywords = IdsField(queryset=None, required=False, help_text="Reports that matched any of these keywords.",
+                        widget=forms.SelectMultiple(attrs={"data-picker": ""}))
     verdict = forms.ChoiceField(required=False, choices=[
         ("", "Any screening verdict"), ("included", "Screened in"), ("excluded", "Screened out"),
         ("undecided", "Not decided yet")])
@@ -84,7 +87,8 @@ class StudySetupForm(forms.Form):
     saved_list = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}),
                                  help_text="One report per line, owner/repo#123 or its URL; replaces the rules above.")
     lead = forms.ModelChoiceField(queryset=None)
-    annotators = IdsField(queryset=None, required=False, help_text="More can join later through invitation links.")
+    annotators = IdsField(queryset=None, required=False, help_text="More can join later through invitation links.",
+                          widget=forms.SelectMultiple(attrs={"data-picker": ""}))
     overlap = forms.IntegerField(required=False, min_value=1, max_value=50,
                                  help_text="Empty: every annotator labels every report. k: k annotators per report.")
     with_pilot = forms.BooleanField(required=False, initial=True, label="Start with the lead's pilot")
@@ -103,6 +107,11 @@ class StudySetupForm(forms.Form):
         self.fields["sources"].queryset = Source.objects.order_by("full_name")
         self.fields["keywords"].queryset = Keyword.objects.filter(status=Keyword.Status.ACCEPTED).select_related(
             "keyword_list").order_by("keyword_list__name", "term")
+        # Shown grouped by their list (PyTorch, TensorFlow, …): the same term in two lists is two choices.
+        groups: dict[str, list] = {}
+        for keyword in self.fields["keywords"].queryset:
+            groups.setdefault(keyword.keyword_list.name, []).append((keyword.pk, keyword.term))
+        self.fields["keywords"].choices = list(groups.items())
         self.fields["lead"].queryset = users
         self.fields["annotators"].queryset = users
 

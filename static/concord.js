@@ -523,6 +523,53 @@
     if (said) said.hidden = false;
   });
 
+  // A long multiple choice (sources, keywords, annotators) marked data-picker: a search box above it keeps the
+  // options that match, a click chooses or unchooses an option without Ctrl, and a line says what is chosen.
+  function picker(select) {
+    if (select.dataset.pickerReady) return;
+    select.dataset.pickerReady = "1";
+    const search = document.createElement("input");
+    search.type = "search";
+    search.placeholder = "Type to narrow the list";
+    search.setAttribute("aria-label", `Search ${select.labels[0] ? select.labels[0].textContent.trim() : "the list"}`);
+    search.setAttribute("aria-controls", select.id);
+    const chosen = document.createElement("p");
+    chosen.className = "muted picker-chosen";
+    chosen.setAttribute("aria-live", "polite");
+    select.before(search);
+    select.after(chosen);
+    const said = () => {
+      const names = Array.from(select.selectedOptions).map((o) => o.textContent.trim());
+      chosen.textContent = names.length ? `${names.length} chosen: ${names.join(", ")}` : "None chosen.";
+    };
+    search.addEventListener("input", () => {
+      const words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
+      select.querySelectorAll("option").forEach((option) => {
+        const group = option.parentElement.tagName === "OPTGROUP" ? option.parentElement.label : "";
+        const text = `${group} ${option.textContent}`.toLowerCase();
+        option.hidden = !words.every((w) => text.includes(w));
+      });
+      select.querySelectorAll("optgroup").forEach((group) => {
+        group.hidden = !group.querySelector("option:not([hidden])");
+      });
+    });
+    search.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") event.preventDefault();  // not the whole form's submit
+    });
+    select.addEventListener("mousedown", (event) => {
+      const option = event.target.closest("option");
+      if (!option) return;
+      event.preventDefault();
+      option.selected = !option.selected;
+      select.focus();
+      select.dispatchEvent(new Event("change", { bubbles: true }));
+    });
+    select.addEventListener("change", said);
+    said();
+  }
+  document.addEventListener("DOMContentLoaded", () => document.querySelectorAll("select[multiple][data-picker]")
+    .forEach(picker));
+
   // A select marked data-submit-on-change sends its form when changed (no inline handlers: the CSP forbids them).
   document.addEventListener("change", function (event) {
     const select = event.target.closest("select[data-submit-on-change]");
