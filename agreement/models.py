@@ -24,3 +24,23 @@ class AgreementSnapshot(models.Model):
 
     def __str__(self) -> str:
         return f"{self.study} {self.level} at {self.computed_at:%Y-%m-%d %H:%M}"
+
+
+class Plan(models.Model):
+    """The planner's simulations for one round and level (how wide each kappa's interval would be with more
+    reports or raters), computed by a worker and kept while the labels stand. They do not depend on the width
+    wanted: the page reads the first size that reaches it. Not carried by a backup: computed again from labels."""
+
+    round = models.ForeignKey("annotation.Round", on_delete=models.CASCADE, related_name="plans")
+    level = models.CharField(max_length=16, default="theme")
+    labels = models.PositiveIntegerField(help_text="Labels in the round when computed")
+    plans = models.JSONField(help_text="[name, simulation] for each kappa of the dashboard")
+    computed_at = models.DateTimeField(auto_now_add=True)
+    seconds = models.FloatField(default=0)
+
+    class Meta:
+        ordering = ["computed_at", "id"]
+        indexes = [models.Index(fields=["round", "level", "computed_at"], name="plan_by_round")]
+
+    def __str__(self) -> str:
+        return f"plan of {self.round} {self.level} at {self.computed_at:%Y-%m-%d %H:%M}"

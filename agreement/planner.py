@@ -54,11 +54,12 @@ def _kappas_with_raters(counts: np.ndarray, raters: int, sims: int, rng) -> np.n
     return out if len(counts) <= RATER_UNITS else out.mean() + (out - out.mean()) * np.sqrt(RATER_UNITS / len(counts))
 
 
-def plan(counts: np.ndarray, target_width: float, *, sims: int = SIMULATIONS, seed: int = 0) -> dict:
-    """`counts`: reports × categories, every report rated by the same number of raters (Fleiss' matrix)."""
+def simulate(counts: np.ndarray, *, sims: int = SIMULATIONS, seed: int = 0) -> dict:
+    """`counts`: reports × categories, every report rated by the same number of raters (Fleiss' matrix). The
+    interval's width now, at each size and with more raters; none of it depends on the width wanted."""
     counts = np.asarray(counts, dtype=np.int64)
-    result = {"target_width": target_width, "reports": len(counts), "method": METHOD.format(sims=sims),
-              "now": None, "sizes": [], "enough_reports": None, "raters": [], "undefined_because": ""}
+    result = {"reports": len(counts), "method": METHOD.format(sims=sims), "now": None, "sizes": [], "raters": [],
+              "undefined_because": ""}
     if len(counts) < 2 or counts.shape[1] < 2 or counts[0].sum() < 2:
         result["undefined_because"] = "needs two or more reports, raters and categories"
         return result
@@ -69,13 +70,23 @@ def plan(counts: np.ndarray, target_width: float, *, sims: int = SIMULATIONS, se
         size = int(round(n * factor))
         # A width of 0 (every resample gives the same kappa) is a width, not a missing one.
         width = _width(_kappas_of_size(rows, freq, size, sims, rng))
-        width = finite(width) if width is not None else None
-        result["sizes"].append({"reports": size, "more": size - n, "width": width})
-        if width is not None and width <= target_width and result["enough_reports"] is None:
-            result["enough_reports"] = size
+        result["sizes"].append({"reports": size, "more": size - n,
+                                "width": finite(width) if width is not None else None})
     result["now"] = result["sizes"][0]["width"]
     m = int(counts[0].sum())
     for extra in EXTRA_RATERS:
         width = _width(_kappas_with_raters(counts, m + extra, max(100, sims // 2), rng))
         result["raters"].append({"raters": m + extra, "width": finite(width) if width is not None else None})
     return result
+
+
+def enough(simulated: dict, target_width: float) -> int | None:
+    """The first size simulated whose interval is `target_width` wide or narrower; None if none is."""
+    return next((s["reports"] for s in simulated["sizes"] if s["width"] is not None and s["width"] <= target_width),
+                None)
+
+
+def plan(counts: np.ndarray, target_width: float, *, sims: int = SIMULATIONS, seed: int = 0) -> dict:
+    """`simulate`, with the first size that reaches `target_width`."""
+    result = simulate(counts, sims=sims, seed=seed)
+    return result | {"target_width": target_width, "enough_reports": enough(result, target_width)}

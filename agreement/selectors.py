@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from annotation.permissions import can_view_agreement
 
-from .models import AgreementSnapshot
+from .models import AgreementSnapshot, Plan
 
 
 def _snapshots(viewer, study, level: str):
@@ -19,3 +19,10 @@ def latest(viewer, study, level: str) -> AgreementSnapshot | None:
 
 def history(viewer, study, level: str) -> list[AgreementSnapshot]:
     return list(_snapshots(viewer, study, level).order_by("computed_at", "id"))
+
+
+def latest_plan(viewer, study, round, level: str) -> Plan | None:
+    """The planner's latest simulations of the round at `level`, behind the same rule as the figures."""
+    if not can_view_agreement(viewer, study):
+        return None
+    return Plan.objects.filter(round=round, level=level).order_by("-computed_at", "-id").first()

@@ -10,8 +10,9 @@ from annotation.models import Decision, Round
 from annotation.selectors.labels import counted_in_round
 from concord import queueing
 
-from .models import AgreementSnapshot
-from .reports import agreement_figures, study_agreement
+from .models import AgreementSnapshot, Plan
+from .planner import simulate
+from .reports import agreement_figures, figure_counts, study_agreement
 
 
 def snapshot(round: Round, level: str = "theme", by=None) -> AgreementSnapshot:
@@ -24,7 +25,7 @@ def snapshot(round: Round, level: str = "theme", by=None) -> AgreementSnapshot:
     )
 
 
-def is_current(found: AgreementSnapshot | None, round: Round) -> bool:
+def is_current(found: AgreementSnapshot | Plan | None, round: Round) -> bool:
     """Whether the snapshot holds the round's figures from its labels as they are now: none added, changed, set
     aside or removed since its computation started, and no final label (which decides a report's type) made or
     changed since."""
@@ -61,3 +62,28 @@ def computing(round: Round, level: str) -> bool:
 
 def computed(round: Round, level: str) -> None:
     queueing.done(_computing_key(round, level))
+
+
+def plan_snapshot(round: Round, level: str = "theme") -> Plan:
+    """The planner's simulations for every kappa of the dashboard, kept (they take seconds)."""
+    started = time.perf_counter()
+    counted = counted_in_round(round).count()
+    plans = [[name, simulate(counts, seed=round.study.seed)] for name, counts in figure_counts(round, level)]
+    return Plan.objects.create(round=round, level=level, labels=counted, plans=plans,
+                               seconds=time.perf_counter() - started)
+
+
+def _planning_key(round: Round, level: str) -> str:
+    return f"agreement:planning:{round.pk}:{level}"
+
+
+def request_plan(round: Round, level: str = "theme") -> None:
+    """As `request_snapshot`, for the planner: a worker simulates, once however many pages ask meanwhile."""
+    from .tasks import compute_plan_task  # cycle: the task calls plan_snapshot()
+
+    if not queueing.send_once(_planning_key(round, level), COMPUTING, compute_plan_task, round.pk, level):
+        plan_snapshot(round, level)
+
+
+def planned(round: Round, level: str) -> None:
+    queueing.done(_planning_key(round, level))

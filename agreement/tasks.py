@@ -23,3 +23,20 @@ def compute(round_id: int, level: str, by_id: int | None) -> dict:
         return snapshot(round, level, by=by).figures
     finally:
         computed(round, level)
+
+
+@shared_task
+def compute_plan_task(round_id: int, level: str = "theme") -> None:
+    """The planner's simulations for one round off the request cycle; kept for the planner page."""
+    apart.call("agreement.tasks.compute_plan", round_id, level)
+
+
+def compute_plan(round_id: int, level: str) -> None:
+    """The task's work, in the process concord.apart runs it in."""
+    from .services import plan_snapshot, planned  # deferred: the statistics, for the child process only
+
+    round = Round.objects.select_related("study__taxonomy").get(pk=round_id)
+    try:
+        plan_snapshot(round, level)
+    finally:
+        planned(round, level)

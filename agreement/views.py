@@ -16,10 +16,10 @@ from concord.http import HtmxHttpRequest
 from concord.ids import parse_id
 from taxonomy.codes import sort_key
 
-from .planner import plan
-from .reports import LEVELS, figure_counts
-from .selectors import history, latest
-from .services import computing, request_snapshot
+from .planner import enough
+from .reports import LEVELS
+from .selectors import history, latest, latest_plan
+from .services import computing, is_current, request_plan, request_snapshot
 
 
 def _level(request) -> str:
@@ -105,8 +105,17 @@ def planner(request: HtmxHttpRequest, study_id: int):
     round = agreement_round(study)
     level = _level(request)
     width = request.GET.get("width") if request.GET.get("width") in WIDTHS else "0.1"
-    plans = [(name, plan(counts, float(width), seed=study.seed)) for name, counts in figure_counts(round, level)] \
-        if round is not None else []
-    return render(request, "agreement/planner.html", {"study": study, "level": level, "width": width,
-                                                      "widths": WIDTHS, "plans": plans,
-                                                      "levels": [(lv, lv.replace("_", "-")) for lv in LEVELS]})
+    context = {"study": study, "level": level, "width": width, "widths": WIDTHS, "plans": [], "round": round,
+               "levels": [(lv, lv.replace("_", "-")) for lv in LEVELS]}
+    if round is not None:
+        # Simulated by a worker (seconds of numpy) and kept while the labels stand, as the dashboard's figures.
+        found = latest_plan(request.user, study, round, level)
+        if not is_current(found, round):
+            request_plan(round, level)
+            found = latest_plan(request.user, study, round, level)
+        if is_current(found, round):
+            context["plans"] = [(name, simulated | {"enough_reports": enough(simulated, float(width))})
+                                for name, simulated in found.plans]
+        else:
+            context["computing"] = True
+    return render(request, "agreement/planner.html", context)

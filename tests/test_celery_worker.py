@@ -125,3 +125,19 @@ def test_a_machine_rater_runs_on_a_real_worker(celery_worker_process, lead, anno
     assert run.status == "succeeded", run.message
     assert run.done == 6 and MachineLabel.objects.filter(run=run).count() == 6
     assert run.heartbeat_at is not None and run.started_at is not None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_planner_simulates_on_a_real_worker(celery_worker_process, lead, annotator_a, annotator_b):
+    from agreement.models import Plan
+    from agreement.tasks import compute_plan_task
+
+    issues = [make_issue() for _ in range(4)]
+    study = make_study(lead, [annotator_a, annotator_b], issues=issues)
+    for issue, (a, b) in zip(issues, [("C.1", "C.1"), ("B.1", "C.2"), ("A.1", "A.1"), ("C.2", "C.2")], strict=True):
+        label_with(annotator_a, study, issue, a)
+        label_with(annotator_b, study, issue, b)
+    round = study.rounds.get()
+    compute_plan_task.delay(round.pk, "theme").get(timeout=120)
+    kept = Plan.objects.get(round=round)
+    assert kept.labels == 8 and [name for name, _ in kept.plans][0].startswith("Type")

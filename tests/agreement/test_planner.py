@@ -65,3 +65,36 @@ def test_a_width_of_zero_is_a_width():
     counts = np.array([[3, 0], [0, 3]] * 10)
     result = plan(counts, 0.1, sims=50)
     assert result["now"] == 0.0 and result["enough_reports"] == 20
+
+
+@pytest.mark.django_db
+def test_the_plans_are_kept_while_the_labels_stand_and_computed_by_a_worker(study, lead, annotator_a, annotator_b,
+                                                                            client_as):
+    from django.core.cache import cache
+    from django.urls import reverse
+
+    from agreement.models import Plan
+    from agreement.services import _planning_key
+    from tests.factories import label_with
+
+    issues = list(study.issues.all())
+    for issue in issues:
+        for person, code in ((annotator_a, "C.1"), (annotator_b, "C.2"), (lead, "C.1")):
+            label_with(person, study, issue, code)
+    client = client_as(lead)
+    url = reverse("agreement:planner", args=[study.pk])
+    first = client.get(url + "?width=0.2").content.decode()
+    assert Plan.objects.count() == 1 and 'data-testid="plan"' in first
+    # Another width reads the same simulations; nothing is simulated again.
+    assert 'data-testid="plan"' in client.get(url + "?width=0.05").content.decode() and Plan.objects.count() == 1
+    # A label changes: the kept plans are stale. While a worker simulates, the page says so and polls.
+    label_with(annotator_b, study, issues[0], "C.1")
+    round = study.rounds.get(number=1)
+    cache.set(_planning_key(round, "theme"), True, 60)
+    try:
+        waiting = client.get(url).content.decode()
+    finally:
+        cache.delete(_planning_key(round, "theme"))
+    assert 'data-testid="computing"' in waiting and 'hx-trigger="every 2s"' in waiting
+    assert 'data-testid="plan"' not in waiting and Plan.objects.count() == 1
+    assert 'data-testid="plan"' in client.get(url).content.decode() and Plan.objects.count() == 2

@@ -17,6 +17,7 @@ NOT_CARRIED = {
     "ingest.historicalscreeningvote": "earlier versions of screening votes (the votes themselves are carried)",
     "ingest.historicalsummaryreview": "earlier versions of summary reviews (the reviews themselves are carried)",
     "machines.measurement": "figures a worker computes again from the carried labels and machine labels",
+    "agreement.plan": "the planner's simulations, which a worker computes again from the carried labels",
 }
 
 # Fields that are not values of their own: primary keys, a study's members (its Membership rows are carried),
