@@ -44,6 +44,7 @@ def test_the_lead_moves_a_study_from_its_pilot_to_closed_with_the_page_as_shown(
     page_url = reverse("annotation:study_detail", args=[study.pk])
     action = reverse("annotation:study_advance", args=[study.pk])
     seen = [study.phase]
+    assert "a seeded sample of 18 % of the reports" in client.get(page_url).content.decode()
     for _ in range(6):
         study.refresh_from_db()
         if study.phase == Phase.INDEPENDENT:

@@ -71,6 +71,7 @@ def test_skip_with_a_reason_and_go_back_with_previous(signed_in, page):
     page.keyboard.type("The report is unclear")
     page.keyboard.press("Enter")
     page.locator("h1.issue-title", has_text="Report number 2").wait_for()
+    assert page.inner_text("#status") == "Skipped."  # a skip says so, as a save does
     assert Assignment.objects.get(issue=issues[0], queue__annotator=annotator).skip_reason == "The report is unclear"
     page.keyboard.press("4")
     page.keyboard.press("Enter")
@@ -78,6 +79,9 @@ def test_skip_with_a_reason_and_go_back_with_previous(signed_in, page):
     page.keyboard.press("p")
     page.locator("h1.issue-title", has_text="Report number 2").wait_for()
     assert "You labeled this report already (NR)" in page.inner_text("#label-form")
+    # The report opened as a whole page: its title has the focus, as after a save.
+    page.wait_for_selector("#label-form[data-ready]")
+    assert page.evaluate("document.activeElement.id") == "issue-title"
 
 
 def test_controls_are_labelled_and_focus_is_visible(signed_in, page):
