@@ -1,8 +1,9 @@
 """A whole study as its people run it, through the pages only, in Chromium: an admin sets it up, the lead labels
-the pilot and grows the codebook, a volunteer joins by an invitation link, four people label the independent
-round by keyboard (digits, / find, notes saved with Ctrl+Enter and with Enter, a skip, p, a double Enter, a
-reload mid-draft, a dropped connection), a proposal passes unanimously, ties are reviewed with comments and
-re-labels, the lead adjudicates, the study closes, and every export is downloaded.
+the pilot and grows the codebook, a volunteer joins by an invitation link (on a 390 px phone; the others at
+1280 × 800), four people label the independent round by keyboard (digits, / find, notes saved with Ctrl+Enter
+and with Enter, a skip, p, a double Enter, a reload mid-draft, a dropped connection), a proposal passes
+unanimously, ties are reviewed with comments and re-labels, the lead adjudicates, the study closes, and every
+export is downloaded.
 
 The test keeps its own ledger of what the screen showed at each save. At the end the exported corpus, the
 label history and the agreement figures must say what the ledger says. On PostgreSQL with REDIS_URL set (CI)
@@ -73,9 +74,9 @@ def keys_of(code: str, themes_of: dict[str, int]) -> list[str]:
 class Person:
     """One browser context signed in as one person."""
 
-    def __init__(self, browser, live_server, username: str, password: str):
+    def __init__(self, browser, live_server, username: str, password: str, viewport=(1280, 800)):
         self.name = username
-        self.context = browser.new_context(viewport={"width": 1280, "height": 800})
+        self.context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
         self.page = self.context.new_page()
         self.page.set_default_timeout(20_000)
         self.page.on("pageerror", lambda e: pytest.fail(f"script error for {username}: {e}"))
@@ -198,7 +199,7 @@ def test_a_whole_study_through_its_pages(live_server, browser, request, settings
     lead.go(f"/studies/{study_id}/members/")
     page.get_by_role("button", name="Create link").click()
     link = page.locator("#invitation-link").inner_text().strip()
-    vol = Person(browser, live_server, "vol", "")
+    vol = Person(browser, live_server, "vol", "", viewport=(390, 844))  # a volunteer on a phone
     vol.page.goto(link)
     vol.page.fill("#id_username", "vol")
     vol.page.fill("#id_password1", "a volunteer's own pass 42")
