@@ -37,7 +37,7 @@ run: demo
 	@# A worker beside the server on the folder broker (no Redis needed): long jobs run in the background
 	@# with their progress bars, as in production; it stops with the server.
 	@$(BIN)/celery -A concord worker --pool=threads --concurrency=2 --queues ingest,summaries,statistics,celery \
-	  --loglevel=warning & worker=$$!; trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
+	  --loglevel=warning --quiet & worker=$$!; trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	  $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 # A newcomer's quick run: both cores, the bounded but long tests (marked slow) left out. FULL=1 runs the whole
