@@ -369,6 +369,10 @@
     endSaving();
     say("Not saved: the connection was lost. Your choices are kept here; press Enter to try again.", true);
   });
+  document.addEventListener("htmx:timeout", () => {
+    endSaving();
+    say("Not saved: the server did not answer in time. Your choices are kept here; press Enter to try again.", true);
+  });
   document.addEventListener("htmx:responseError", (event) => {
     endSaving();
     say(`Not saved: the server answered ${event.detail.xhr.status}. Your choices are kept here; try again.`, true);
