@@ -11,6 +11,7 @@ from annotation.models import Decision, Study
 from annotation.selectors.final_labels import final_label_counts
 from annotation.selectors.labels import raters
 from annotation.selectors.studies import agreement_round
+from concord.numbers import interval
 from ingest.models import Source
 from ingest.selectors import source_report
 
@@ -21,13 +22,13 @@ def _rate(rate) -> str:
     if rate is None or not rate.n:
         return "no sample"
     return (f"{rate.successes}/{rate.n} = {100 * rate.successes / rate.n:.1f} % "
-            f"(95 % Wilson {100 * rate.low:.1f}–{100 * rate.high:.1f} %)")
+            f"(95 % Wilson {interval(rate.low, rate.high, 1, percent=True)})")
 
 
 def _figure(f: dict) -> str:
     if f["value"] is None:
         return f"undefined ({f['undefined_because']})"
-    ci = f" (95 % CI {f['ci_low']:.3f}–{f['ci_high']:.3f})" if f.get("ci_low") is not None else ""
+    ci = f" (95 % CI {interval(f['ci_low'], f['ci_high'])})" if f.get("ci_low") is not None else ""
     left = f"; {f['left_out']} left out" if f["left_out"] else ""
     return f"{f['value']:.3f}{ci}, {f['n_reports']} reports, {f['n_raters']} raters{left}"
 

@@ -14,6 +14,7 @@ from agreement.models import AgreementSnapshot
 from agreement.reports import study_agreement
 from agreement.ties import controversial_levels
 from annotation.models import NOT_RELEVANT, Label
+from concord.numbers import number
 from tests.factories import label_with, make_issue, make_study
 
 pytestmark = pytest.mark.django_db
@@ -76,7 +77,7 @@ def test_the_command_prints_the_same_figures(random_study, capsys):
     call_command("agreement", random_study.name, "--resamples", "50")
     table = capsys.readouterr().out
     figures = study_agreement(random_study.rounds.get(), resamples=50)
-    assert f"{figures.by_type.value:.3f}" in table and "C Bug at theme" in table
+    assert number(figures.by_type.value) in table and "C Bug at theme" in table
     call_command("agreement", random_study.name, "--format", "json", "--level", "sub_theme", "--resamples", "50")
     import json
 
@@ -128,3 +129,16 @@ def test_theme_agreement_among_reports_whose_type_every_rater_gave(lead, annotat
     assert bug.unanimous.value == pytest.approx((7 / 9 - 41 / 81) / (1 - 41 / 81))
     page = client_as(lead).get(reverse("agreement:study_agreement", args=[study.pk])).content.decode()
     assert 'data-figure="C-unanimous"' in page and "reports every rater gave this type" in page
+
+
+def test_a_figure_outside_its_own_interval_says_so_and_intervals_read_plainly():
+    from django.template.loader import render_to_string
+
+    figure = {"value": -0.197, "ci_low": -0.227, "ci_high": -0.198, "observed": 0.5, "expected": 0.6,
+              "n_reports": 40, "n_raters": 3, "categories": ["A", "B"], "left_out": 0, "left_out_reasons": {}}
+    row = render_to_string("agreement/_figure_row.html", {"f": figure, "name": "Type", "code": "type"})
+    assert "[\u22120.227, \u22120.198]" in row and "\u22120.197" in row and "–" not in row
+    assert 'data-testid="outside-interval"' in row
+    inside = render_to_string("agreement/_figure_row.html",
+                              {"f": figure | {"ci_high": -0.15}, "name": "Type", "code": "type"})
+    assert 'data-testid="outside-interval"' not in inside

@@ -6,10 +6,11 @@ from django.core.management.base import BaseCommand, CommandError
 
 from agreement.reports import LEVELS, agreement_figures, study_agreement
 from annotation.selectors.studies import agreement_round, study_named
+from concord.numbers import interval, number
 
 
 def _num(value) -> str:
-    return "undefined" if value is None else f"{value:.3f}"
+    return "undefined" if value is None else number(value)
 
 
 class Command(BaseCommand):
@@ -33,16 +34,16 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(figures, indent=2, default=str))
             return
         self.stdout.write(f"{found.name}, round {figures['round']}; reports grouped by the {figures['basis']}")
-        header = f"{'figure':<34} {'kappa':>8} {'95% CI':>15} {'alpha':>8} {'reports':>8} {'raters':>6}  left out"
+        header = f"{'figure':<34} {'kappa':>8} {'95% CI':>18} {'alpha':>8} {'reports':>8} {'raters':>6}  left out"
         self.stdout.write(header)
         rows = [("type", figures["type"], figures["type_alpha"])] + [
             (f"{t['type']} {t['name']} at {level.replace('_', '-')}", t["fleiss"], t["alpha"])
             for t in figures["per_type"]]
         for name, f, a in rows:
-            ci = f"{_num(f['ci_low'])}–{_num(f['ci_high'])}" if f["ci_low"] is not None else "—"
+            ci = interval(f["ci_low"], f["ci_high"])
             reasons = "; ".join(f"{n} {why}" for why, n in f["left_out_reasons"].items())
             why = f" ({reasons})" if reasons else ""
-            self.stdout.write(f"{name[:34]:<34} {_num(f['value']):>8} {ci:>15} {_num(a['value']):>8} "
+            self.stdout.write(f"{name[:34]:<34} {_num(f['value']):>8} {ci:>18} {_num(a['value']):>8} "
                               f"{f['n_reports']:>8} {f['n_raters']:>6}  {f['left_out']}{why}")
             if f["undefined_because"]:
                 self.stdout.write(f"{'':<34} kappa undefined: {f['undefined_because']}")
