@@ -2,10 +2,13 @@
 sizes drawn from the observed distribution and read off how wide Fleiss' kappa's 95 % interval would be.
 
 More reports: a study of N reports is N reports drawn with replacement from the observed ones (each keeps its
-raters' counts), so the interval narrows about as 1/√N. More raters: each report's ratings are drawn from
-that report's observed shares of the categories, m' per report. Both are simulations from what was seen, not
-promises: a codebook change or new kinds of reports move the figures."""
+raters' counts), so the interval narrows about as 1/√N. More raters: each simulated study draws its reports
+anew and each report's m' ratings from a plausible share of the categories for it (`_kappas_with_raters`).
+Both are simulations from what was seen, not promises: a codebook change or new kinds of reports move the
+figures."""
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from concord.lazy_numpy import np
 
@@ -18,7 +21,9 @@ FACTORS = (1, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32)
 EXTRA_RATERS = (1, 2, 3, 5)
 RATER_UNITS = 2000  # reports sampled for the raters' simulation, which draws every rating anew
 METHOD = ("simulation from the observed reports: {sims} simulated studies per size, the 2.5th to 97.5th "
-          "percentile of their Fleiss' kappa")
+          "percentile of their Fleiss' kappa; with more raters, each simulated study draws its reports anew and "
+          "their ratings from each report's Dirichlet posterior (its counts plus the categories' overall shares, "
+          "at the strength its Fleiss' kappa implies)")
 
 
 def _width(kappas: np.ndarray) -> float | None:
@@ -40,18 +45,43 @@ def _kappas_of_size(rows: np.ndarray, freq: np.ndarray, size: int, sims: int, rn
         return (p_bar - p_e) / (1 - p_e)
 
 
-def _kappas_with_raters(counts: np.ndarray, raters: int, sims: int, rng) -> np.ndarray:
-    picked = counts[rng.integers(0, len(counts), size=min(len(counts), RATER_UNITS))]
-    shares = picked / picked.sum(axis=1, keepdims=True)
-    out = np.empty(sims)
+def _kappas_with_raters(counts: np.ndarray, raters: Sequence[int], sims: int, rng) -> dict[int, np.ndarray]:
+    """Fleiss' kappa of `sims` studies like this one with each number of `raters` per report. Each simulated study
+    draws its reports anew (the report-to-report variation), and each report's ratings from a plausible share of
+    the categories for it rather than its observed one: three ratings that agree do not make a report on which
+    every further rater agrees. The plausible shares are the report's Dirichlet posterior, its counts plus a
+    prior (the categories' overall shares, of strength s), where s is what makes reports agree as often as they
+    do here: under a Dirichlet-multinomial two ratings of one report agree beyond chance by 1/(1 + s), which
+    Fleiss' kappa estimates. Within a simulated study the larger panels add raters to the smaller ones, so the
+    widths compare panels of different sizes on the same reports."""
+    n = len(counts)
+    shares = counts.sum(axis=0) / counts.sum()
+    kappa = _fleiss(counts)
+    # The prior's strength: kappa near 0, a weak tie between a report's ratings; kappa near 1, a strong one.
+    strength = (1 - kappa) / kappa if np.isfinite(kappa) and 0.01 < kappa < 0.99 else (99.0 if kappa <= 0.01
+                                                                                        else 0.01)
+    posterior = counts + strength * shares
+    units = min(n, RATER_UNITS)
+    sizes = sorted(raters)
+    out = {size: np.empty(sims) for size in sizes}
     for s in range(sims):
-        drawn = rng.multinomial(raters, shares)
-        p_u, p_j = agreement_parts(drawn)
-        p_e = np.square(p_j).sum()
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out[s] = (p_u.mean() - p_e) / (1 - p_e)
-    # Scale the spread of RATER_UNITS reports to the study's own number of reports (the 1/√N law).
-    return out if len(counts) <= RATER_UNITS else out.mean() + (out - out.mean()) * np.sqrt(RATER_UNITS / len(counts))
+        drawn_shares = rng.gamma(posterior[rng.integers(0, n, size=units)])
+        drawn_shares /= drawn_shares.sum(axis=1, keepdims=True)
+        panel, had = np.zeros(drawn_shares.shape, dtype=np.int64), 0
+        for size in sizes:
+            panel = panel + rng.multinomial(size - had, drawn_shares)
+            had = size
+            out[size][s] = _fleiss(panel)
+    if n > RATER_UNITS:  # the spread of RATER_UNITS reports scaled to the study's own number (the 1/√N law)
+        out = {size: k.mean() + (k - k.mean()) * np.sqrt(RATER_UNITS / n) for size, k in out.items()}
+    return out
+
+
+def _fleiss(counts: np.ndarray) -> float:
+    p_u, p_j = agreement_parts(counts)
+    p_e = np.square(p_j).sum()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float((p_u.mean() - p_e) / (1 - p_e))
 
 
 def simulate(counts: np.ndarray, *, sims: int = SIMULATIONS, seed: int = 0) -> dict:
@@ -74,9 +104,17 @@ def simulate(counts: np.ndarray, *, sims: int = SIMULATIONS, seed: int = 0) -> d
                                 "width": finite(width) if width is not None else None})
     result["now"] = result["sizes"][0]["width"]
     m = int(counts[0].sum())
-    for extra in EXTRA_RATERS:
-        width = _width(_kappas_with_raters(counts, m + extra, max(100, sims // 2), rng))
-        result["raters"].append({"raters": m + extra, "width": finite(width) if width is not None else None})
+    with_raters = _kappas_with_raters(counts, [m + extra for extra in EXTRA_RATERS], sims, rng)
+    narrowest = None
+    for size, kappas in with_raters.items():
+        width = _width(kappas)
+        width = finite(width) if width is not None else None
+        # A larger panel never widens the interval: where simulation noise shows a larger panel's width above a
+        # smaller one's (by a few per cent, at most), the smaller panel's stands.
+        if width is not None and narrowest is not None:
+            width = min(width, narrowest)
+        narrowest = width if width is not None else narrowest
+        result["raters"].append({"raters": size, "width": width})
     return result
 
 
