@@ -15,7 +15,7 @@ from agreement.ties import modal_label
 from concord.lazy_numpy import np
 from taxonomy.codes import sort_key
 
-from .alt_test import alt_test
+from .alt_test import MIN_HUMANS_PER_ITEM, alt_test
 
 Chain = tuple[str, str | None, str | None]
 NR = "NR"
@@ -36,8 +36,9 @@ def value_at(chain: Chain | None, level: str) -> str | None:
 
 
 def reports_of(reference_types: Mapping[int, str], level: str, type_code: str) -> list[int]:
-    """The reports a figure uses: all at type level; at theme or sub-theme level those whose reference type
-    (final, else plurality) is `type_code`, as the study computed its per-type kappas."""
+    """The reports a figure uses: all at type level (those whose type the annotators tie on, "", included); at
+    theme or sub-theme level those whose reference type (final, else plurality) is `type_code`, as the study
+    computed its per-type kappas."""
     if level == "type":
         return sorted(reference_types)
     return sorted(r for r, t in reference_types.items() if t == type_code)
@@ -147,7 +148,9 @@ def measure(humans: Mapping[str, Mapping[int, Chain]], reference_types: Mapping[
     panel = plurality(people, reports)
     result: dict = {"level": level, "type": type_code, "reports": len(reports),
                     "rated": sum(1 for r in reports if mine[r] is not None),
-                    "humans": list(people)}
+                    "humans": list(people), "left_out": {}}
+    if level != "type" and (tied := sum(1 for t in reference_types.values() if t == "")):
+        result["left_out"]["reports whose type the annotators tie on (no type places them)"] = tied
     result["cohen_humans"] = [cohen(mine, values, other=name, resamples=resamples, seed=seed)
                               for name, values in people.items()]
     result["cohen_plurality"] = cohen(mine, panel, other="plurality of the panel", resamples=resamples, seed=seed)
@@ -170,12 +173,21 @@ def measure(humans: Mapping[str, Mapping[int, Chain]], reference_types: Mapping[
 
 def _alt_test(machine: Mapping[int, str | None], people: Mapping[str, Mapping[int, str | None]],
               epsilon: float) -> dict:
-    outcome = alt_test({r: v for r, v in machine.items() if v is not None},
-                       {name: {r: v for r, v in values.items() if v is not None} for name, values in people.items()},
-                       epsilon)
+    labeled = {r: v for r, v in machine.items() if v is not None}
+    humans = {name: {r: v for r, v in values.items() if v is not None} for name, values in people.items()}
+    outcome = alt_test(labeled, humans, epsilon)
+    # Which reports the test could not use, and why: it takes every one with a machine label and two human ones.
+    per_report = {r: sum(1 for values in humans.values() if r in values) for r in machine}
+    left_out = {"no machine label": sum(1 for r in machine if r not in labeled),
+                f"fewer than {MIN_HUMANS_PER_ITEM} human labels": sum(
+                    1 for r in labeled if per_report[r] < MIN_HUMANS_PER_ITEM)}
+    left_out = {why: n for why, n in left_out.items() if n}
+    said = "; ".join(f"{n} report{'s' if n != 1 else ''} left out: {why}" for why, n in left_out.items())
     return {"method": "alternative annotator test (Calderon, Reichart and Dror 2025): leave one human out, "
                       "one-sided t-test against epsilon, Benjamini-Yekutieli at q = 0.05; passes when the machine "
-                      "wins against at least half of the humans",
+                      f"wins against at least half of the humans; every report with a machine label and "
+                      f"{MIN_HUMANS_PER_ITEM} or more human labels{'; ' + said if said else ''}",
+            "left_out": left_out,
             "epsilon": epsilon, "q": outcome.q, "winning_rate": outcome.winning_rate,
             "advantage_probability": outcome.advantage_probability, "passed": outcome.passed,
             "comparisons": [{"human": c.annotator, "items": c.items, "advantage": c.advantage,

@@ -21,7 +21,7 @@ from .models import MachineLabel, MachineRater, MachineRun
 @dataclass
 class Panel:
     """The independent round's labels, by annotator, and each report's reference type (final, else plurality;
-    None while tied) — what a machine is measured against."""
+    "" while tied) — what a machine is measured against."""
 
     humans: dict[str, dict[int, Chain]]
     reference_types: dict[int, str]
@@ -62,8 +62,9 @@ def panel(study: Study) -> Panel:
             by_report[issue].append(chain[0])
     for issue, types in by_report.items():
         chosen = decided[issue][0] if issue in decided else modal_label(types)
-        if chosen is not None:
-            reference[issue] = chosen
+        # A report whose type the annotators tie on stays, with no type ("") to place it: type-level figures
+        # use every report, as the alternative annotator test's authors do; per-type figures say they left it.
+        reference[issue] = chosen if chosen is not None else ""
     return Panel(dict(humans), reference, decided)
 
 

@@ -105,3 +105,34 @@ def test_a_decision_is_flagged_only_below_the_interval_it_rested_on():
     assert not below_decision(decided, {"cohen_plurality": {"value": 0.72}})
     assert below_decision(decided, {"cohen_plurality": {"value": 0.65}})
     assert not below_decision(decided, {"cohen_plurality": {"value": None}})
+
+
+def test_type_level_figures_use_the_reports_whose_type_is_tied_and_per_type_ones_say_they_left_them():
+    truth, people, reference = _panel(n=120, humans=4)
+    tied = list(range(29))  # as many as one hidden study had: no plurality type before adjudication
+    reference = {r: ("" if r in tied else t) for r, t in reference.items()}
+    machine = {r: (t, None, None) for r, t in truth.items()}
+    figures = measure(people, reference, machine, level="type", epsilon=0.2, resamples=10)
+    assert figures["reports"] == 120
+    assert {c["items"] for c in figures["alt_test"]["comparisons"]} == {120}
+    assert {c["n"] for c in figures["cohen_humans"]} == {120}
+    per_type = measure(people, reference, machine, level="theme", type_code="C", resamples=10)
+    assert per_type["left_out"] == {"reports whose type the annotators tie on (no type places them)": 29}
+    unlabeled = measure(people, reference, {r: c for r, c in machine.items() if r >= 10}, level="type",
+                        epsilon=0.2, resamples=10)
+    assert unlabeled["alt_test"]["left_out"] == {"no machine label": 10}
+    assert "10 reports left out: no machine label" in unlabeled["alt_test"]["method"]
+
+
+@pytest.mark.django_db
+def test_the_panel_keeps_a_report_whose_type_is_tied():
+    from machines.selectors import panel
+    from tests.factories import label_with, make_study, make_user
+
+    alice, bob = make_user("alice"), make_user("bob")
+    study = make_study(make_user("lead"), [alice, bob], n_issues=2)
+    first, second = study.issues.order_by("pk")
+    for person, (a, b) in ((alice, ("C.1", "A.1")), (bob, ("C.2", "B.1"))):
+        label_with(person, study, first, a)
+        label_with(person, study, second, b)
+    assert panel(study).reference_types == {first.pk: "C", second.pk: ""}
