@@ -18,6 +18,18 @@ from concord.lazy_numpy import np
 
 # The authors' rule of thumb for ε, by who the annotators are.
 EPSILONS = {"expert": 0.2, "skilled": 0.15, "crowd": 0.1}
+EPSILON_MAX = 0.5
+
+
+def epsilon_of(text: str) -> float:
+    """ε as a person writes it: any number in (0, 0.5] (ValueError naming the range otherwise)."""
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        raise ValueError(f"ε is a number in (0, {EPSILON_MAX}], not {str(text)[:40]!r}") from None
+    if not 0 < value <= EPSILON_MAX:
+        raise ValueError(f"ε is a number in (0, {EPSILON_MAX}], not {value}")
+    return value
 Q_FDR = 0.05
 MIN_HUMANS_PER_ITEM = 2
 MIN_ITEMS_PER_HUMAN = 30  # the t-test's normality needs about this many
@@ -30,6 +42,10 @@ class HumanComparison:
     advantage: float  # share of items where the machine did at least as well as this human
     p_value: float
     machine_wins: bool
+    # Mean agreement with the remaining humans on those items, of the left-out human and of the machine: the
+    # test is lenient by design (ε), so these say how far apart the two really are.
+    human_agreement: float = 0.0
+    machine_agreement: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -87,18 +103,22 @@ def alt_test(machine: Mapping[Hashable, object], humans: Mapping[Hashable, Mappi
         if len(items) < min_items:
             skipped.append(annotator)
             continue
-        machine_ok, human_ok = [], []
+        machine_ok, human_ok, machine_agrees, human_agrees = [], [], [], []
         for item in items:
             others = [humans[other][item] for other in raters[item] if other != annotator]
             by_machine, by_human = _agreement(machine[item], others), _agreement(labels[item], others)
             machine_ok.append(by_machine >= by_human)
             human_ok.append(by_human >= by_machine)
+            machine_agrees.append(by_machine)
+            human_agrees.append(by_human)
         differences = np.array(human_ok, dtype=float) - np.array(machine_ok, dtype=float)
         p_values.append(_p_value(differences, epsilon))
-        tested.append((annotator, len(items), float(np.mean(machine_ok))))
+        tested.append((annotator, len(items), float(np.mean(machine_ok)), float(np.mean(human_agrees)),
+                       float(np.mean(machine_agrees))))
     wins = benjamini_yekutieli(p_values, q)
-    comparisons = [HumanComparison(annotator, n, advantage, p, i in wins)
-                   for i, ((annotator, n, advantage), p) in enumerate(zip(tested, p_values, strict=True))]
+    comparisons = [HumanComparison(annotator, n, advantage, p, i in wins, human, mine)
+                   for i, ((annotator, n, advantage, human, mine), p)
+                   in enumerate(zip(tested, p_values, strict=True))]
     return AltTestResult(
         epsilon=epsilon, q=q, comparisons=comparisons, skipped=skipped,
         winning_rate=len(wins) / len(comparisons) if comparisons else None,

@@ -191,7 +191,9 @@ def _alt_test(machine: Mapping[int, str | None], people: Mapping[str, Mapping[in
             "epsilon": epsilon, "q": outcome.q, "winning_rate": outcome.winning_rate,
             "advantage_probability": outcome.advantage_probability, "passed": outcome.passed,
             "comparisons": [{"human": c.annotator, "items": c.items, "advantage": c.advantage,
-                             "p_value": c.p_value, "machine_wins": c.machine_wins} for c in outcome.comparisons],
+                             "p_value": c.p_value, "machine_wins": c.machine_wins,
+                             "human_agreement": c.human_agreement, "machine_agreement": c.machine_agreement}
+                            for c in outcome.comparisons],
             "skipped": list(outcome.skipped)}
 
 

@@ -86,3 +86,34 @@ def test_benjamini_yekutieli_rejects_the_step_up_prefix():
     # m = 4, H₄ = 25/12, q = 0.05: thresholds 0.006, 0.012, 0.018, 0.024.
     assert benjamini_yekutieli([0.02, 0.001, 0.5, 0.011]) == {1, 3}
     assert benjamini_yekutieli([0.2, 0.3]) == set() and benjamini_yekutieli([]) == set()
+
+
+def test_each_verdict_comes_with_both_agreements_and_any_epsilon_up_to_a_half_is_taken():
+    from machines.alt_test import epsilon_of
+
+    humans = {f"h{h}": {i: (i % 3 if (i + h) % 7 else (i + 1) % 3) for i in range(60)} for h in range(4)}
+    machine = {i: (i % 3 if i % 5 else (i + 2) % 3) for i in range(60)}
+    result = alt_test(machine, humans, 0.2)
+    for c in result.comparisons:
+        others = [h for h in humans if h != c.annotator]
+        by_hand = sum(sum(humans[o][i] == humans[c.annotator][i] for o in others) / len(others) for i in range(60))
+        assert c.human_agreement == pytest.approx(by_hand / 60)
+        assert c.machine_agreement < c.human_agreement
+    assert epsilon_of("0.25") == 0.25 and epsilon_of("0.5") == 0.5
+    for wrong in ("0", "0.51", "-0.1", "x"):
+        with pytest.raises(ValueError, match=r"\(0, 0.5\]"):
+            epsilon_of(wrong)
+
+
+@pytest.mark.django_db
+def test_the_raters_command_takes_any_epsilon_in_range():
+    import io
+
+    from django.core.management import CommandError, call_command
+
+    from tests.factories import make_study, make_user
+
+    study = make_study(make_user("lead"), [])
+    call_command("raters", study.name, "--epsilon", "0.3", stdout=io.StringIO())
+    with pytest.raises(CommandError, match=r"\(0, 0.5\]"):
+        call_command("raters", study.name, "--epsilon", "0.7", stdout=io.StringIO())

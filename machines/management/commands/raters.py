@@ -1,11 +1,12 @@
 from __future__ import annotations
 
+import argparse
 import json
 
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.selectors.studies import study_named
-from machines.alt_test import EPSILONS
+from machines.alt_test import EPSILONS, epsilon_of
 from machines.exports import study_machines
 
 
@@ -18,8 +19,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("study", help="the study's name or id")
         parser.add_argument("--format", choices=["table", "json"], default="table")
-        parser.add_argument("--epsilon", type=float, choices=sorted(EPSILONS.values()), default=EPSILONS["skilled"],
-                            help="the alternative annotator test's margin: 0.2 expert, 0.15 skilled, 0.1 crowd")
+        parser.add_argument("--epsilon", type=_epsilon, default=EPSILONS["skilled"],
+                            help="the alternative annotator test's margin, any number in (0, 0.5]; its authors "
+                                 "suggest 0.2 for experts, 0.15 skilled, 0.1 crowd")
 
     def handle(self, *args, study, format, epsilon, **options):
         found = study_named(study)
@@ -40,10 +42,23 @@ class Command(BaseCommand):
                 self.stdout.write(
                     f"  {where:<20} n {figures['reports']:>6}  kappa vs plurality {_num(plural['value'])} "
                     f"[{_num(plural['ci'][0])}, {_num(plural['ci'][1])}]  humans' Fleiss {_num(humans['value'])}  "
-                    f"alt-test w {_num(alt['winning_rate'])} ({'passes' if alt['passed'] else 'fails'})")
+                    f"alt-test w {_num(alt['winning_rate'])} ({'passes' if alt['passed'] else 'fails'}) at "
+                    f"epsilon {alt['epsilon']}")
+                for c in alt["comparisons"]:
+                    self.stdout.write(f"    {'':<18} leaving out {c['human']}: agreement with the others, "
+                                      f"{c['human']} {_num(c['human_agreement'])}, machine "
+                                      f"{_num(c['machine_agreement'])} over {c['items']} reports"
+                                      f"{' (machine wins)' if c['machine_wins'] else ''}")
         for decision in data["decisions"]:
             self.stdout.write(f"decision: {decision['rater']} at {decision['level']} {decision['type']}: "
                               f"{'below on sentinels' if decision['below'] else 'holding'}")
+
+
+def _epsilon(text: str) -> float:
+    try:
+        return epsilon_of(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _num(value) -> str:
