@@ -116,6 +116,14 @@ def build(study: Study, path: str | Path, viewer) -> int:
         report["levels"] = {level: document["agreement"] if level == "theme" and document["agreement"] else
                             agreement_figures(study_agreement(round, level, seed=0)) for level in LEVELS}
         reliability_rows, reference = replication_tables(round)
+        # Each report named as everywhere else in the package (source#number, and its address), never by an id
+        # of this database: the rows can be traced to labels/labels.csv and the corpus.
+        named = {pk: (source, number, url) for pk, source, number, url in
+                 study.issues.values_list("pk", "source__full_name", "number", "url")}
+        reliability_rows = ((f"{named[issue][0]}#{named[issue][1]}", *named[issue], *rest)
+                            for issue, *rest in reliability_rows)
+        reference = {f"{named[issue][0]}#{named[issue][1]}": (named[issue][2], type_)
+                     for issue, type_ in reference.items()}
     changes = [{"revision": e.revision, "kind": e.kind, "before": e.before, "after": e.after, "reason": e.reason,
                 "made_by": e.made_by.username, "made_at": e.made_at.isoformat()}
                for e in ChangeLogEntry.objects.filter(taxonomy=study.taxonomy_id).select_related("made_by")
@@ -138,7 +146,8 @@ def build(study: Study, path: str | Path, viewer) -> int:
            for r, c in revisions.items()},
         "reliability/report.json": json.dumps(report, indent=2, ensure_ascii=False),
         "reliability/report.md": _markdown(report),
-        "reliability/reference_types.csv": "".join(_csv_lines(["report", "type"], reference.items())),
+        "reliability/reference_types.csv": "".join(_csv_lines(["report", "url", "type"],
+                                                              ((r, *rest) for r, rest in reference.items()))),
         "screening.json": json.dumps(_screening(study), indent=2, ensure_ascii=False),
         "recompute.py": SCRIPT.read_text(encoding="utf-8"),
     }
@@ -151,7 +160,8 @@ def build(study: Study, path: str | Path, viewer) -> int:
                 f.write(chunk)
         for name, lines in (("corpus.jsonl", jsonl_rows(study)), ("labels/labels.csv", label_csv_rows(study)),
                             ("reliability/labels.csv",
-                             _csv_lines(["report", "rater", "type", "theme", "sub_theme"], reliability_rows)),
+                             _csv_lines(["report", "source", "number", "url", "rater", "type", "theme",
+                                         "sub_theme"], reliability_rows)),
                             ("labels/history.csv", history_csv_rows(viewer, study))):
             with archive.open(name, "w") as f:
                 for line in lines:

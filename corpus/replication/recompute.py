@@ -3,9 +3,14 @@ statsmodels alone, and say for each whether it matches the report.
 
     python recompute.py            # in the unzipped package; exit status 0 when every figure matches
 
-Reads reliability/labels.csv (exactly the labels the figures count: report, rater, and the code given at
-type, theme and sub-theme level, "" where none), reliability/reference_types.csv (the type that places each
-report in a per-type figure: its final label, else the plurality) and reliability/report.json (the figures).
+Reads reliability/labels.csv (exactly the labels the figures count: report as source#number, with its source,
+number and address, rater, and the code given at type, theme and sub-theme level, "" where none),
+reliability/reference_types.csv (the type that places each report in a per-type figure: its final label, else
+the plurality) and reliability/report.json (the figures). First it checks that those labels are the labels of
+the agreement round in labels/labels.csv, every one of them, so that a changed label shows.
+
+Not recomputed here: the bootstrap intervals (resampled), the machine raters' figures (study.json, "machines":
+Cohen's kappa and the alternative annotator test), the subset comparisons and Table 1 / Figure 3.
 """
 from __future__ import annotations
 
@@ -27,6 +32,37 @@ def read_tables():
     with open(HERE / "reliability" / "reference_types.csv", newline="", encoding="utf-8") as f:
         reference = {row["report"]: row["type"] for row in csv.DictReader(f)}
     return labels, reference
+
+
+def trace(labels, round_number: int) -> list[str]:
+    """Differences between the labels the figures count and the agreement round's labels in labels/labels.csv
+    (a rater none of whose labels is counted, such as a lead who stopped labeling blind, is named, not wrong)."""
+    given = {}
+    with open(HERE / "labels" / "labels.csv", newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            if row["round"] == str(round_number):
+                relevant = row["relevant"] == "yes"
+                codes = ((row["type_code"], row["theme_code"], row["sub_theme_code"]) if relevant
+                         else ("NR", "NR", "NR"))
+                given[(f"{row['source']}#{row['number']}", row["annotator"])] = codes
+    counted_raters = {row["rater"] for row in labels}
+    problems = []
+    for row in labels:
+        key = (row["report"], row["rater"])
+        codes = (row["type"], row["theme"], row["sub_theme"])
+        if key not in given:
+            problems.append(f"{row['report']} by {row['rater']}: counted, but not in labels/labels.csv")
+        elif given[key] != codes:
+            problems.append(f"{row['report']} by {row['rater']}: counted as {'/'.join(codes)}, labels/labels.csv "
+                            f"says {'/'.join(given[key])}")
+    counted = {(row["report"], row["rater"]) for row in labels}
+    for key in sorted(given):
+        if key[1] in counted_raters and key not in counted:
+            problems.append(f"{key[0]} by {key[1]}: in labels/labels.csv, but not counted")
+    aside = sorted({rater for _, rater in given} - counted_raters)
+    if aside:
+        print(f"not counted (set aside, as the report says): {', '.join(aside)}")
+    return problems
 
 
 def counts_at(labels, level: str, reports: list[str]) -> np.ndarray:
@@ -115,7 +151,13 @@ def main() -> int:
     labels, reference = read_tables()
     report = json.loads((HERE / "reliability" / "report.json").read_text(encoding="utf-8"))
     raters = len({row["rater"] for row in labels})
-    reports = sorted({row["report"] for row in labels}, key=int)
+    reports = sorted({row["report"] for row in labels})
+    round_number = next((f["round"] for f in report["levels"].values()), None)
+    problems = trace(labels, round_number) if round_number is not None else []
+    for problem in problems:
+        print(f"DIFFERS  {problem}")
+    print(f"{len(labels)} counted labels traced to labels/labels.csv: "
+          f"{'every one the same' if not problems else f'{len(problems)} differences'}.")
     checks = []
     for level, figures in report["levels"].items():
         type_counts = counts_at(labels, "type", reports)
@@ -158,7 +200,9 @@ def main() -> int:
         print(f"{'matches' if same else 'DIFFERS'}  {name}: {shown}"
               + ("" if same else f" (the report says {published})"))
     print(f"{len(checks) - wrong} of {len(checks)} figures match.")
-    return 1 if wrong else 0
+    print("Not recomputed here: the bootstrap intervals, the machine raters' figures (study.json), the subset "
+          "comparisons and Table 1 / Figure 3.")
+    return 1 if wrong or problems else 0
 
 
 if __name__ == "__main__":

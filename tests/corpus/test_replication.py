@@ -59,9 +59,31 @@ def test_the_package_recomputes_every_figure_from_its_own_files(labeled, tmp_pat
     assert set(report["levels"]) == {"theme", "sub_theme"} and report["concord"]
     result = _run(folder)
     assert result.returncode == 0, result.stdout + result.stderr
-    last = result.stdout.strip().splitlines()[-1]
+    last = next(line for line in result.stdout.splitlines() if line.endswith("figures match."))
     matched, total = int(last.split()[0]), int(last.split()[2])
     assert matched == total >= 30 and "DIFFERS" not in result.stdout
+    assert "traced to labels/labels.csv: every one the same" in result.stdout
+    assert "Not recomputed here: the bootstrap intervals, the machine raters' figures" in result.stdout
+    # Every counted label names its report as the rest of the package does, never by a database id.
+    counted = list(csv.DictReader(open(folder / "reliability" / "labels.csv", newline="")))
+    urls = {(row["source"], row["number"]): row["url"]
+            for row in csv.DictReader(open(folder / "labels" / "labels.csv", newline=""))}
+    assert all(row["report"] == f"{row['source']}#{row['number']}" and urls[(row["source"], row["number"])] ==
+               row["url"] for row in counted)
+
+    # One label changed in labels/labels.csv only: the trace says which, and the script fails.
+    original = (folder / "labels" / "labels.csv").read_text()
+    rows = list(csv.DictReader(open(folder / "labels" / "labels.csv", newline="")))
+    target = next(i for i, row in enumerate(rows) if row["round_kind"] == "independent" and row["relevant"] == "yes")
+    rows[target]["type_code"] = "A" if rows[target]["type_code"] != "A" else "B"
+    with open(folder / "labels" / "labels.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    changed = _run(folder)
+    assert changed.returncode == 1 and f"{rows[target]['source']}#{rows[target]['number']} by " \
+        f"{rows[target]['annotator']}: counted as" in changed.stdout
+    (folder / "labels" / "labels.csv").write_text(original)
 
     # One label changed in the package: the script says which figures no longer match.
     rows = list(csv.DictReader(open(folder / "reliability" / "labels.csv", newline="")))
@@ -98,7 +120,7 @@ def test_the_script_runs_in_a_fresh_virtual_environment_with_numpy_and_statsmode
     result = subprocess.run([str(venv / "bin" / "python"), "recompute.py"], cwd=tmp_path / "package",
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "DIFFERS" not in result.stdout and result.stdout.strip().splitlines()[-1].endswith("figures match.")
+    assert "DIFFERS" not in result.stdout and "figures match." in result.stdout
 
 
 def test_the_codebook_at_every_revision_undoes_the_changes_one_by_one():
