@@ -102,6 +102,9 @@ def per_code(counts: np.ndarray, categories: Sequence[str], *, resamples: int = 
             parts = parts.astype(np.float32)
             kappa_samples = [_kappa_j(w @ parts, raters) for w in resample_weights(freq, resamples, seed)]
     alpha_ci, kappa_ci = _intervals(alpha_samples), _intervals(kappa_samples)
+    # Per-category kappa rests on the reports every rater rated: with missing ratings, say how many it left.
+    kappa_method = KAPPA_METHOD if full == units else \
+        f"{KAPPA_METHOD}: {full} of {units} reports, {units - full} with a rating missing left out"
     rows = []
     for j, name in enumerate(categories):
         rows.append({
@@ -109,8 +112,8 @@ def per_code(counts: np.ndarray, categories: Sequence[str], *, resamples: int = 
             "alpha": _entry(ALPHA_METHOD, units, None if alpha is None else alpha[j], alpha_ci and alpha_ci[j],
                             "no report has two or more ratings" if not units else
                             "every rating is this code, or none is"),
-            "kappa": _entry(KAPPA_METHOD, full, None if kappa is None else kappa[j], kappa_ci and kappa_ci[j],
+            "kappa": _entry(kappa_method, full, None if kappa is None else kappa[j], kappa_ci and kappa_ci[j],
                             "no report was rated by every rater" if kappa is None else
-                            "every rating is this code, or none is"),
+                            "every rating is this code, or none is") | {"left_out": units - full},
         })
     return rows

@@ -54,3 +54,14 @@ def test_a_code_nobody_or_everybody_used_is_left_out_or_undefined():
     assert rows[0]["alpha"]["value"] is None and rows[0]["alpha"]["undefined_because"]
     assert per_code(np.array([[1, 0], [0, 1]]), ["A", "B"])[0]["alpha"]["undefined_because"] == \
         "no report has two or more ratings"
+
+
+def test_per_category_kappa_says_how_many_reports_it_left_out_for_a_missing_rating():
+    # Three raters; two of five reports have a rating missing.
+    counts = np.array([[3, 0], [0, 3], [2, 1], [2, 0], [1, 1]])
+    rows = per_code(counts, ["A", "B"], resamples=0)
+    kappa = rows[0]["kappa"]
+    assert (kappa["n"], kappa["left_out"]) == (3, 2)
+    assert "3 of 5 reports, 2 with a rating missing left out" in kappa["method"]
+    full = per_code(counts[:3], ["A", "B"], resamples=0)[0]["kappa"]
+    assert full["left_out"] == 0 and full["method"].endswith("reports rated by every rater")
