@@ -19,7 +19,9 @@ RESAMPLES = 1000
 METHODS = {
     "fleiss": "Fleiss' kappa (chance from the categories' shares; Gwet's form for missing ratings)",
     "ac1": "Gwet's AC1 (chance from the spread over the categories)",
-    "brennan_prediger": "Brennan–Prediger (chance 1/q for q categories)",
+    "brennan_prediger": "Brennan–Prediger (chance 1/q, q the categories used)",
+    # Gwet recommends every category raters could choose; with 75 sub-themes and a few used, the two part ways.
+    "brennan_prediger_codebook": "Brennan–Prediger (chance 1/q, q the categories the codebook offers)",
 }
 
 
@@ -67,27 +69,31 @@ class _Rows:
         return cls(freq, parts)
 
     @staticmethod
-    def chance(sums: np.ndarray, q: int) -> tuple[np.ndarray, np.ndarray]:
+    def chance(sums: np.ndarray, q: int, offered: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """From weights @ parts (one row per weighting): observed agreement, and chance agreement as Fleiss, AC1
-        and Brennan–Prediger take it (B × 3)."""
+        and Brennan–Prediger take it, and Brennan–Prediger over the `offered` categories (B × 3 or 4)."""
         with np.errstate(divide="ignore", invalid="ignore"):
             observed = sums[:, 0] / sums[:, 1]
             pi = sums[:, 3:] / sums[:, 2:3]
-        chance = np.stack([np.square(pi).sum(axis=1), (pi * (1 - pi)).sum(axis=1) / (q - 1),
-                           np.full(len(sums), 1 / q)], axis=1)
-        return observed, chance
+        columns = [np.square(pi).sum(axis=1), (pi * (1 - pi)).sum(axis=1) / (q - 1), np.full(len(sums), 1 / q)]
+        if offered:
+            columns.append(np.full(len(sums), 1 / offered))
+        return observed, np.stack(columns, axis=1)
 
 
-def coefficients(counts: np.ndarray, *, categories: int | None = None, resamples: int = RESAMPLES,
-                 seed: int = 0) -> dict[str, Coefficient]:
+def coefficients(counts: np.ndarray, *, categories: int | None = None, offered: int | None = None,
+                 resamples: int = RESAMPLES, seed: int = 0) -> dict[str, Coefficient]:
     """Fleiss' kappa, AC1 and Brennan–Prediger from a units × categories count matrix (a row holds how many
     raters gave each category; rows may sum to different numbers). `categories` is q, the number of categories
-    raters could choose (default: the matrix's columns). Intervals: percentile bootstrap over units."""
+    (default: the matrix's columns); with `offered`, the number the codebook offers, Brennan–Prediger over those
+    too. Intervals: percentile bootstrap over units."""
     counts = np.asarray(counts)
     q = categories or counts.shape[1]
-    names = list(METHODS)
+    offered = max(offered, q) if offered else None  # a retired category still used counts among those offered
+    names = [name for name in METHODS if offered or name != "brennan_prediger_codebook"]
     n_units = int((counts.sum(axis=1) >= 2).sum()) if counts.size else 0
-    out = {name: Coefficient(name, None, None, None, n_units=n_units, n_categories=q) for name in names}
+    out = {name: Coefficient(name, None, None, None, n_units=n_units,
+                             n_categories=offered if name == "brennan_prediger_codebook" else q) for name in names}
     if n_units == 0:
         for c in out.values():
             c.undefined_because = "no report has two or more ratings"
@@ -97,7 +103,7 @@ def coefficients(counts: np.ndarray, *, categories: int | None = None, resamples
             c.undefined_because = "one category only: there is nothing to disagree on"
         return out
     rows = _Rows.of(counts)
-    observed_all, chance_all = rows.chance(rows.freq[None, :] @ rows.parts, q)
+    observed_all, chance_all = rows.chance(rows.freq[None, :] @ rows.parts, q, offered)
     observed, chance = float(observed_all[0]), chance_all[0]
     for i, name in enumerate(names):
         c = out[name]
@@ -107,22 +113,23 @@ def coefficients(counts: np.ndarray, *, categories: int | None = None, resamples
             continue
         c.value = finite((observed - chance[i]) / (1 - chance[i]))
     if resamples:
-        _bootstrap(rows, q, out, resamples, seed)
+        _bootstrap(rows, q, offered, out, resamples, seed)
     return out
 
 
-def _bootstrap(rows: _Rows, q: int, out: dict[str, Coefficient], resamples: int, seed: int) -> None:
+def _bootstrap(rows: _Rows, q: int, offered: int | None, out: dict[str, Coefficient], resamples: int,
+               seed: int) -> None:
     """Percentile intervals over units resampled with replacement (agreement.resampling: weights over the
     distinct count rows); each coefficient's parts are weighted sums of per-row values."""
     # Single precision for the products (BLAS sgemm), as bootstrap_kappa: ample for an interval.
     parts = rows.parts.astype(np.float32)
     batches = []
     for weights in resample_weights(rows.freq, resamples, seed):
-        observed, chance = _Rows.chance(weights @ parts, q)
+        observed, chance = _Rows.chance(weights @ parts, q, offered)
         with np.errstate(divide="ignore", invalid="ignore"):
             batches.append((observed[:, None] - chance) / (1 - chance))
     values = np.concatenate(batches)
-    for i, name in enumerate(METHODS):
+    for i, name in enumerate(out):
         column = values[:, i][np.isfinite(values[:, i])]
         if out[name].value is not None and len(column):
             out[name].ci_low, out[name].ci_high = (float(v) for v in np.percentile(column, [2.5, 97.5]))

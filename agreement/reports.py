@@ -179,12 +179,17 @@ class RoundLabels:
     final: np.ndarray
     basis: str
     types: list[Category]
+    # How many categories the codebook offers at each level ("not relevant" included): Brennan–Prediger's q
+    # as Gwet recommends it.
+    offered: dict[str, int] = field(default_factory=dict)
 
 
 def read_round(round: Round) -> RoundLabels:
     labels = _labels(round)
     final, basis = _final_types(round, labels)
-    return RoundLabels(round, labels, final, basis, list(types_of(round.study.taxonomy)))
+    live = Category.objects.filter(taxonomy=round.study.taxonomy_id, retired_at__isnull=True)
+    offered = {level: live.filter(level=level).count() + 1 for level in LEVELS + ("type",)}
+    return RoundLabels(round, labels, final, basis, list(types_of(round.study.taxonomy)), offered)
 
 
 def agreement_from(read: RoundLabels, level: str = "theme", resamples: int = RESAMPLES,
@@ -222,7 +227,7 @@ def _agreement_from(read: RoundLabels, level: str, resamples: int, seed: int) ->
         fleiss = fleiss_matrix_figure(matrix, level=level, type=type_.code, resamples=resamples, seed=seed)
         unanimous = fleiss_matrix_figure(agreed, level=level, type=type_.code, resamples=resamples, seed=seed)
         per_type.append(TypeAgreement(type=type_, fleiss=fleiss, alpha=alpha,
-                                      others=_others(counts, resamples, seed),
+                                      others=_others(counts, resamples, seed, read.offered.get(level)),
                                       per_code=per_code(counts, table.categories, seed=seed),
                                       unanimous=unanimous))
     return StudyAgreement(
@@ -233,15 +238,15 @@ def _agreement_from(read: RoundLabels, level: str, resamples: int, seed: int) ->
         raters=rater_agreement_table(types.codes, labels.raters, len(types.categories)),
         controversial=_controversial(labels),
         no_type=[labels.issues[i] for i in np.flatnonzero(final == "")],
-        type_others=_others(type_counts, resamples, seed),
+        type_others=_others(type_counts, resamples, seed, read.offered.get("type")),
         type_per_code=per_code(type_counts, types.categories, seed=seed),
     )
 
 
-def _others(counts: np.ndarray, resamples: int, seed: int) -> dict[str, Coefficient]:
+def _others(counts: np.ndarray, resamples: int, seed: int, offered: int | None = None) -> dict[str, Coefficient]:
     """Fleiss' kappa in Gwet's form (every report with two or more labels), AC1 and Brennan–Prediger over the
-    categories the raters used here."""
-    return coefficients(counts[:, counts.sum(axis=0) > 0], resamples=resamples, seed=seed)
+    categories the raters used here, and Brennan–Prediger over the `offered` categories of the codebook."""
+    return coefficients(counts[:, counts.sum(axis=0) > 0], offered=offered, resamples=resamples, seed=seed)
 
 
 def _coefficients(others: dict[str, Coefficient]) -> dict:

@@ -101,19 +101,21 @@ def alpha(counts: np.ndarray):
     return float(1 - (n - np.trace(coincidences)) / expected) if expected else None
 
 
-def gwet(counts: np.ndarray) -> dict:
-    """Fleiss' kappa in Gwet's form, AC1 and Brennan–Prediger (Gwet 2014), over the categories used."""
+def gwet(counts: np.ndarray, offered: int | None = None) -> dict:
+    """Fleiss' kappa in Gwet's form, AC1 and Brennan–Prediger (Gwet 2014), over the categories used, and
+    Brennan–Prediger over the `offered` categories of the codebook (the report's figure says how many)."""
     counts = counts[:, counts.sum(axis=0) > 0].astype(float)
     q = counts.shape[1]
     r = counts.sum(axis=1)
     pairable = counts[r >= 2]
     if not len(pairable) or q < 2:
-        return {"fleiss": None, "ac1": None, "brennan_prediger": None}
+        return {"fleiss": None, "ac1": None, "brennan_prediger": None, "brennan_prediger_codebook": None}
     rp = r[r >= 2][:, None]
     pa = (pairable * (pairable - 1) / (rp * (rp - 1))).sum(axis=1).mean()
     rated = counts[r >= 1]
     pi = (rated / rated.sum(axis=1, keepdims=True)).mean(axis=0)
-    chances = {"fleiss": np.square(pi).sum(), "ac1": (pi * (1 - pi)).sum() / (q - 1), "brennan_prediger": 1 / q}
+    chances = {"fleiss": np.square(pi).sum(), "ac1": (pi * (1 - pi)).sum() / (q - 1), "brennan_prediger": 1 / q,
+               "brennan_prediger_codebook": 1 / offered if offered else 1.0}
     return {k: (float((pa - pe) / (1 - pe)) if pe < 1 else None) for k, pe in chances.items()}
 
 
@@ -164,7 +166,7 @@ def main() -> int:
         checks.append((f"{level}: type, Fleiss' kappa", figures["type"]["value"], fleiss(type_counts, raters)))
         checks.append((f"{level}: type, Krippendorff's alpha", figures["type_alpha"]["value"], alpha(type_counts)))
         for c in figures["type_others"].get("coefficients", []):
-            checks.append((f"{level}: type, {c['name']}", c["value"], gwet(type_counts)[c["name"]]))
+            checks.append((f"{level}: type, {c['name']}", c["value"], gwet(type_counts, c["categories"])[c["name"]]))
         types = sorted({row["type"] for row in labels if row["type"]})
         found = per_code(type_counts, value_names(labels, "type"))
         for row in figures.get("type_per_code", []):
@@ -179,7 +181,7 @@ def main() -> int:
             checks.append((f"{name}, Fleiss' kappa", t["fleiss"]["value"], fleiss(counts, raters)))
             checks.append((f"{name}, Krippendorff's alpha", t["alpha"]["value"], alpha(counts)))
             for c in (t.get("others") or {}).get("coefficients", []):
-                checks.append((f"{name}, {c['name']}", c["value"], gwet(counts)[c["name"]]))
+                checks.append((f"{name}, {c['name']}", c["value"], gwet(counts, c["categories"])[c["name"]]))
             found = per_code(counts, value_names(labels, level))
             for row in t.get("per_code", []):
                 again = found.get(row["category"], (None, None))

@@ -90,3 +90,38 @@ def test_with_every_rating_present_gwets_form_is_fleiss_kappa():
     found = coefficients(counts_of(rating_table(ratings)), resamples=100)
     assert found["fleiss"].value == pytest.approx(0.4302445, abs=1e-6)
     assert found["fleiss"].ci_low < 0.4302445 < found["fleiss"].ci_high
+
+
+def test_brennan_prediger_over_the_categories_the_codebook_offers_stands_beside_the_one_over_those_used():
+    # Five categories used of the 76 a sub-theme codebook offers (75 and "not relevant").
+    counts = np.array([[3, 0, 0, 0, 0], [0, 3, 0, 0, 0], [1, 1, 1, 0, 0], [0, 0, 2, 1, 0], [0, 0, 0, 1, 2]])
+    found = coefficients(counts, offered=76, resamples=200)
+    used, offered = found["brennan_prediger"], found["brennan_prediger_codebook"]
+    pa = used.observed
+    assert (used.n_categories, offered.n_categories) == (5, 76)
+    assert used.value == pytest.approx((pa - 1 / 5) / (1 - 1 / 5))
+    assert offered.value == pytest.approx((pa - 1 / 76) / (1 - 1 / 76))
+    assert offered.value > used.value and offered.ci_low <= offered.value <= offered.ci_high
+    assert "offers" in offered.method and "used" in used.method
+    assert "brennan_prediger_codebook" not in coefficients(counts, resamples=0)
+
+
+@pytest.mark.django_db
+def test_the_dashboard_gives_brennan_prediger_with_the_codebooks_count(lead, annotator_a, annotator_b):
+    from agreement.reports import agreement_figures, study_agreement
+    from taxonomy.models import Category
+    from tests.factories import label_with, make_issue, make_study
+
+    issues = [make_issue() for _ in range(4)]
+    study = make_study(lead, [annotator_a, annotator_b], issues=issues)
+    for issue, (a, b) in zip(issues, [("C.1.i", "C.1.i"), ("C.2.i", "C.2.ii"), ("A.1", "A.1"), ("C.3", "C.3")],
+                             strict=True):
+        label_with(annotator_a, study, issue, a)
+        label_with(annotator_b, study, issue, b)
+    figures = agreement_figures(study_agreement(study.rounds.get(), "sub_theme", resamples=20))
+    live = Category.objects.filter(taxonomy=study.taxonomy, retired_at__isnull=True)
+    by_name = {c["name"]: c for c in figures["type_others"]["coefficients"]}
+    assert by_name["brennan_prediger_codebook"]["categories"] == live.filter(level="type").count() + 1
+    bug = next(t for t in figures["per_type"] if t["type"] == "C")
+    by_name = {c["name"]: c for c in bug["others"]["coefficients"]}
+    assert by_name["brennan_prediger_codebook"]["categories"] == live.filter(level="sub_theme").count() + 1
