@@ -217,12 +217,42 @@ def sentinels(reports: Sequence[int], share: float, seed: int) -> set[int]:
     return {ordered[i] for i in picked}
 
 
+# How far below its value at decision time the sentinels' kappa may fall by chance alone, in standard errors of
+# the difference: a one-sided test at 2.5 %. The standard errors come from bootstrap intervals, rough on a few
+# dozen sentinels; at 2.5 % the false alarms stay under 5 % in simulation (tests/machines/test_sentinels.py).
+Z_ALARM = 1.96
+
+
+def sentinel_baseline(humans: Mapping[str, Mapping[int, Chain]], machine: Mapping[int, Chain | None],
+                      reports: Sequence[int], *, level: str, resamples: int = RESAMPLES, seed: int = 0) -> dict:
+    """The machine's Cohen's kappa with the panel's plurality on the sentinel reports alone, kept with a decision
+    so that later watches compare the sentinels with themselves: a tenth of the reports has about three times
+    the standard error of all of them, and against an interval from all of them it falls short by chance."""
+    people = {name: {r: value_at(labels.get(r), level) for r in reports} for name, labels in humans.items()}
+    mine = {r: value_at(machine.get(r), level) for r in reports}
+    return cohen(mine, plurality(people, reports), other="plurality of the panel on the sentinels",
+                 resamples=resamples, seed=seed)
+
+
+def _standard_error(figure: dict) -> float | None:
+    low, high = (figure.get("ci") or [None, None])[:2]
+    return None if low is None or high is None else (high - low) / (2 * 1.96)
+
+
 def below_decision(decided: dict, now: dict) -> bool:
-    """Whether the machine's agreement with the panel's plurality on the sentinels has fallen below the interval
-    it was decided on (its lower 95 % bound), so that chance alone is an unlikely explanation."""
-    then = decided.get("cohen_plurality", {})
+    """Whether the machine's agreement with the panel's plurality on the sentinels has fallen, so that chance
+    alone is an unlikely explanation: below the same sentinels' kappa at decision time by more than Z_ALARM
+    standard errors of the difference (each from its bootstrap interval). A decision made
+    before the sentinels' own figure was kept is compared with the lower bound of the interval on all reports,
+    as then, which raises false alarms (the page says which rule applies)."""
     current = now.get("cohen_plurality", {})
-    low = then.get("ci", [None])[0]
-    if low is None or current.get("value") is None:
+    if current.get("value") is None:
         return False
-    return current["value"] < low
+    then = decided.get("sentinels_at_decision")
+    if then and then.get("value") is not None:
+        spread = [_standard_error(then), _standard_error(current)]
+        if None in spread:
+            return False
+        return current["value"] < then["value"] - Z_ALARM * (spread[0] ** 2 + spread[1] ** 2) ** 0.5
+    low = decided.get("cohen_plurality", {}).get("ci", [None])[0]
+    return low is not None and current["value"] < low

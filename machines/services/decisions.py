@@ -11,9 +11,9 @@ from concord.errors import FieldError
 from concord.textcheck import fitted
 
 from ..alt_test import EPSILONS
-from ..measures import LEVELS, below_decision, sentinels
+from ..measures import LEVELS, below_decision, sentinel_baseline, sentinels
 from ..models import ReplacementDecision
-from ..selectors import latest_run, measurement, panel
+from ..selectors import latest_run, machine_labels, measurement, panel
 from .measurements import panel_state, requested
 
 DEFAULT_SENTINELS = 0.1
@@ -64,6 +64,12 @@ def record(rater, *, level: str, type_code: str, epsilon: float, reason: str, by
                                 f"{'undefined' if rate is None else f'{rate:.2f}'}, it needs 0.5 or more), so the "
                                 "figures do not support letting the machine replace an annotator")
     study: Study = rater.study
+    # The sentinels' own kappa now, kept beside the figures: the watch compares the sentinels with themselves.
+    the_panel = panel(study)
+    loaded = machine_labels(rater)
+    chosen = _sentinels(study, share, the_panel.reference_types, level, type_code)
+    figures = figures | {"sentinels_at_decision": sentinel_baseline(
+        the_panel.humans, loaded.record if loaded else {}, sorted(chosen), level=level)}
     try:
         with transaction.atomic():
             return ReplacementDecision.objects.create(
@@ -95,10 +101,16 @@ class Watch:
 
 
 def sentinel_reports(decision: ReplacementDecision, reference_types: dict[int, str]) -> set[int]:
-    study_reports = list(decision.rater.study.issues.values_list("pk", flat=True))
-    chosen = sentinels(study_reports, decision.sentinel_share, decision.sentinel_seed)
-    if decision.level != "type":
-        chosen = {r for r in chosen if reference_types.get(r) == decision.type_code}
+    return _sentinels(decision.rater.study, decision.sentinel_share, reference_types, decision.level,
+                      decision.type_code, decision.sentinel_seed)
+
+
+def _sentinels(study: Study, share: float, reference_types: dict[int, str], level: str, type_code: str,
+               seed: int | None = None) -> set[int]:
+    """The seeded share of the study's reports people keep labeling, those of `type_code` below type level."""
+    chosen = sentinels(list(study.issues.values_list("pk", flat=True)), share, study.seed if seed is None else seed)
+    if level != "type":
+        chosen = {r for r in chosen if reference_types.get(r) == type_code}
     return chosen
 
 
