@@ -142,3 +142,15 @@ def test_a_figure_outside_its_own_interval_says_so_and_intervals_read_plainly():
     inside = render_to_string("agreement/_figure_row.html",
                               {"f": figure | {"ci_high": -0.15}, "name": "Type", "code": "type"})
     assert 'data-testid="outside-interval"' not in inside
+
+
+def test_every_figure_with_a_percentile_interval_says_when_it_lies_outside():
+    from django.template.loader import render_to_string
+
+    skewed = {"name": "ac1", "value": 0.91, "ci": [0.92, 0.99], "observed": 0.9, "n": 12, "categories": 3}
+    row = render_to_string("agreement/_coefficients_row.html", {"o": {"coefficients": [skewed]}, "name": "Type"})
+    assert 'data-testid="outside-interval"' in row
+    cell = render_to_string("agreement/_per_code_cell.html", {"f": {"value": 0.5, "ci": [0.1, 0.4], "n": 9}})
+    assert 'data-testid="outside-interval"' in cell
+    inside = render_to_string("agreement/_per_code_cell.html", {"f": {"value": 0.3, "ci": [0.1, 0.4], "n": 9}})
+    assert 'data-testid="outside-interval"' not in inside
