@@ -5,6 +5,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
+from django.db.models import Count
 
 from annotation.models import NOT_RELEVANT, Decision, Round
 from annotation.selectors.labels import counted_in_round
@@ -187,8 +188,9 @@ class RoundLabels:
 def read_round(round: Round) -> RoundLabels:
     labels = _labels(round)
     final, basis = _final_types(round, labels)
-    live = Category.objects.filter(taxonomy=round.study.taxonomy_id, retired_at__isnull=True)
-    offered = {level: live.filter(level=level).count() + 1 for level in LEVELS + ("type",)}
+    live = dict(Category.objects.filter(taxonomy=round.study.taxonomy_id, retired_at__isnull=True).order_by()
+                .values_list("level").annotate(n=Count("pk")))
+    offered = {level: live.get(level, 0) + 1 for level in LEVELS + ("type",)}
     return RoundLabels(round, labels, final, basis, list(types_of(round.study.taxonomy)), offered)
 
 
