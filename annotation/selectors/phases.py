@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.template.defaultfilters import pluralize
+
 from ..models import Queue, Round, Study
-from .votes import needing_decision
 
 Phase = Study.Phase
 NEXT_PHASE = {
@@ -103,15 +104,9 @@ def what_next(study: Study, round: Round | None, missing: list[Missing], own_lef
         return WhatNext(f"{tied} report{pluralize(tied)} tied: discuss them on the review list and re-label where "
                         "you agree; then close the review below.", "review_list", "Review list")
     if study.phase == Phase.ADJUDICATION:
-        waiting = len(needing_decision(study))
-        if waiting:
-            return WhatNext(f"{waiting} report{pluralize(waiting)} wait{'s' if waiting == 1 else ''} for your "
-                            "decision, with a rationale; then close the study below.", "adjudication_list",
-                            "Adjudication")
-        return WhatNext("No report waits for a decision: close the study below to write the final labels.", "", "")
+        # Which reports still tie takes every vote of the study to say: the adjudication page says it, not this
+        # page, which the lead opens often.
+        return WhatNext("Decide each report still tied after the review, with a rationale, on the adjudication "
+                        "page; then close the study below.", "adjudication_list", "Adjudication")
     return WhatNext("The study is closed: download the labeled corpus, its dataset card and the replication "
                     "package below.", "corpus", "The labeled corpus")
-
-
-def pluralize(n: int) -> str:
-    return "" if n == 1 else "s"
