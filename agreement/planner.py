@@ -56,10 +56,11 @@ def _kappas_with_raters(counts: np.ndarray, raters: Sequence[int], sims: int, rn
     widths compare panels of different sizes on the same reports."""
     n = len(counts)
     shares = counts.sum(axis=0) / counts.sum()
+    # The prior's strength: kappa near 0, a weak tie between a report's ratings; near 1 (or undefined, every
+    # rating one category), a strong one. Kept within [0.01, 0.99] so that s stays finite and positive.
     kappa = _fleiss(counts)
-    # The prior's strength: kappa near 0, a weak tie between a report's ratings; kappa near 1, a strong one.
-    strength = (1 - kappa) / kappa if np.isfinite(kappa) and 0.01 < kappa < 0.99 else (99.0 if kappa <= 0.01
-                                                                                        else 0.01)
+    kappa = float(np.clip(kappa, 0.01, 0.99)) if np.isfinite(kappa) else 0.99
+    strength = (1 - kappa) / kappa
     posterior = counts + strength * shares
     units = min(n, RATER_UNITS)
     sizes = sorted(raters)

@@ -19,6 +19,9 @@ from concord.lazy_numpy import np
 # The authors' rule of thumb for ε, by who the annotators are.
 EPSILONS = {"expert": 0.2, "skilled": 0.15, "crowd": 0.1}
 EPSILON_MAX = 0.5
+Q_FDR = 0.05
+MIN_HUMANS_PER_ITEM = 2
+MIN_ITEMS_PER_HUMAN = 30  # the t-test's normality needs about this many
 
 
 def epsilon_of(text: str) -> float:
@@ -30,9 +33,6 @@ def epsilon_of(text: str) -> float:
     if not 0 < value <= EPSILON_MAX:
         raise ValueError(f"ε is a number in (0, {EPSILON_MAX}], not {value}")
     return value
-Q_FDR = 0.05
-MIN_HUMANS_PER_ITEM = 2
-MIN_ITEMS_PER_HUMAN = 30  # the t-test's normality needs about this many
 
 
 @dataclass(frozen=True)
