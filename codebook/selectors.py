@@ -63,20 +63,27 @@ def notes_for(viewer, study, category: Category, limit: int = 500):
 def reports_numbered(study, numbers: list[str], field: str = "examples") -> list[int]:
     """The ids of the study's reports named "123" or "owner/repo#123" (`codebook.forms.report_numbers`);
     FieldError naming those that are none of its reports."""
-    # A bare number may name reports of several sources: each is an example.
-    plain = [n for n in numbers if "#" not in n]
-    named = [tuple(n.rsplit("#", 1)) for n in numbers if "#" in n]
-    found = list(study.issues.filter(number__in=plain).order_by("pk").values_list("number", "pk"))
-    present = {number for number, _ in found}
-    for repo, number in named:
-        pk = study.issues.filter(source__full_name__iexact=repo, number=number).values_list("pk", flat=True).first()
-        if pk is not None:
-            present.add(f"{repo}#{number}")
-            found.append((number, pk))
-    if missing := [n for n in dict.fromkeys(numbers) if n not in present]:
+    # A bare number may name reports of several sources: each is an example. A repository is named in any case.
+    def key(ref: str) -> str:
+        if "#" not in ref:
+            return ref
+        repo, number = ref.rsplit("#", 1)
+        return f"{repo.lower()}#{number}"
+
+    plain = {n for n in numbers if "#" not in n}
+    named = {key(n) for n in numbers if "#" in n}
+    # One query for every number named either way; the repository of a named one is matched here.
+    candidates = study.issues.filter(number__in=plain | {n.rsplit("#", 1)[1] for n in named}).order_by("pk")
+    found, present = [], set()
+    for number, pk, repo in candidates.values_list("number", "pk", "source__full_name"):
+        for ref in (number, key(f"{repo}#{number}")):
+            if ref in plain or ref in named:
+                present.add(ref)
+                found.append(pk)
+    if missing := [n for n in dict.fromkeys(numbers) if key(n) not in present]:
         raise FieldError(field, f"{', '.join(n if '#' in n else '#' + n for n in missing[:10])} "
                                 f"{'is not a report' if len(missing) == 1 else 'are not reports'} of this study")
-    return list(dict.fromkeys(pk for _, pk in found))
+    return list(dict.fromkeys(found))
 
 
 class Tally(NamedTuple):

@@ -169,3 +169,12 @@ def test_examples_take_owner_repo_number_as_every_other_field_does(study, annota
     response = client.post(url, {**form, "examples": f"{one.source.full_name}#{one.number}, {two.url}"})
     assert response.status_code == 302
     assert set(Proposal.objects.get().examples.all()) == {one, two}
+
+
+def test_named_examples_are_found_in_one_query_whatever_the_repositorys_case(study, django_assert_num_queries):
+    from codebook.selectors import reports_numbered
+
+    one, two, _ = study.issues.order_by("created_at", "id")
+    refs = [f"{one.source.full_name.upper()}#{one.number}", f"{two.source.full_name}#{two.number}", one.number]
+    with django_assert_num_queries(1):
+        assert set(reports_numbered(study, refs)) == {one.pk, two.pk}
