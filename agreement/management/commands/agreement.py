@@ -5,7 +5,8 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from agreement.reports import LEVELS, agreement_figures, study_agreement
-from annotation.selectors.studies import agreement_round, study_named
+from annotation.management.arguments import study_from
+from annotation.selectors.studies import agreement_round
 from concord.numbers import interval, number
 
 
@@ -23,9 +24,7 @@ class Command(BaseCommand):
         parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples per figure")
 
     def handle(self, *args, study, level, format, resamples, **options):
-        found = study_named(study)
-        if found is None:
-            raise CommandError(f"no study named {study!r}, and no study with that id")
+        found = study_from(study)
         round = agreement_round(found)
         if round is None:
             raise CommandError(f"{found} has no round yet")

@@ -4,8 +4,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.management.arguments import study_from
 from annotation.selectors.comparison import LEVELS, RULES, ComparisonError, as_dict, compare_study
-from annotation.selectors.studies import study_named
 
 
 class Command(BaseCommand):
@@ -18,9 +18,7 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=["table", "json"], default="table")
 
     def handle(self, *args, study, by, level, format, **options):
-        found = study_named(study)
-        if found is None:
-            raise CommandError(f"no study named {study!r}, and no study with that id")
+        found = study_from(study)
         try:
             data = as_dict(compare_study(found, by, level), by, level)
         except ComparisonError as exc:

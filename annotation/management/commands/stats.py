@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from annotation.management.arguments import study_from
 from annotation.selectors.statistics import as_json, parse_groups
-from annotation.selectors.studies import study_named
 
 
 class Command(BaseCommand):
@@ -18,7 +18,5 @@ class Command(BaseCommand):
                             help='a group of themes, as "name: C.2, C.4" (repeat for more)')
 
     def handle(self, *args, study, format, group, **options):
-        found = study_named(study)
-        if found is None:
-            raise CommandError(f"no study named {study!r}, and no study with that id")
+        found = study_from(study)
         self.stdout.write(json.dumps(as_json(found, parse_groups("\n".join(group))), indent=2, default=str))

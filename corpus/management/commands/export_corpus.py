@@ -6,7 +6,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.selectors.studies import study_named
+from annotation.management.arguments import study_from
 from corpus.dataset_card import dataset_card
 from corpus.exports import csv_chunks, jsonl_rows, study_document, study_status
 
@@ -25,9 +25,7 @@ class Command(BaseCommand):
         parser.add_argument("--with-contacts", action="store_true", help="include members' e-mail addresses")
 
     def handle(self, *args, study, format, output, with_contacts, raw, **options):
-        found = study_named(study)
-        if found is None:
-            raise CommandError(f"no study named {study!r}, and no study with that id")
+        found = study_from(study)
         path = Path(output)
         if not path.parent.exists():
             raise CommandError(f"--output: the folder {path.parent} does not exist")

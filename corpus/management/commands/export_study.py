@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import time
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
-from annotation.selectors.studies import study_named
+from annotation.management.arguments import study_from
 from corpus.backup import export_study
 
 
@@ -17,9 +17,7 @@ class Command(BaseCommand):
         parser.add_argument("path")
 
     def handle(self, *args, study, path, **options):
-        found = study_named(study)
-        if found is None:
-            raise CommandError(f"no study named {study!r}, and no study with that id")
+        found = study_from(study)
         started = time.perf_counter()
         count = export_study(found, path)
         self.stdout.write(f"{path}: {count} records in {time.perf_counter() - started:.1f} s")

@@ -5,7 +5,7 @@ import time
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.selectors.studies import study_named
+from annotation.management.arguments import study_from
 from corpus.replication import build
 
 
@@ -22,9 +22,7 @@ class Command(BaseCommand):
                                                           "(default: the study's creator, else its first lead)")
 
     def handle(self, *args, study, path, username, **options):
-        found = study_named(study)
-        if found is None:
-            raise CommandError(f"no study named {study!r}, and no study with that id")
+        found = study_from(study)
         if username:
             viewer = get_user_model().objects.filter(username=username).first()
         else:

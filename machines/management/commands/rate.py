@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.selectors.studies import study_named
+from annotation.management.arguments import study_from
 from concord.errors import FieldError
 from machines.models import MachineRater, MachineRun
 from machines.services.raters import add_rater
@@ -26,9 +26,7 @@ class Command(BaseCommand):
         parser.add_argument("--folds", help="built-in model: cross-fitting folds (default 5)")
 
     def handle(self, *args, study, rater, kind, training, **options):
-        found = study_named(study)
-        if found is None:
-            raise CommandError(f"no study named {study!r}, and no study with that id")
+        found = study_from(study)
         machine = MachineRater.objects.filter(study=found, name=rater).first()
         try:
             if machine is None:

@@ -3,9 +3,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
-from annotation.selectors.studies import study_named
+from annotation.management.arguments import study_from
 from machines.alt_test import EPSILONS, epsilon_of
 from machines.exports import study_machines
 
@@ -24,9 +24,7 @@ class Command(BaseCommand):
                                  "suggest 0.2 for experts, 0.15 skilled, 0.1 crowd")
 
     def handle(self, *args, study, format, epsilon, **options):
-        found = study_named(study)
-        if found is None:
-            raise CommandError(f"no study named {study!r}, and no study with that id")
+        found = study_from(study)
         data = study_machines(found, epsilon=epsilon)
         if format == "json":
             self.stdout.write(json.dumps(data, indent=2, ensure_ascii=False))
