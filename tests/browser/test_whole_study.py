@@ -21,6 +21,7 @@ from collections import Counter, defaultdict
 import pytest
 from playwright.sync_api import expect
 
+from concord.numbers import number
 from tests.factories import make_issue, make_source, make_user
 
 REAL_WORKER = bool(os.environ.get("REDIS_URL") and os.environ.get("DATABASE_URL", "").startswith("postgres"))
@@ -186,7 +187,11 @@ def test_a_whole_study_through_its_pages(live_server, browser, request, settings
     page.fill("#id_name", "Serving study")
     page.select_option("#id_codebook", value=str(codebook.pk))
     page.select_option("#id_lead", label="lead")
-    page.select_option("#id_annotators", label=["ann1", "ann2"])
+    # The annotators' picker, as a person uses it: narrow it by typing, then a click each, no Ctrl.
+    page.get_by_label("Search Annotators").fill("ann")
+    for name in ("ann1", "ann2"):
+        page.locator("#id_annotators option", has_text=name).click()
+    expect(page.locator("#id_annotators + .picker-chosen")).to_have_text("2 chosen: ann1, ann2")
     page.fill("#id_seed", "7")
     page.get_by_role("button", name="Count the reports").click()
     expect(page.locator("p.notice[role=status]")).to_have_text("8 reports match these rules.")
@@ -391,5 +396,29 @@ def test_a_whole_study_through_its_pages(live_server, browser, request, settings
         assert answer.status == 202 and time.monotonic() < deadline, answer.status
         time.sleep(1)
     assert answer.json()["type"]["kappa"] == pytest.approx(expected, abs=1e-9)
+
+    # The pages a lead reads after the study: the dashboard shows that kappa, the planner fills in by itself
+    # while a worker simulates, the annotators page opens on the independent round and shows any round chosen.
+    lead.go(f"/studies/{study_id}/agreement/")
+    expect(lead.page.locator("tr[data-figure=type] td").first).to_contain_text(number(expected))
+    lead.page.get_by_role("link", name="How many reports are enough?").click()
+    expect(lead.page.locator("[data-testid=plan]").first).to_be_visible(timeout=120_000)
+    lead.go(f"/studies/{study_id}/annotators/")
+    expect(lead.page.locator("body")).to_contain_text("Round 2 (independent")
+    with lead.page.expect_navigation():
+        lead.page.select_option("#round-choice", "3")
+    expect(lead.page.locator("body")).to_contain_text("Round 3 (review")
+
+    # A report read-only, reached from the study's list as the lead reaches it: every label the ledger saw
+    # saved on it, with its note, and the final label with its rationale.
+    lead.go(f"/studies/{study_id}/issues/")
+    lead.page.get_by_role("link", name=title_of[2]).click()
+    expect(lead.page.locator("h1")).to_have_text(title_of[2])
+    rows = lead.page.locator("article table tbody tr").all_inner_texts()
+    for (person, issue_id, kind), (code, note) in ledger.last.items():
+        if issue_id == issues[2].pk and kind != "pilot":
+            assert any(person in row and code in row and note in row for row in rows), (person, code, rows)
+    expect(lead.page.locator("[data-testid=final-label]")).to_contain_text("C.1 (lead decision)")
+    expect(lead.page.locator("[data-testid=final-label]")).to_contain_text("The stack trace is the engine's.")
     for person in people.values():
         person.context.close()
