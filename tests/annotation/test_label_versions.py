@@ -2,6 +2,7 @@
 against a version that has changed since is refused unless it changes nothing."""
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import replace
 
@@ -89,3 +90,24 @@ def test_the_api_takes_the_version_it_answered(client_as, study, annotator_a):
     fresh = client.post(url, {"issue": issue.pk, "type": c2.parent_id, "theme": c2.pk,
                               "version": saved["updated_at"]}, content_type="application/json")
     assert fresh.status_code == 201 and fresh.json()["theme_code"] == "C.2"
+
+
+# A lone surrogate cannot be encoded by the test client: it goes as its escape, which the API's JSON decodes.
+HOSTILE = ["x" * 5000, "a\x00b", "9" * 30, "-1", "²", "\\ud800", "2026-13-45T99:99:99+00:00", "2026-12-02T06:00:00"]
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+def test_a_hostile_version_is_refused_and_changes_nothing(client_as, study, annotator_a, value):
+    issue = study.issues.first()
+    submit_label(annotator_a, study.current_round, issue, _choice(study, "C.1.i", version=""))
+    c2 = category("C.2.i", study.taxonomy)
+    client = client_as(annotator_a)
+    post = {"type": c2.parent.parent_id, "theme": c2.parent_id, "sub_theme": c2.pk, "note": "", "version": value}
+    page = client.post(reverse("annotation:label_submit", args=[study.pk, issue.pk]), post,
+                       headers={"HX-Request": "true"})
+    body = json.dumps({"issue": issue.pk, "type": c2.parent.parent_id, "theme": c2.parent_id, "version": value})
+    api = client.post(reverse("api:label_list", args=[study.pk]), body.replace("\\\\ud800", "\\ud800"),
+                      content_type="application/json")
+    assert page.status_code < 500 and api.status_code in {400}, (page.status_code, api.status_code)
+    label = Label.objects.get(annotator=annotator_a)
+    assert label.code == "C.1.i" and label.history.count() == 1
