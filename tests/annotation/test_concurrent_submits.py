@@ -12,27 +12,35 @@ from annotation.services.labels import LabelInput, submit_label
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks need PostgreSQL (SQLite locks the file)")
-def test_simultaneous_submissions_of_one_report_store_one_label(study, annotator_a):
-    round = study.rounds.get()
-    issue = study.issues.order_by("created_at", "id").first()
-    gate = threading.Barrier(6)
-    errors = []
+def _at_once(work, args: list) -> list[Exception]:
+    """Run `work(arg)` on a thread per arg, all released together; the unexpected exceptions they raised."""
+    gate = threading.Barrier(len(args))
+    errors: list[Exception] = []
 
-    def submit(note: str) -> None:
+    def run(arg) -> None:
         try:
             gate.wait()
-            submit_label(annotator_a, round, issue.pk, LabelInput(is_relevant=False, note=note))
-        except Exception as exc:  # noqa: BLE001 - collected and asserted on below
+            work(arg)
+        except Exception as exc:  # noqa: BLE001 - collected and asserted on by the caller
             errors.append(exc)
         finally:
             connections.close_all()
 
-    threads = [threading.Thread(target=submit, args=(f"tab {n}",)) for n in range(6)]
+    threads = [threading.Thread(target=run, args=(arg,)) for arg in args]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    return errors
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks need PostgreSQL (SQLite locks the file)")
+def test_simultaneous_submissions_of_one_report_store_one_label(study, annotator_a):
+    round = study.rounds.get()
+    issue = study.issues.order_by("created_at", "id").first()
+    errors = _at_once(lambda note: submit_label(annotator_a, round, issue.pk,
+                                                LabelInput(is_relevant=False, note=note)),
+                      [f"tab {n}" for n in range(6)])
     assert errors == []
     assert Label.objects.filter(annotator=annotator_a).count() == 1
     assert Queue.objects.get(round=round, annotator=annotator_a).done == 1
@@ -50,29 +58,19 @@ def test_revisions_sent_at_once_from_one_page_store_one_and_refuse_the_others(st
     round = study.rounds.get()
     issue = study.issues.order_by("created_at", "id").first()
     shown = version_of(submit_label(annotator_a, round, issue.pk, LabelInput(is_relevant=False, note="first")))
-    gate = threading.Barrier(6)
-    stored, refused, errors = [], [], []
+    stored, refused = [], []
+    node = category("C.1.i", study.taxonomy)
 
     def revise(note: str) -> None:
-        node = category("C.1.i", study.taxonomy)
         try:
-            gate.wait()
             submit_label(annotator_a, round, issue.pk, LabelInput(
                 type_id=node.parent.parent_id, theme_id=node.parent_id, sub_theme_id=node.pk, note=note,
                 version=shown))
             stored.append(note)
         except LabelError as exc:
             refused.append(exc.field)
-        except Exception as exc:  # noqa: BLE001 - collected and asserted on below
-            errors.append(exc)
-        finally:
-            connections.close_all()
 
-    threads = [threading.Thread(target=revise, args=(f"tab {n}",)) for n in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    errors = _at_once(revise, [f"tab {n}" for n in range(6)])
     assert errors == [] and len(stored) == 1 and refused == ["version"] * 5
     label = Label.objects.get(annotator=annotator_a)
     assert label.note == stored[0] and label.history.count() == 2
