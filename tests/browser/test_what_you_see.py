@@ -144,3 +144,42 @@ def test_a_double_enter_saves_once(live_server, page):
     page.keyboard.press("Enter")
     expect(page.locator("h1.issue-title")).to_have_text("Report 2")
     assert Label.objects.get(annotator=alice).history.count() == 1
+
+
+# Keys typed as a task of their own the moment the next report's title is on screen: the earliest a person can
+# act on what they see. Dispatched from the page so that no round trip to the test can hide a gap.
+TYPE_ON_ARRIVAL = """(keys) => { window.arrived = new Promise((done) => {
+    const before = document.querySelector('h1.issue-title').textContent;
+    new MutationObserver((_, observer) => {
+        const title = document.querySelector('h1.issue-title');
+        if (!title || title.textContent === before) return;
+        observer.disconnect();
+        setTimeout(() => {
+            for (const key of keys) {
+                const event = new KeyboardEvent('keydown', {key, bubbles: true, cancelable: true});
+                document.activeElement.dispatchEvent(event);
+            }
+            done(title.textContent);
+        }, 0);
+    }).observe(document.body, {childList: true, subtree: true, characterData: true});
+}); }"""
+
+
+def test_keys_typed_the_moment_the_next_report_shows_choose_on_it(live_server, page):
+    alice = make_user("alice")
+    issues = [make_issue(title=f"Report {n}") for n in range(1, 4)]
+    study = make_study(make_user("lead"), [alice], issues=issues)
+    _grow(study, "C", 11)
+    sign_in(live_server, page, study)
+    for key in "301":
+        page.keyboard.press(key)
+    page.evaluate(TYPE_ON_ARRIVAL, list("3011"))
+    page.keyboard.press("Enter")
+    assert page.evaluate("window.arrived") == "Report 2"
+    # The new report shows the whole path the keys chose, its lists open as for keys typed later.
+    assert page.evaluate(CHECKED) == ["C", "C.1", "C.1.i"]
+    expect(page.locator("[data-chosen]")).to_contain_text("C.1.i")
+    page.keyboard.press("Enter")
+    expect(page.locator("h1.issue-title")).to_have_text("Report 3")
+    assert [(lb.issue_id, lb.code) for lb in Label.objects.filter(annotator=alice).order_by("issue_id")] == [
+        (issues[0].pk, "C.1"), (issues[1].pk, "C.1.i")]
