@@ -1,9 +1,9 @@
-"""Benchmark: the built-in machine rater on the 40,000 generated reports (issue 18's goal: under 60 s).
+"""Benchmark: the built-in machine rater on the 40,000 generated reports (the goal: under 60 s).
 
     python bench/bench_machine.py bench-out/issues-40000.jsonl [--folds 5] [--job]
 
 Every report gets a training label drawn (seeded) from the shipped codebook's sub-themes, so every level has
-models to fit: the type, the theme given the type (20), the sub-theme given the theme. The labels are random,
+models to fit: the type, every theme (20) at once, the sub-theme given the theme. The labels are random,
 so the figure is the time and memory of cross-fitting, not the model's quality (the tests measure that on the
 study's real vLLM reports). Prints the seconds for the TF-IDF pass alone and for the whole rating, and the
 process's peak memory.

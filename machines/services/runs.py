@@ -15,6 +15,7 @@ from django.utils import timezone
 from concord import queueing
 from concord.errors import FieldError
 
+from ..classifier import MODEL as CLASSIFIER_MODEL
 from ..classifier import Settings as ClassifierSettings
 from ..classifier import rate as classify
 from ..llm import CallFailed, ChatClient, EndpointDown
@@ -105,6 +106,8 @@ def _run_builtin(run: MachineRun, issues: list[tuple[int, str, str]]) -> None:
     rater = run.rater
     labels = training_labels(rater.study, panel(rater.study), rater.training)
     options = ClassifierSettings(folds=run.settings.get("folds", 5), seed=run.settings.get("seed", 0))
+    run.model_reported = CLASSIFIER_MODEL
+    MachineRun.objects.filter(pk=run.pk).update(model_reported=run.model_reported)
     texts = [f"{title}\n{body or ''}" for _, title, body in issues]
 
     def progress(done: int, folds: int) -> None:

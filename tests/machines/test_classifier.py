@@ -78,12 +78,13 @@ def test_the_vllm_reports_against_the_panels_final_labels():
     assert len(labels) == 974 and types > commonest + 0.05, (types, themes, commonest)
 
 
-def test_on_noisy_labels_the_model_is_no_weaker_than_a_plain_logistic_regression_at_the_type():
+def test_on_noisy_labels_the_model_is_no_weaker_than_a_plain_logistic_regression():
     """The study's final labels as truth; the models learn from labels a third of which a seeded hand replaced
-    with a random theme (what a panel's plurality looks like). At the type the built-in model must do at least
-    as well as TF-IDF and a logistic regression over the same folds' worth of data. (At the theme a flat
-    logistic regression is still ahead of the model's theme-given-type, by about five points: said in the
-    README, left for the next change.)"""
+    with a random theme (what a panel's plurality looks like). The built-in model must do as well as TF-IDF and a
+    logistic regression over the same folds' worth of data, at the type and at the theme (a flat regression over
+    every theme, the stronger baseline there): within half a point at the type and one and a half at the theme,
+    about one standard error of a difference on 974 reports. (Choosing the theme given the type alone trailed
+    the baseline by five points at the theme.)"""
     import numpy as np
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
@@ -93,14 +94,14 @@ def test_on_noisy_labels_the_model_is_no_weaker_than_a_plain_logistic_regression
     codes = sorted({lb[1] for lb in truth})
     x = TfidfVectorizer(sublinear_tf=True, min_df=2, ngram_range=(1, 2)).fit_transform([t[:4000] for t in texts])
     ours, baseline = [], []
-    for seed in (0, 1):
+    for seed in (0, 1, 2):
         pick = random.Random(seed)
         noisy = [(c.split(".")[0], c, None) if pick.random() < 0.3 and (c := pick.choice(codes)) else lb
                  for lb in truth]
         rated = rate(texts, noisy, Settings(seed=seed))
         ours.append([np.mean([a[i] == b[i] for a, b in zip(truth, rated, strict=True)]) for i in (0, 1)])
         folds = KFold(5, shuffle=True, random_state=seed)
-        guessed = cross_val_predict(LogisticRegression(max_iter=1000), x, [lb[0] for lb in noisy], cv=folds)
-        baseline.append(np.mean([a[0] == b for a, b in zip(truth, guessed, strict=True)]))
-    ours, baseline = np.mean(ours, axis=0), np.mean(baseline)
-    assert ours[0] >= baseline - 0.005, (ours, baseline)
+        baseline.append([np.mean([a[i] == b for a, b in zip(truth, cross_val_predict(
+            LogisticRegression(max_iter=1000), x, [lb[i] for lb in noisy], cv=folds), strict=True)]) for i in (0, 1)])
+    ours, baseline = np.mean(ours, axis=0), np.mean(baseline, axis=0)
+    assert ours[0] >= baseline[0] - 0.005 and ours[1] >= baseline[1] - 0.015, (ours, baseline)
