@@ -159,7 +159,7 @@ def _final_types(round: Round, labels: _Labels) -> tuple[np.ndarray, str]:
 
 
 def study_agreement(round: Round, level: str = "theme", resamples: int = RESAMPLES, seed: int = 0) -> StudyAgreement:
-    """Every figure of the dashboard for one round (DESIGN step 9, as the study computed its kappas).
+    """Every figure of the dashboard for one round (as the study computed its kappas).
 
     Type: all reports, "not relevant" a category of its own. Per type T at `level`: the reports whose final
     (or, before adjudication, plurality) type is T, the categories being the distinct labels raters gave, a

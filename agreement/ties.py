@@ -18,7 +18,7 @@ def modal_label(labels: Sequence[str]) -> str | None:
 
 
 def is_controversial(labels: Sequence[str]) -> bool:
-    """DESIGN step 10: the largest number of votes is shared by two or more different labels."""
+    """The largest number of votes is shared by two or more different labels."""
     return bool(labels) and modal_label(labels) is None
 
 

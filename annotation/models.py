@@ -28,9 +28,9 @@ class Study(models.Model):
     overlap = models.PositiveSmallIntegerField(null=True, blank=True)
     pilot_fraction = models.FloatField(default=0.18)
     seed = models.BigIntegerField(default=2025)
-    # Issue 14: a lead who labels in the independent round sees what an annotator sees until their own queue
+    # A lead who labels in the independent round sees what an annotator sees until their own queue
     # is finished (or they stop labeling, which sets their labels of the round aside).
-    # Issue 18: does the summary anchor? When set, each (annotator, report) is dealt, seeded, into an arm that
+    # Does the summary anchor? When set, each (annotator, report) is dealt, seeded, into an arm that
     # shows the summary first or only the original, and every label records which it got.
     summary_experiment = models.BooleanField(
         default=False, help_text="Show the summary to a seeded half of each annotator's reports only")
@@ -207,7 +207,7 @@ class Invitation(models.Model):
 class Choice(models.Model):
     """What a label and a final decision both hold: a type, theme and sub-theme, or "not relevant"."""
 
-    # DESIGN step 7: "not relevant" is a verdict of its own, with no category below it.
+    # "Not relevant" is a verdict of its own, with no category below it.
     is_relevant = models.BooleanField(default=True)
     type = models.ForeignKey(Category, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     theme = models.ForeignKey(Category, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
@@ -271,7 +271,7 @@ NOT_RELEVANT = "NR"
 
 
 class Decision(Choice):
-    """A report's final label in a study, and how it was reached (DESIGN step 10). History keeps every
+    """A report's final label in a study, and how it was reached. History keeps every
     change, so a decision revised by the lead still shows what it was before."""
 
     class Method(models.TextChoices):

@@ -5,7 +5,7 @@ from concord import rows
 
 from .models import Membership, Queue, Study
 
-# DESIGN step 7: annotators are blind to each other until the independent round closes.
+# Annotators are blind to each other until the independent round closes.
 BLIND_PHASES = {Study.Phase.PILOT, Study.Phase.INDEPENDENT}
 
 

@@ -1,4 +1,4 @@
-"""Issue 18, "does the summary anchor?": in a study that runs the experiment, each (annotator, report) pair is
+"""Does the summary anchor the label? In a study that runs the experiment, each (annotator, report) pair is
 dealt into one of two arms — the summary shown first, or only the original — by a hash of the study's seed and
 the two ids. Seeded and stateless: the page and the save compute the same arm without storing a plan, and a
 report is in different arms for different annotators, so the arms compare like with like."""

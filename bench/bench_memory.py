@@ -13,7 +13,7 @@ processes counted once, divided among them, so the sum is what the machine gives
    while the worker still keeps the processes that ran the statistics tasks (concord.apart);
 3. idle after those, once the worker has ended them (`TASKS_APART_IDLE` seconds after their last task).
 
-Target (issue 20): web + worker ≤ 250 MiB idle, after start and after use.
+Target: web + worker ≤ 250 MiB idle, after start and after use.
 """
 from __future__ import annotations
 

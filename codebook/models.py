@@ -1,4 +1,4 @@
-"""A study's codebook as it changes (DESIGN step 8): proposals of new categories and every member's vote, and the
+"""A study's codebook as it changes: proposals of new categories and every member's vote, and the
 change log of the lead's changes, each a new revision of the codebook.
 
 The tables keep the names they had when these models lived in the taxonomy app (`taxonomy_…`): moving them

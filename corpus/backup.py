@@ -1,4 +1,4 @@
-"""Backup and restore of a whole study (issue 8): `export_study` writes everything about it as gzip-compressed
+"""Backup and restore of a whole study: `export_study` writes everything about it as gzip-compressed
 JSON Lines, `import_study` restores it into another Concord, all or nothing.
 
 Format "concord-study", version 1: line 1 is a header {"format", "version", "study", "exported_at"}; then one

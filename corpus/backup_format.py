@@ -1,6 +1,6 @@
 """The concord-study backup format: every record kind a backup may hold, and the fields each may carry.
 
-A restore takes these and nothing else (issue 14): a file is untrusted input, so a kind or field not listed
+A restore takes these and nothing else: a file is untrusted input, so a kind or field not listed
 here — a password hash, a staff or superuser flag, a group, a permission — is refused with its line, never
 passed on to a model. A new field in a model is not in a backup until it is added here, in a new version
 if older Concords could not read it.

@@ -1,5 +1,5 @@
 """The final labeled corpus: one record per report, streamed in chunks so that memory stays flat however
-large the study (issue 8). CSV and JSON Lines carry the same fields; CSV puts the individual labels in one
+large the study. CSV and JSON Lines carry the same fields; CSV puts the individual labels in one
 JSON column."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A study as a REFI-QDA project (.qdpx), the exchange format of ATLAS.ti, MAXQDA and NVivo (issue 19, item 6):
+"""A study as a REFI-QDA project (.qdpx), the exchange format of ATLAS.ti, MAXQDA and NVivo:
 the reports' texts as sources, each annotator's label as a coding of the whole text by that user, label notes as
 notes on that coding, the codebook as codes. `project.qde` follows the published project schema
 (schemas/Project-mrt2019.xsd; the tests validate against it). Written as a stream, element by element."""

@@ -1,4 +1,4 @@
-"""The replication package (issue 19, item 5): one zip that carries a study to another researcher and recomputes
+"""The replication package: one zip that carries a study to another researcher and recomputes
 its own figures. What it holds is listed in its README.md, written below."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Pure: which records a source keeps. DESIGN step 3: the date window first, then, for framework
+"""Pure: which records a source keeps: the date window first, then, for framework
 sources, at least one keyword; toolkit sources keep everything in the window."""
 from __future__ import annotations
 

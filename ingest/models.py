@@ -43,7 +43,7 @@ class Job(models.Model):
 
 
 class KeywordList(models.Model):
-    """The keywords that decide which issues of a framework source are kept (DESIGN step 3)."""
+    """The keywords that decide which issues of a framework source are kept."""
 
     name = models.CharField(max_length=200, unique=True)
     description = models.TextField(blank=True)
@@ -66,7 +66,7 @@ class Keyword(models.Model):
         OTHER = "other", "Other"
 
     class Status(models.TextChoices):
-        # DESIGN step 4: a candidate filters nothing until its sample's precision has been judged.
+        # A candidate filters nothing until its sample's precision has been judged.
         ACCEPTED = "accepted", "Accepted"
         CANDIDATE = "candidate", "Candidate"
         REJECTED = "rejected", "Rejected"
@@ -94,7 +94,7 @@ class Source(models.Model):
         FILE = "file", "File"
 
     class Kind(models.TextChoices):
-        # DESIGN step 3: framework sources are keyword-filtered, toolkit sources keep everything.
+        # Framework sources are keyword-filtered, toolkit sources keep everything.
         FRAMEWORK = "framework", "Framework"
         TOOLKIT = "toolkit", "Toolkit"
 
@@ -142,7 +142,7 @@ class Issue(models.Model):
     payload = models.JSONField(
         default=dict, blank=True, help_text="The original object, less title and body (see original_payload)"
     )
-    # DESIGN step 3: issues a framework source's keywords did not match are kept out of studies but stored,
+    # Issues a framework source's keywords did not match are kept out of studies but stored,
     # so a changed keyword list needs no new fetch and a baseline of unmatched issues can be drawn.
     kept = models.BooleanField(default=True, db_index=True)
     matched_keywords = models.ManyToManyField(Keyword, related_name="issues", blank=True)
@@ -202,7 +202,7 @@ class IngestRun(Job):
 
 
 class Summary(models.Model):
-    """A short summary and pre-verdict of one issue by one backend, model and prompt version (DESIGN step 5)."""
+    """A short summary and pre-verdict of one issue by one backend, model and prompt version."""
 
     class Verdict(models.TextChoices):
         RELEVANT = "relevant", "Relevant"
@@ -258,7 +258,7 @@ class SummaryBatch(Job):
 
 
 class ScreeningSample(models.Model):
-    """A seeded sample of issues that two screeners judge, a third breaking their ties (DESIGN steps 4-5):
+    """A seeded sample of issues that two screeners judge, a third breaking their ties:
     the matches of a candidate keyword, or one stratum of pre-verdicts of a source."""
 
     class Kind(models.TextChoices):

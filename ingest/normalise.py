@@ -72,7 +72,7 @@ def _common(markdown: str | None) -> str:
 
 
 def match_text(markdown: str | None) -> str:
-    """DESIGN step 2: what keyword matching reads: lower-case, no Markdown syntax, no code of any kind.
+    """What keyword matching reads: lower-case, no Markdown syntax, no code of any kind.
 
     Emphasis and list markers are punctuation, which word-boundary matching skips anyway, so they
     are left in place; that keeps this fast enough for whole repositories.

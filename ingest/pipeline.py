@@ -43,7 +43,7 @@ class IssueWriter:
         self.batch_size = batch_size
         self.counts = Counts()
         self._batch: dict[str, Verdict] = {}
-        # Candidates and rejected keywords filter nothing (DESIGN step 4).
+        # Candidates and rejected keywords filter nothing.
         keywords = source.keyword_list.keywords.filter(status="accepted") if source.keyword_list_id else []
         self.keyword_ids = {normalise_term(k.term): k.pk for k in keywords}
         self.rules = FilterRules(

@@ -1,6 +1,6 @@
 """Pure: seeded samples, two-reviewer verdicts with a tie-breaker, and rates with Wilson intervals.
 
-DESIGN steps 4 and 5: keyword precision on a sample of its matches; precision of "relevant" and the
+Keyword precision on a sample of its matches; precision of "relevant" and the
 false-negative rate of "not relevant" on stratified samples; every figure with its n and a 95 % interval.
 """
 from __future__ import annotations

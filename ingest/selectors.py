@@ -36,7 +36,7 @@ def _reviewed(source: Source) -> dict[int, tuple[bool, str]]:
 
 
 def decisions(source: Source) -> dict[int, ScreeningDecision]:
-    """DESIGN step 5: a reviewed issue goes by its review; otherwise "relevant" stays in, "not relevant"
+    """A reviewed issue goes by its review; otherwise "relevant" stays in, "not relevant"
     stays out, and "unclear" waits for its review."""
     pre: dict[int, str] = {}
     for issue_id, verdict in Summary.objects.filter(issue__source=source, status=Summary.Status.OK).order_by(

@@ -1,1 +1,1 @@
-"""Machine raters (issue 18): models that label reports, measured against the human panel like people."""
+"""Machine raters: models that label reports, measured against the human panel like people."""

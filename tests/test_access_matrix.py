@@ -1,4 +1,4 @@
-"""Every URL pattern and API endpoint × every role × every phase, full pages and htmx partials (issue 14).
+"""Every URL pattern and API endpoint × every role × every phase, full pages and htmx partials.
 
 Each URL name has an entry saying which rule lets a role in; a URL added without an entry fails the test that
 walks the URL conf. Allowed roles get their page (200, or what the entry names); refused ones never get a 2xx

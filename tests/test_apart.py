@@ -1,5 +1,5 @@
 """Tasks run apart (concord.apart): in a child process of the worker, kept a while and then ended, so that an
-idle worker gives back the statistics stack (issue 20). Real child processes; the worker's side is the module
+idle worker gives back the statistics stack. Real child processes; the worker's side is the module
 itself, told it runs inside a worker."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A property-based fuzzer on the API's own OpenAPI schema (issue 15, item 3): Schemathesis generates requests
+"""A property-based fuzzer on the API's own OpenAPI schema: Schemathesis generates requests
 for every operation, valid and invalid (wrong types, huge integers, long and odd strings, missing fields), and
 no answer may be a server error. In CI it runs on PostgreSQL, where a value too long or too large for its
 column fails in the database rather than passing as it does on SQLite.
@@ -95,7 +95,7 @@ def test_no_request_is_a_server_error(label, role, mode, people, settings):
 
 
 def test_a_body_nested_50000_deep_is_a_400_naming_the_fault(client_as, study, annotator_a):
-    """Issue 15, item 3: json gives up with a RecursionError, which reached the client as a 500."""
+    """Json gives up with a RecursionError, which reached the client as a 500."""
     from django.urls import reverse
 
     response = client_as(annotator_a).post(reverse("api:label_list", args=[study.pk]),

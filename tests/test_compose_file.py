@@ -1,4 +1,4 @@
-"""docker-compose.yml is a valid Compose file (issue 15, item 9). `docker compose config` is not installable
+"""docker-compose.yml is a valid Compose file. `docker compose config` is not installable
 on the CI machine, so the file is parsed by compose-spec (bindings of the Rust compose_spec crate, a
 validating parser of the Compose Specification) after PyYAML has resolved its merge keys, and the references
 between services and volumes are checked here."""

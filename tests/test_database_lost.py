@@ -1,4 +1,4 @@
-"""PostgreSQL drops the connection of a running Concord (issue 15): the server terminates the backend with
+"""PostgreSQL drops the connection of a running Concord: the server terminates the backend with
 pg_terminate_backend, as a restart or an administrator would. The request answers 503 saying nothing was
 saved, nothing was half-saved, and the next request works on a new connection.
 """

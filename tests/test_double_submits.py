@@ -1,4 +1,4 @@
-"""A click happens once (issue 14, item 7): every state-changing action names the state it expects, so a double
+"""A click happens once: every state-changing action names the state it expects, so a double
 click, a resent form, or two people at once change it once. The concurrent cases run two threads on PostgreSQL;
 the sequential ones (the second click after the first) run everywhere."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The zero-set-up default (`make run`): SQLite and a worker on the folder broker, no Redis. A long job is sent
-and the sender goes on at once; the worker runs it beside (issue 17, item 13). Separate processes, as `make run`
+and the sender goes on at once; the worker runs it beside. Separate processes, as `make run`
 starts them, on a database and a broker folder of their own."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Smaller safety rules (issue 14, item 8): the tie-breaker sees disagreements only, the API schema is for
+"""Smaller safety rules: the tie-breaker sees disagreements only, the API schema is for
 people with an account, passwords pass Django's four validators, the API is throttled, the lock-out counts the
 client's address (behind a proxy, the one the proxy wrote), and a server without a secret refuses to start."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A crawler that sends hostile values to every form field and query parameter it finds, as every role that
-can see them (issue 15, item 3): no answer may be a server error.
+can see them: no answer may be a server error.
 
 It opens every page of the access matrix a role may open (tests/test_access_matrix.py builds the world), reads
 its forms (fields with their rendered values) and the query parameters of its links and GET forms, then sends
@@ -163,7 +163,7 @@ def test_no_hostile_value_is_a_server_error(phase, settings):
     ("interviews:guide", {"text": "Q?", "top": "9" * 30}, "top: "),
 ])
 def test_names_longer_than_their_column_are_refused_naming_the_field(client_as, lead, url_name, data, message):
-    """Issue 15, item 3: on PostgreSQL these were 500s ("value too long for type character varying")."""
+    """On PostgreSQL these were 500s ("value too long for type character varying")."""
     from annotation.models import Subset
     from interviews.models import GuideQuestion, Participant
     from interviews.services import default_guide

@@ -1,4 +1,4 @@
-"""Redis stopped under a running Concord (issue 15, item 7): a real redis-server that the test starts and stops.
+"""Redis stopped under a running Concord: a real redis-server that the test starts and stops.
 
 Sessions live in the cached-database backend (Redis in front, the database behind), so logged-in annotators
 keep labeling and people can still log in while Redis is away; a page that starts long work says the queue is

@@ -1,4 +1,4 @@
-"""What a web or worker process loads when it starts (issue 20): the URL conf and every view, so that no
+"""What a web or worker process loads when it starts: the URL conf and every view, so that no
 annotator's request waits for imports after a restart, and not the statistics stack, which only some pages and
 tasks use and which would otherwise sit in every process's memory (and cost each new worker seconds)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A Celery worker killed (SIGKILL) in the middle of a 30,000-issue file import (issue 15, item 5).
+"""A Celery worker killed (SIGKILL) in the middle of a 30,000-issue file import.
 
 Real processes: the worker is started by the test and killed with its whole process group; PostgreSQL and
 Redis as CI runs them. The run must not stay "running": its heartbeat stops and it is marked interrupted,

@@ -1,6 +1,6 @@
 """Are a study's subsets labeled differently? Reads: subsets by how reports were selected (source, year, keyword
 group, screening verdict, saved subsets such as the no-keyword baseline), each report's label at a level
-(its final label, or the label its current votes settle on), and the contingency analysis (issue 10). Saved
+(its final label, or the label its current votes settle on), and the contingency analysis. Saved
 subsets are made by annotation.services.subsets."""
 from __future__ import annotations
 

@@ -36,7 +36,7 @@ def labels_of_report(viewer, study, issue):
 
 def counted_labels(labels: QuerySet[Label]) -> QuerySet[Label]:
     """The labels that count for agreement and final labels: all but those of a labeler who stopped labeling a
-    round to see everyone's labels (issue 14: a rater who saw the others is not independent). Set-aside labels
+    round to see everyone's labels (a rater who saw the others is not independent). Set-aside labels
     are kept, exported and in history."""
     return labels.exclude(Exists(_stopped().filter(round=OuterRef("round"), annotator=OuterRef("annotator"))))
 

@@ -1,5 +1,5 @@
 """Final labels: majority where the votes settle, consensus where the review settled them, and the lead's
-decision, with a rationale, where they still tie (DESIGN step 10)."""
+decision, with a rationale, where they still tie."""
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied

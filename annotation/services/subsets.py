@@ -1,4 +1,4 @@
-"""Subsets of a study to compare (issue 10): a seeded no-keyword baseline drawn from the study's sources and
+"""Subsets of a study to compare: a seeded no-keyword baseline drawn from the study's sources and
 added to its queues, or a named subset defined by rules or a saved list. Both are stored, so later comparisons
 see the same reports."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Changes to a study's codebook by its lead, each with a reason, each a new revision in the change log
-(DESIGN step 8; the study's Table 2). Splits, merges and retirements send the labels that used the old
+(the study's Table 2). Splits, merges and retirements send the labels that used the old
 categories back to their annotators' queues; renames and clarifications keep labels as they are."""
 from __future__ import annotations
 

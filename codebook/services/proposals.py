@@ -1,4 +1,4 @@
-"""Growing the codebook after the pilot: proposals every annotator votes on (DESIGN step 8).
+"""Growing the codebook after the pilot: proposals every annotator votes on.
 
 Unanimity is decided in the transaction that records a vote, with the proposal's row locked, so two votes
 arriving together are counted one after the other and exactly one of them can be the last.

@@ -99,7 +99,7 @@ def changelog(request: HtmxHttpRequest, study_id: int):
 @login_required
 @require_POST
 def pilot_category_add(request: HtmxHttpRequest, study_id: int):
-    """During the pilot the lead shapes the codebook freely while labeling (paper §4.2, DESIGN step 6)."""
+    """During the pilot the lead shapes the codebook freely while labeling (paper §4.2)."""
     study = get_study_for(request, study_id)
     form = CategoryForm(request.POST)
     back = request.POST.get("next") or ""

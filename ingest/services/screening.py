@@ -1,6 +1,6 @@
 """Screening samples: drawing them, votes by two screeners and a tie-breaker, figures, decisions.
 
-DESIGN step 4 (keyword validation) and step 5 (stratified verification of pre-verdicts).
+Keyword validation, and the stratified verification of pre-verdicts.
 """
 from __future__ import annotations
 

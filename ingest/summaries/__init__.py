@@ -1,4 +1,4 @@
-"""Summaries and pre-verdicts of issues, from a pluggable backend chosen by settings (DESIGN step 5).
+"""Summaries and pre-verdicts of issues, from a pluggable backend chosen by settings.
 
 `summariser_from_settings()` gives the extractive backend (built in, no network) unless SUMMARY_BACKEND=llm,
 which calls an OpenAI-compatible chat-completions endpoint.

@@ -1,4 +1,4 @@
-"""Charts that do not mislead (issue 17, item 6): an undefined figure is said in words, never drawn at 0; values
+"""Charts that do not mislead: an undefined figure is said in words, never drawn at 0; values
 sit in their own column to the right of every bar; codes in the codebook's order."""
 from __future__ import annotations
 

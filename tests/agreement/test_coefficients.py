@@ -1,4 +1,4 @@
-"""AC1 and Brennan–Prediger beside Fleiss' kappa (issue 19, item 1), against the published values of Gwet's
+"""AC1 and Brennan–Prediger beside Fleiss' kappa, against the published values of Gwet's
 irrCAC (its unit tests, which mirror Gwet's R package and book) on raw ratings with missing values and on
 two-rater contingency tables."""
 from __future__ import annotations

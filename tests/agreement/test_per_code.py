@@ -1,4 +1,4 @@
-"""Reliability per code (issue 19, item 1): alpha-binary against the krippendorff package, per-category kappa
+"""Reliability per code: alpha-binary against the krippendorff package, per-category kappa
 against Fleiss (1971), on data with and without missing ratings."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""How many reports are enough (issue 19, item 2): the simulated interval narrows as 1/√N, and the planner
+"""How many reports are enough: the simulated interval narrows as 1/√N, and the planner
 names the first size that reaches the chosen width."""
 from __future__ import annotations
 

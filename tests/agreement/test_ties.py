@@ -6,7 +6,7 @@ def test_majority_wins():
 
 
 def test_shared_largest_vote_is_a_tie():
-    # DESIGN step 10's example: 3 bug, 3 requirement, 1 question.
+    # The method's own example: 3 bug, 3 requirement, 1 question.
     votes = ["bug"] * 3 + ["requirement"] * 3 + ["question"]
     assert modal_label(votes) is None
     assert is_controversial(votes)

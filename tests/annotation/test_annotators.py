@@ -1,4 +1,4 @@
-"""The annotators' dashboard on a seeded study, against figures worked out by hand (issue 17, item 5)."""
+"""The annotators' dashboard on a seeded study, against figures worked out by hand."""
 from __future__ import annotations
 
 import datetime as dt

@@ -1,4 +1,4 @@
-"""Spreadsheet formulas in CSV downloads (issue 14, item 4): a cell a spreadsheet would run is written with a
+"""Spreadsheet formulas in CSV downloads: a cell a spreadsheet would run is written with a
 leading apostrophe in every CSV download; JSON Lines and `export_corpus --raw` keep the text as stored."""
 from __future__ import annotations
 

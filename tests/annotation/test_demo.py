@@ -1,4 +1,4 @@
-"""The demo users' passwords are shown once when made; `demo_passwords` gives them new ones (issue 17, item 15)."""
+"""The demo users' passwords are shown once when made; `demo_passwords` gives them new ones."""
 from __future__ import annotations
 
 import io
@@ -36,7 +36,7 @@ def test_demo_passwords_gives_the_demo_users_new_ones(settings):
 
 
 def test_the_demo_shows_every_step_of_the_method_on_first_run(client_as):
-    """Issue 17, item 14: the demo had no ties, so review and adjudication were empty."""
+    """The demo had no ties, so review and adjudication were empty."""
     passwords = load_demo()
     assert set(passwords) == {"lead", "ann1", "ann2", "ann3"} and load_demo() == {}  # a second run adds nothing
     study = Study.objects.get(name=SIMULATED_STUDY)

@@ -1,4 +1,4 @@
-"""The lead labels blind (issue 14, item 6): while the lead's own queue of the independent round is unfinished,
+"""The lead labels blind: while the lead's own queue of the independent round is unfinished,
 the lead sees what an annotator sees; stopping to see everything sets the lead's labels of the round aside from
 agreement and final labels; the agreement page and the dataset card say who labeled blind."""
 from __future__ import annotations

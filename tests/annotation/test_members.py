@@ -1,5 +1,4 @@
-"""Removing a member keeps their labels and closes their queue; an admin deactivates an account (issue 17,
-item 11)."""
+"""Removing a member keeps their labels and closes their queue; an admin deactivates an account."""
 from __future__ import annotations
 
 import pytest

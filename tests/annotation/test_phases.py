@@ -197,7 +197,7 @@ def test_large_queues_are_written_with_copy_on_postgresql(lead, annotator_a, mon
 
 
 def test_each_step_is_named_for_what_it_does_and_needs_a_confirmation(client_as, lead, annotator_a):
-    """Issue 17, item 10: no single click closes a round or the study, and no button reads "Start closed"."""
+    """No single click closes a round or the study, and no button reads "Start closed"."""
     study = _study(lead, [annotator_a], n=2, with_pilot=False)
     client = client_as(lead)
     detail = reverse("annotation:study_detail", args=[study.pk])

@@ -85,7 +85,7 @@ def test_statistics_are_hidden_from_annotators_while_blind(client_as, finished, 
 
 def test_before_closing_the_figures_come_from_what_the_votes_settle_on(study, lead, annotator_a, annotator_b,
                                                                         annotator_c, client_as):
-    """Issue 17, item 7: an open study's statistics were all zeros and "undefined"."""
+    """An open study's statistics were all zeros and "undefined"."""
     one, two, three = study.issues.order_by("created_at", "id")
     for person, codes in {annotator_a: ["C.1", "A.1", "C.2"], annotator_b: ["C.1", "A.1", "C.3"],
                           annotator_c: ["C.2", "NR", "C.4"]}.items():

@@ -1,5 +1,4 @@
-"""Closing a round cannot happen on one click: the box must be ticked, and the button says what it does
-(issue 17, item 10)."""
+"""Closing a round cannot happen on one click: the box must be ticked, and the button says what it does."""
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,4 @@
-"""No URL that came from data can run script (issue 14, items 2 and 3): payloads in every field that can carry a
+"""No URL that came from data can run script: payloads in every field that can carry a
 URL (the issue's link, codebook and proposal examples, curated details, links and images in the body), shown on
 every page that renders them, in Chromium under the Content-Security-Policy."""
 from __future__ import annotations

@@ -1,5 +1,4 @@
-"""Instructions open by themselves on an annotator's first visit, stay closed once read, and are one key away
-(issue 17, item 3)."""
+"""Instructions open by themselves on an annotator's first visit, stay closed once read, and are one key away."""
 from __future__ import annotations
 
 import pytest

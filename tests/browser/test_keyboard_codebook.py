@@ -1,5 +1,5 @@
 """Every choice is reachable from the keyboard whatever the codebook's size, and a category keeps its key when
-others are split off or retired (issue 17, items 1, 2 and 4)."""
+others are split off or retired."""
 from __future__ import annotations
 
 import pytest

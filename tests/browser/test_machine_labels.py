@@ -1,5 +1,5 @@
 """In a real browser: a machine's label appears on the review page, badged, only once the annotator's own label
-of the report is saved (issue 18, never anchoring); the lead's rater page shows the figures."""
+of the report is saved; the lead's rater page shows the figures."""
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,4 @@
-"""A new invitation link is one click from the clipboard (issue 17, item 11)."""
+"""A new invitation link is one click from the clipboard."""
 from __future__ import annotations
 
 import pytest

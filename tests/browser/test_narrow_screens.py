@@ -1,5 +1,4 @@
-"""Every main page fits a 390 px wide phone without scrolling sideways; wide tables scroll inside their card
-(issue 17, item 12)."""
+"""Every main page fits a 390 px wide phone without scrolling sideways; wide tables scroll inside their card."""
 from __future__ import annotations
 
 import pytest

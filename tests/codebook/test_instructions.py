@@ -1,5 +1,5 @@
 """The study's instructions to annotators: written by the lead in Markdown, each change a codebook revision in the
-change log, opened by themselves for each member until read (issue 17, item 3)."""
+change log, opened by themselves for each member until read."""
 from __future__ import annotations
 
 import pytest

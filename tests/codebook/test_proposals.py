@@ -139,7 +139,7 @@ def test_two_last_votes_at_once_give_exactly_one_outcome(study, lead, annotator_
 
 
 def test_pasted_examples_keep_every_line_and_name_what_is_not_a_report(study, annotator_a, client_as):
-    """Issue 17, item 9: two pasted lines kept only the last report, without a word."""
+    """Two pasted lines kept only the last report, without a word."""
     one, two, _ = study.issues.order_by("created_at", "id")
     parent = study.taxonomy.categories.get(code="C")
     url = reverse("codebook:proposals", args=[study.pk])

@@ -1,4 +1,4 @@
-"""Saturation (issue 19, item 3): new categories per 100 labeled reports and Guest, Namey and Chen's stopping
+"""Saturation: new categories per 100 labeled reports and Guest, Namey and Chen's stopping
 rule, worked by hand; the page for the lead."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The change log marks the words a clarification or new instructions changed (issue 17, item 8)."""
+"""The change log marks the words a clarification or new instructions changed."""
 from __future__ import annotations
 
 import pytest

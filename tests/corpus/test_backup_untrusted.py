@@ -1,4 +1,4 @@
-"""A backup is untrusted input (issue 14, item 1): a restore takes only the kinds and fields its format lists,
+"""A backup is untrusted input: a restore takes only the kinds and fields its format lists,
 validates every value, never grants a login or a privilege, and refuses anything else naming its line."""
 from __future__ import annotations
 

@@ -114,7 +114,7 @@ def test_the_command_writes_the_corpus_study_json_and_card(closed, tmp_path, cap
 
 
 def test_the_card_escapes_what_people_wrote_and_says_when_no_label_is_final(client_as, study, lead):
-    """Issue 17, items 14 and 15: raw HTML from the study's name and description went into the Markdown card, and
+    """Raw HTML from the study's name and description went into the Markdown card, and
     an open study's card read "final label: ."."""
     Study.objects.filter(pk=study.pk).update(name="<img src=x onerror=alert(1)> study",
                                              description="Labels | <script>alert(2)</script>")

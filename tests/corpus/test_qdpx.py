@@ -1,4 +1,4 @@
-"""The study as a REFI-QDA project (issue 19, item 6): project.qde valid against the published project schema,
+"""The study as a REFI-QDA project: project.qde valid against the published project schema,
 every report a source with its text, every label a whole-text coding by its annotator, notes as notes."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The replication package (issue 19, item 5): what it holds, and a script that recomputes every figure from
+"""The replication package: what it holds, and a script that recomputes every figure from
 the package's own files with Python, numpy and statsmodels alone — in a process that cannot import Concord."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A corpus of hostile files, one per class of fault, for every importer (issue 15).
+"""A corpus of hostile files, one per class of fault, for every importer.
 
 Each case is a file's name and bytes, the importer it is fed to, and what the refusal must name: the file and
 line (or JSON path) and the field. Files are made here rather than kept as fixtures because several are large

@@ -1,5 +1,5 @@
 """Every hostile file of the corpus, through every importer that takes it, on the command line and through the
-web upload (issue 15, items 1 and 2): each ends with a message naming the file, the line or path, and the field;
+web upload: each ends with a message naming the file, the line or path, and the field;
 a non-zero exit (CommandError) or an error on the page; and every table's row count unchanged.
 
 The proof is on PostgreSQL (CI), which refuses what SQLite stores: lengths, NUL, lone surrogates, ranges.
@@ -121,7 +121,7 @@ def test_uploaded_interview_files(case, client_as, lead):
 
 
 def test_the_corpus_is_large_enough():
-    # Issue 15 asks for at least 60 hostile files, one per class of fault.
+    # At least 60 hostile files, one per class of fault.
     assert len(CASES) >= 60 and len({c.id for c in CASES}) == len(CASES)
 
 

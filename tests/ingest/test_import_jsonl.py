@@ -49,7 +49,7 @@ def test_reimport_is_an_upsert_nothing_duplicates_nothing_is_lost(tmp_path):
 
 
 def test_a_reimport_counts_as_updated_only_the_issues_that_changed(tmp_path):
-    """Issue 15, item 8: a re-ingest of unchanged issues said "540 updated"."""
+    """A re-ingest of unchanged issues said "540 updated"."""
     source = make_source("o/r")
     path = _write(tmp_path / "a.jsonl", [_issue(n) for n in range(1, 6)])
     import_jsonl(path, source)

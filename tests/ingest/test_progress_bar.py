@@ -1,4 +1,4 @@
-"""The ingest commands' progress bar redraws one line (issue 17, item 15: import_issues printed it twice)."""
+"""The ingest commands' progress bar redraws one line."""
 from __future__ import annotations
 
 import io

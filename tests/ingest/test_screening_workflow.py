@@ -193,7 +193,7 @@ def test_report_shows_the_stratum_figures(screeners):
 
 
 def test_a_stratum_with_nothing_to_draw_makes_no_empty_sample(screeners):
-    """Issue 17, item 15: drawing also created "0 of 0" samples."""
+    """Drawing also created "0 of 0" samples."""
     source = Source.objects.create(full_name="o/r")
     for _ in range(5):
         Summary.objects.create(issue=make_issue(source), backend="extractive", prompt_version="1",
@@ -208,7 +208,7 @@ def test_a_stratum_with_nothing_to_draw_makes_no_empty_sample(screeners):
 
 
 def test_the_relevance_verdicts_agreement_is_shown_beside_the_summaries_own(screeners, client):
-    """Issue 17, item 15: "agree on 16 of 16" was about the summaries while the verdicts agreed on 8 of 16."""
+    """Once "agree on 16 of 16" was about the summaries while the verdicts agreed on 8 of 16."""
     source = Source.objects.create(full_name="o/r")
     for _ in range(4):
         Summary.objects.create(issue=make_issue(source), backend="extractive", prompt_version="1",

@@ -139,7 +139,7 @@ def test_summarise_button_makes_summaries_and_shows_the_batch(client_as, admin, 
 def test_a_run_whose_heartbeat_stopped_is_shown_interrupted_and_runs_again_in_one_click(
     client_as, admin, media, settings, django_capture_on_commit_callbacks
 ):
-    """Issue 15, item 5: a killed import stayed "running" for ever."""
+    """A killed import stayed "running" for ever."""
     import datetime as dt
     import secrets
 

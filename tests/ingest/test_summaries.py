@@ -201,7 +201,7 @@ def _dead_port() -> int:
 
 
 def test_a_dead_endpoint_stops_the_batch_after_three_issues_and_says_failed(source):
-    # Issue 15, item 6: nothing listens there, so every issue would spend every retry.
+    # Nothing listens there, so every issue would spend every retry.
     url = f"http://127.0.0.1:{_dead_port()}/v1"
     summariser = ChatSummariser(url, "test-model", timeout=1, attempts=2, backoff=0.01)
     issues = [make_issue(source, title=f"report {n}") for n in range(6)]

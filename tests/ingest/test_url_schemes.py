@@ -1,4 +1,4 @@
-"""Issue URLs from data (issue 14, item 2): only http(s) links are stored at import, others are dropped with a
+"""Issue URLs from data: only http(s) links are stored at import, others are dropped with a
 warning naming the line while the report keeps its number, and every URL reaches an href through one filter."""
 from __future__ import annotations
 

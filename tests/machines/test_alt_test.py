@@ -1,5 +1,5 @@
 """The alternative annotator test, against a worked example computed by hand and against the authors' procedure
-on random data (issue 18)."""
+on random data."""
 from __future__ import annotations
 
 import random

@@ -1,4 +1,4 @@
-"""The built-in machine rater (issue 18, first part): cross-fitted, so no report is rated by a model that saw its
+"""The built-in machine rater: cross-fitted, so no report is rated by a model that saw its
 label; its labels follow the codebook's hierarchy; the same seed gives the same labels."""
 from __future__ import annotations
 
