@@ -6,6 +6,7 @@ differences come only from the environment (see .env.example).
 from __future__ import annotations
 
 import datetime
+import ipaddress
 import os
 from pathlib import Path
 
@@ -309,6 +310,37 @@ if SUMMARY_BACKEND == "llm":
 else:
     LLM_BASE_URL = LLM_MODEL = ""
 LLM_API_KEY = env_secret("LLM_API_KEY")
+
+
+def _llm_endpoints() -> dict[str, dict[str, str]]:
+    """The language-model endpoints that carry the operator's credentials: only these may be sent a key of the
+    server's. LLM_ENDPOINTS="local=http://127.0.0.1:8000/v1, hosted=https://api.example.com/v1", each with its
+    key in LLM_ENDPOINT_<NAME>_API_KEY (or _FILE); LLM_BASE_URL, with LLM_API_KEY, is the endpoint "default"."""
+    found: dict[str, dict[str, str]] = {}
+    if os.environ.get("LLM_BASE_URL"):
+        found["default"] = {"base_url": os.environ["LLM_BASE_URL"].strip(), "api_key": LLM_API_KEY}
+    for item in os.environ.get("LLM_ENDPOINTS", "").split(","):
+        if not item.strip():
+            continue
+        name, sep, url = item.partition("=")
+        name = name.strip()
+        if not sep or not name.replace("-", "").replace("_", "").isalnum() or not url.strip().startswith(
+                ("http://", "https://")):
+            raise ImproperlyConfigured(f"LLM_ENDPOINTS: {item.strip()!r} is not name=http(s)://address")
+        key_name = "LLM_ENDPOINT_" + name.upper().replace("-", "_") + "_API_KEY"
+        found[name] = {"base_url": url.strip(), "api_key": env_secret(key_name)}
+    return found
+
+
+LLM_ENDPOINTS = _llm_endpoints()
+# Addresses that a rater's own endpoint may reach although they are not public (loopback, private, link-local):
+# comma-separated addresses or CIDR blocks. Empty: public addresses only.
+LLM_ALLOWED_NETWORKS = os.environ.get("LLM_ALLOWED_NETWORKS", "")
+for _net in LLM_ALLOWED_NETWORKS.split(","):
+    try:
+        ipaddress.ip_network(_net.strip(), strict=False) if _net.strip() else None
+    except ValueError as _exc:
+        raise ImproperlyConfigured(f"LLM_ALLOWED_NETWORKS: {_exc}") from None
 LLM_TIMEOUT_SECONDS = float(os.environ.get("LLM_TIMEOUT_SECONDS", "60"))
 LLM_ATTEMPTS = env_int("LLM_ATTEMPTS", 4)
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 from django import forms
 
 from .alt_test import EPSILONS
+from .endpoints import operator_endpoints
 from .measures import LEVELS
 from .models import MachineRater
 
@@ -17,13 +18,25 @@ class RaterForm(forms.Form):
     training = forms.ChoiceField(choices=MachineRater.Training.choices, initial=MachineRater.Training.FINAL,
                                  required=False, help_text="Built-in model: what it learns from")
     folds = forms.IntegerField(min_value=2, max_value=20, required=False, help_text="Built-in model (default 5)")
-    base_url = forms.CharField(max_length=500, required=False,
-                               help_text="Language model: the OpenAI-compatible endpoint (default LLM_BASE_URL)")
+    endpoint = forms.ChoiceField(required=False, help_text="Language model: one of the server's endpoints, which "
+                                                           "carry the server's keys")
+    base_url = forms.CharField(max_length=500, required=False, label="Or an endpoint of its own",
+                               help_text="Language model: an OpenAI-compatible address this server may call "
+                                         "(public addresses only, unless the operator allows more)")
+    api_key = forms.CharField(max_length=500, required=False, label="Its own endpoint's key",
+                              widget=forms.PasswordInput(render_value=False),
+                              help_text="Sent to that address only; never shown again, exported or backed up")
     model = forms.CharField(max_length=200, required=False, help_text="Language model: its name at the endpoint")
     temperature = forms.FloatField(min_value=0, max_value=2, required=False)
     seed = forms.IntegerField(min_value=0, max_value=2**32 - 1, required=False)
     runs = forms.IntegerField(min_value=1, max_value=10, required=False,
                               help_text="Language model: runs per report, to measure its agreement with itself")
+
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["endpoint"].choices = [("", "— none: the address below —")] + [
+            (name, name) for name in operator_endpoints()]
 
 
 class DecisionForm(forms.Form):

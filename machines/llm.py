@@ -6,7 +6,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from ingest.fetchers.http import FetchError, NoAnswer
+from ingest.fetchers.guard import AddressGuard
+from ingest.fetchers.http import FetchError, NoAnswer, Refused
 from ingest.summaries.openai_compat import chat_endpoint
 
 
@@ -16,6 +17,10 @@ class CallFailed(Exception):
 
 class EndpointDown(CallFailed):
     """No answer at all after every retry: the next report would fare no better."""
+
+
+class EndpointRefused(EndpointDown):
+    """The endpoint's address may not be reached from here; nothing was sent."""
 
 
 @dataclass(frozen=True)
@@ -34,9 +39,9 @@ def _count(value) -> int | None:
 
 class ChatClient:
     def __init__(self, base_url: str, model: str, *, api_key: str = "", timeout: float = 60.0, attempts: int = 4,
-                 backoff: float = 2.0):
+                 backoff: float = 2.0, guard: AddressGuard | None = None):
         self.url, self.client = chat_endpoint(base_url, agent="concord-machine-rater", api_key=api_key,
-                                              timeout=timeout, attempts=attempts, backoff=backoff)
+                                              timeout=timeout, attempts=attempts, backoff=backoff, guard=guard)
         self.model = model
 
     def complete(self, system: str, user: str, *, temperature: float | None = None, seed: int | None = None) \
@@ -50,6 +55,8 @@ class ChatClient:
         started = time.monotonic()
         try:
             answer = self.client.post(self.url, payload)
+        except Refused as exc:
+            raise EndpointRefused(str(exc)) from exc
         except NoAnswer as exc:
             raise EndpointDown(str(exc)) from exc
         except FetchError as exc:

@@ -25,9 +25,12 @@ class MachineRater(models.Model):
     name = models.CharField(max_length=100)
     kind = models.CharField(max_length=16, choices=Kind.choices)
     training = models.CharField(max_length=16, choices=Training.choices, default=Training.FINAL, blank=True)
-    # Everything that reproduces the rater: folds and seed of the classifier; endpoint, model, temperature, seed,
-    # runs per report and prompt version of a language model (never an API key: that stays in the environment).
+    # Everything that reproduces the rater: folds and seed of the classifier; the endpoint (one of the operator's
+    # by name, or an address of its own), model, temperature, seed, runs per report and prompt version of a
+    # language model. Never a key: the operator's stay in the environment.
     settings = models.JSONField(default=dict, blank=True)
+    # The key of a rater's own endpoint, sent there only: never shown, exported, backed up or logged.
+    api_key = models.CharField(max_length=500, blank=True, default="")
     created_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)

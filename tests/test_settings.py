@@ -47,3 +47,18 @@ def test_every_variable_the_settings_read_is_in_the_env_example():
     read = set(re.findall(r'(?:env_\w+|os\.environ\.get)\(\s*"([A-Z][A-Z0-9_]+)"', settings))
     listed = set(re.findall(r"^([A-Z][A-Z0-9_]+)=", (ROOT / ".env.example").read_text(), re.M))
     assert read and not read - listed, sorted(read - listed)
+
+
+def test_the_operators_endpoints_and_networks_are_read_and_checked():
+    shown = _manage("shell", "-c", "from django.conf import settings as s; "
+                    "print(sorted((k, v['base_url'], v['api_key']) for k, v in s.LLM_ENDPOINTS.items()))",
+                    LLM_BASE_URL="http://127.0.0.1:8000/v1", LLM_API_KEY="k0",
+                    LLM_ENDPOINTS="hosted=https://llm.example.org/v1, lab-gpu=http://10.0.0.5/v1",
+                    LLM_ENDPOINT_HOSTED_API_KEY="k1")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.strip().splitlines()[-1] == ("[('default', 'http://127.0.0.1:8000/v1', 'k0'), ('hosted', "
+                                    "'https://llm.example.org/v1', 'k1'), ('lab-gpu', 'http://10.0.0.5/v1', '')]")
+    bad = _manage("check", LLM_ENDPOINTS="nourl")
+    assert bad.returncode != 0 and "LLM_ENDPOINTS: 'nourl' is not name=http(s)://address" in bad.stderr
+    bad = _manage("check", LLM_ALLOWED_NETWORKS="10.0.0.0/33")
+    assert bad.returncode != 0 and "LLM_ALLOWED_NETWORKS" in bad.stderr

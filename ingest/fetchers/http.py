@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import requests
 
+from .guard import AddressGuard, Forbidden, GuardedAdapter
+
 log = logging.getLogger(__name__)
 
 TRANSIENT_STATUSES = {429, 500, 502, 503, 504}
@@ -25,6 +27,10 @@ class FetchError(Exception):
 
 class NoAnswer(FetchError):
     """Every try ended without an answer (connection refused or reset, timeout): the endpoint looks down."""
+
+
+class Refused(NoAnswer):
+    """The address may not be reached from here: nothing was sent, and no later request would fare better."""
 
 
 @dataclass
@@ -42,9 +48,14 @@ class ApiClient:
     def __init__(self, *, headers: dict[str, str] | None = None, params: dict[str, str] | None = None,
                  attempts: int = 5, backoff: float = 2.0, timeout: float = 60.0, max_wait: float = 3700.0,
                  sleep: Callable[[float], None] = time.sleep, on_wait: Callable[[str], None] | None = None,
-                 fallback_rate_wait: float | None = DEFAULT_SECONDARY_WAIT):
+                 fallback_rate_wait: float | None = DEFAULT_SECONDARY_WAIT, guard: AddressGuard | None = None):
         self.session = requests.Session()
         self.session.headers.update(headers or {})
+        if guard is not None:
+            # No proxy from the environment either: the address checked must be the one connected to.
+            self.session.trust_env = False
+            for scheme in ("http://", "https://"):
+                self.session.mount(scheme, GuardedAdapter(guard))
         self.params = params or {}
         self.attempts = attempts
         self.backoff = backoff
@@ -96,6 +107,8 @@ class ApiClient:
         while True:
             try:
                 response = self.session.request(method, url, params=params, json=payload, timeout=self.timeout)
+            except Forbidden as exc:
+                raise Refused(f"{method} {url}: refused, {exc}") from exc
             except (requests.ConnectionError, requests.Timeout) as exc:
                 failures += 1
                 if failures >= self.attempts:

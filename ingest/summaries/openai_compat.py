@@ -10,6 +10,7 @@ import re
 
 from django.conf import settings
 
+from ..fetchers.guard import AddressGuard
 from ..fetchers.http import ApiClient, FetchError, NoAnswer
 from . import SummaryResult, Verdict, window
 
@@ -60,15 +61,16 @@ def parse_answer(content: str) -> SummaryResult:
 
 
 def chat_endpoint(base_url: str, *, agent: str, api_key: str = "", timeout: float = 60.0, attempts: int = 4,
-                  backoff: float = 2.0) -> tuple[str, ApiClient]:
+                  backoff: float = 2.0, guard: AddressGuard | None = None) -> tuple[str, ApiClient]:
     """The chat-completions URL of an OpenAI-compatible server and an HTTP client for it (also the machine
-    raters')."""
+    raters'); with `guard`, the client reaches only the addresses it allows."""
     headers = {"User-Agent": agent}
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"
     # A bare 429 from an inference server is load, not a quota: back off and retry like a 5xx.
     return base_url.rstrip("/") + "/chat/completions", ApiClient(
-        headers=headers, attempts=attempts, backoff=backoff, timeout=timeout, max_wait=300, fallback_rate_wait=None)
+        headers=headers, attempts=attempts, backoff=backoff, timeout=timeout, max_wait=300, fallback_rate_wait=None,
+        guard=guard)
 
 
 class ChatSummariser:

@@ -9,8 +9,10 @@ from django.db import IntegrityError, transaction
 from annotation.models import Study
 from concord.errors import FieldError
 from concord.textcheck import fitted
+from ingest.fetchers.guard import Forbidden
 
 from ..classifier import FOLDS
+from ..endpoints import operator_endpoints, operator_named, own_guard
 from ..models import MachineRater
 from ..prompt import PROMPT_VERSION
 
@@ -53,17 +55,43 @@ def checked_settings(kind: str, raw: dict) -> dict:
                                                                                     SEED_MAX, 0)}
     if kind != MachineRater.Kind.LLM:
         raise RaterError("kind", f"one of {', '.join(MachineRater.Kind.values)}")
-    base_url = fitted(str(raw.get("base_url") or settings.LLM_BASE_URL or "").strip(), "base_url", 500)
-    parts = urlsplit(base_url)
-    if parts.scheme not in {"http", "https"} or not parts.netloc:
-        raise RaterError("base_url", "the endpoint's address, http:// or https://, e.g. http://127.0.0.1:8000/v1")
     model = fitted(str(raw.get("model") or settings.LLM_MODEL or "").strip(), "model", 200)
     if not model:
         raise RaterError("model", "the model's name as the endpoint knows it")
-    return {"base_url": base_url, "model": model,
+    return {**_endpoint(raw), "model": model,
             "temperature": _float("temperature", raw.get("temperature"), 0.0, 2.0),
             "seed": _int("seed", raw.get("seed"), 0, SEED_MAX, None),
             "runs": _int("runs", raw.get("runs"), 1, MAX_RUNS, 1), "prompt_version": PROMPT_VERSION}
+
+
+def _endpoint(raw: dict) -> dict:
+    """One of the operator's endpoints by name, or an address of the rater's own that may be reached from here."""
+    name = fitted(str(raw.get("endpoint") or "").strip(), "endpoint", 100)
+    base_url = fitted(str(raw.get("base_url") or "").strip(), "base_url", 500)
+    offered = operator_endpoints()
+    if name and base_url:
+        raise RaterError("base_url", "either one of the server's endpoints or an address of the rater's own, "
+                                     "not both")
+    if name:
+        if name not in offered:
+            raise RaterError("endpoint", f"one of the server's endpoints ({', '.join(offered) or 'none configured'})"
+                                         f", not {name[:40]!r}")
+        return {"endpoint": name}
+    if not base_url:
+        if len(offered) == 1:
+            return {"endpoint": next(iter(offered))}
+        raise RaterError("endpoint", "one of the server's endpoints, or an address of the rater's own"
+                         if offered else "the endpoint's address, http:// or https://, e.g. https://llm.example.org/v1")
+    parts = urlsplit(base_url)
+    if parts.scheme not in {"http", "https"} or not parts.hostname:
+        raise RaterError("base_url", "the endpoint's address, http:// or https://, e.g. https://llm.example.org/v1")
+    if operator_named(base_url):
+        return {"endpoint": operator_named(base_url)}
+    try:
+        own_guard().addresses(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80))
+    except (Forbidden, ValueError) as exc:
+        raise RaterError("base_url", f"an address this server may call: {exc}") from None
+    return {"base_url": base_url}
 
 
 def add_rater(study: Study, *, name: str, kind: str, training: str = MachineRater.Training.FINAL,
@@ -73,9 +101,13 @@ def add_rater(study: Study, *, name: str, kind: str, training: str = MachineRate
         raise RaterError("name", "a name for the rater, e.g. tfidf-sgd or qwen2.5-7b")
     if training not in MachineRater.Training.values:
         raise RaterError("training", f"one of {', '.join(MachineRater.Training.values)}")
-    rater = MachineRater(study=study, name=name, kind=kind, created_by=by,
-                         training=training if kind == MachineRater.Kind.BUILTIN else "",
-                         settings=checked_settings(kind, raw_settings or {}))
+    checked = checked_settings(kind, raw_settings or {})
+    api_key = fitted(str((raw_settings or {}).get("api_key") or "").strip(), "api_key", 500)
+    if api_key and "base_url" not in checked:
+        raise RaterError("api_key", "a key only for an endpoint of the rater's own: the server's endpoints use "
+                                    "the server's keys")
+    rater = MachineRater(study=study, name=name, kind=kind, created_by=by, api_key=api_key,
+                         training=training if kind == MachineRater.Kind.BUILTIN else "", settings=checked)
     try:
         with transaction.atomic():
             rater.save()

@@ -18,7 +18,8 @@ from concord.errors import FieldError
 from ..classifier import MODEL as CLASSIFIER_MODEL
 from ..classifier import Settings as ClassifierSettings
 from ..classifier import rate as classify
-from ..llm import CallFailed, ChatClient, EndpointDown
+from ..endpoints import NoSuchEndpoint, endpoint_for
+from ..llm import CallFailed, ChatClient, EndpointDown, EndpointRefused
 from ..models import LlmCall, MachineLabel, MachineRater, MachineRun
 from ..prompt import PROMPT_VERSION, Node, Unparseable, parse_answer, system_prompt, user_prompt
 from ..selectors import panel, training_labels
@@ -140,8 +141,9 @@ def codebook_nodes(rater: MachineRater) -> list[Node]:
 
 def call_key(settings_: dict, prompt_hash: str, user: str, attempt: int) -> str:
     """What an answer depends on; equal keys share one answer (the cache)."""
-    parts = [settings_.get("base_url"), settings_.get("model"), settings_.get("temperature"), settings_.get("seed"),
-             prompt_hash, hashlib.sha256(user.encode()).hexdigest(), attempt]
+    parts = [settings_.get("endpoint") or settings_.get("base_url"), settings_.get("model"),
+             settings_.get("temperature"), settings_.get("seed"), prompt_hash,
+             hashlib.sha256(user.encode()).hexdigest(), attempt]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
 
 
@@ -153,24 +155,32 @@ def _run_llm(run: MachineRun, issues: list[tuple[int, str, str]]) -> None:
     prompt_hash = hashlib.sha256(system.encode()).hexdigest()
     run.prompt, run.prompt_hash, run.prompt_version = system, prompt_hash, PROMPT_VERSION
     run.save(update_fields=["prompt", "prompt_hash", "prompt_version"])
-    client = ChatClient(options["base_url"], options["model"], api_key=settings.LLM_API_KEY,
+    try:
+        endpoint = endpoint_for(options, rater.api_key)
+    except NoSuchEndpoint as exc:
+        _finish(run, MachineRun.Status.FAILED, f"not run: {exc}")
+        return
+    client = ChatClient(endpoint.base_url, options["model"], api_key=endpoint.api_key,
                         timeout=settings.LLM_TIMEOUT_SECONDS, attempts=settings.LLM_ATTEMPTS,
-                        backoff=settings.INGEST_HTTP_BACKOFF_SECONDS)
-    down_in_a_row, stopped, seen = 0, "", 0
+                        backoff=settings.INGEST_HTTP_BACKOFF_SECONDS, guard=endpoint.guard)
+    down_in_a_row, stopped, seen, refused = 0, "", 0, False
     for issue_id, title, body in issues:
         user = user_prompt(title, body)
         any_answer = False
         for attempt in range(rater.runs_per_report):
             outcome = _rate_once(run, client, nodes, system, prompt_hash, user, issue_id, attempt)
+            refused = outcome == "refused"
+            if refused:  # nothing was sent, and nothing would be: stop at once
+                break
             any_answer |= outcome != "down"
             seen += 1
             if seen % PROGRESS_EVERY == 0:
                 _beat(run, done=run.done, cached=run.cached, unparseable=run.unparseable, failed=run.failed)
         down_in_a_row = 0 if any_answer else down_in_a_row + 1
-        if down_in_a_row >= DOWN_AFTER:
+        if refused or down_in_a_row >= DOWN_AFTER:
             last = LlmCall.objects.filter(rater=rater).order_by("-pk").values_list("failure", flat=True).first()
-            stopped = (f"stopped: the endpoint gave no answer for {DOWN_AFTER} reports in a row ({last}); "
-                       f"{run.total - seen:,} ratings not tried. ")
+            why = "was refused" if refused else f"gave no answer for {DOWN_AFTER} reports in a row"
+            stopped = f"stopped: the endpoint {why} ({last}); {run.total - seen:,} ratings not tried. "
             break
     status = MachineRun.Status.FAILED if stopped else MachineRun.Status.SUCCEEDED
     _finish(run, status, stopped + f"{run.done:,} labels: {run.done - run.cached:,} from new calls, "
@@ -197,7 +207,8 @@ def _rate_once(run: MachineRun, client: ChatClient, nodes: list[Node], system: s
             call.save()
             run.failed += 1
             MachineLabel.objects.create(run=run, issue_id=issue_id, attempt=attempt, unparseable=True, call=call)
-            return "down" if isinstance(exc, EndpointDown) else "failed"
+            return "refused" if isinstance(exc, EndpointRefused) else "down" if isinstance(exc, EndpointDown) \
+                else "failed"
         call.answer, call.model_reported, call.seconds = reply.content, reply.model, reply.seconds
         call.prompt_tokens, call.completion_tokens = reply.prompt_tokens, reply.completion_tokens
         if reply.refusal or not reply.content:

@@ -21,8 +21,9 @@ NOT_CARRIED = {
 }
 
 # Fields that are not values of their own: primary keys, a study's members (its Membership rows are carried),
-# the study's current round (written beside its fields, once the rounds exist).
-NOT_FIELDS = {"id", "history_id", "annotation.study.members", "annotation.study.current_round"}
+# the study's current round (written beside its fields, once the rounds exist); and a credential.
+NOT_FIELDS = {"id", "history_id", "annotation.study.members", "annotation.study.current_round",
+              "machines.machinerater.api_key"}  # a credential of the rater's own endpoint: never leaves the server
 
 
 def _fields(model) -> set[str]:

@@ -65,3 +65,4 @@ def test_a_backup_restores_raters_runs_calls_labels_and_decisions(with_machine, 
     assert label.run.rater.study == study and label.call.answer == '{"type": "C", "theme": "C.2"}'
     assert ReplacementDecision.objects.get().decided_by.username == "lead"
     assert Label.objects.filter(study=study).count() == 6
+

@@ -28,6 +28,8 @@ def fast_llm(settings):
     settings.LLM_TIMEOUT_SECONDS = 0.5
     settings.INGEST_HTTP_BACKOFF_SECONDS = 0
     settings.LLM_API_KEY = "sk-test"
+    # The operator lets raters' own endpoints reach this machine's loopback, where the replay server listens.
+    settings.LLM_ALLOWED_NETWORKS = "127.0.0.1"
 
 
 def _replay(httpserver, asked: list[str]):
@@ -55,12 +57,13 @@ def _study(titles=TITLES):
     return make_study(lead, [make_user()], issues=[make_issue(title=t) for t in titles]), lead
 
 
-def test_every_outcome_is_logged_and_labeled_or_recorded_unparseable(httpserver, fast_llm):
+def test_every_outcome_is_logged_and_labeled_or_recorded_unparseable(httpserver, fast_llm, settings):
     asked: list[str] = []
     _replay(httpserver, asked)
+    settings.LLM_ENDPOINTS = {"replay": {"base_url": httpserver.url_for("/v1"), "api_key": "sk-test"}}
     study, lead = _study()
     rater = add_rater(study, name="qwen", kind="llm", raw_settings={
-        "base_url": httpserver.url_for("/v1"), "model": "qwen2.5-7b", "temperature": "0", "seed": "7"})
+        "endpoint": "replay", "model": "qwen2.5-7b", "temperature": "0", "seed": "7"})
     done = run(start_run(rater, by=lead, send=False))
     assert done.status == "succeeded", done.message
     labels = {m.issue.title: m for m in MachineLabel.objects.filter(run=done).select_related("issue")}
@@ -122,7 +125,7 @@ def test_an_endpoint_where_nothing_listens_stops_the_run_after_three_reports(fas
     ({"base_url": "http://127.0.0.1:1/v1", "model": "m", "seed": "9" * 30}, "seed"),
     ({"base_url": "http://127.0.0.1:1/v1", "model": "m\x00"}, "model"),
 ])
-def test_settings_are_checked_against_their_limits(raw, field):
+def test_settings_are_checked_against_their_limits(raw, field, fast_llm):
     study, _ = _study(["x"])
     with pytest.raises(FieldError) as caught:
         add_rater(study, name="bad", kind="llm", raw_settings=raw)

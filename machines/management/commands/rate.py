@@ -19,7 +19,8 @@ class Command(BaseCommand):
         parser.add_argument("--kind", choices=MachineRater.Kind.values, help="add the rater if missing")
         parser.add_argument("--training", choices=MachineRater.Training.values, default="final")
         parser.add_argument("--model", help="language model: the model's name at the endpoint")
-        parser.add_argument("--base-url", help="language model: the endpoint (default LLM_BASE_URL)")
+        parser.add_argument("--endpoint", help="language model: one of the server's endpoints (LLM_ENDPOINTS), by name")
+        parser.add_argument("--base-url", help="language model: an endpoint of the rater's own, with no key")
         parser.add_argument("--runs", help="language model: runs per report (its self-agreement)")
         parser.add_argument("--temperature")
         parser.add_argument("--seed")
@@ -35,8 +36,7 @@ class Command(BaseCommand):
                     raise CommandError(f"the study has no machine rater {rater!r} (it has: {names}); add it "
                                        "with --kind builtin or --kind llm")
                 raw = {k: options[k] for k in ("model", "runs", "temperature", "seed", "folds") if options[k]}
-                if options["base_url"]:
-                    raw["base_url"] = options["base_url"]
+                raw.update({k: options[k] for k in ("endpoint", "base_url") if options[k]})
                 machine = add_rater(found, name=rater, kind=kind, training=training, raw_settings=raw)
             queued = start_run(machine, send=False)
         except FieldError as exc:
