@@ -139,9 +139,10 @@ def codebook_nodes(rater: MachineRater) -> list[Node]:
     return [Node(*row) for row in rows]
 
 
-def call_key(settings_: dict, prompt_hash: str, user: str, attempt: int) -> str:
-    """What an answer depends on; equal keys share one answer (the cache)."""
-    parts = [settings_.get("endpoint") or settings_.get("base_url"), settings_.get("model"),
+def call_key(study_id: int, settings_: dict, prompt_hash: str, user: str, attempt: int) -> str:
+    """What an answer depends on; equal keys share one answer (the cache). The study is part of it: an answer
+    one study holds, restored from a file or made by its raters, is never read by another study's raters."""
+    parts = [study_id, settings_.get("endpoint") or settings_.get("base_url"), settings_.get("model"),
              settings_.get("temperature"), settings_.get("seed"), prompt_hash,
              hashlib.sha256(user.encode()).hexdigest(), attempt]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
@@ -192,10 +193,10 @@ def _rate_once(run: MachineRun, client: ChatClient, nodes: list[Node], system: s
                issue_id: int, attempt: int) -> str:
     """One label of one report: 'cached', 'made', 'unparseable', 'failed' or 'down'."""
     rater, options = run.rater, run.settings
-    key = call_key(options, prompt_hash, user, attempt)
+    key = call_key(rater.study_id, options, prompt_hash, user, attempt)
     # Any call that got an answer, refusals included; a call that got none (refused connection, timeout, 5xx
     # after every retry) is asked again.
-    call = LlmCall.objects.filter(key=key, seconds__isnull=False).order_by("pk").first()
+    call = LlmCall.objects.filter(key=key, rater__study=rater.study_id, seconds__isnull=False).order_by("pk").first()
     outcome = "cached"
     if call is None:
         call = LlmCall(rater=rater, issue_id=issue_id, attempt=attempt, key=key, prompt_hash=prompt_hash,

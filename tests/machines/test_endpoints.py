@@ -156,3 +156,16 @@ def test_the_page_offers_the_operators_endpoints_by_name_only(client, operator):
         "endpoint": "local", "model": "m", "temperature": None, "seed": None, "runs": 1,
         "prompt_version": MachineRater.objects.get(name="q").settings["prompt_version"]}
 
+
+def test_an_answer_one_study_holds_is_never_read_by_another_study(httpserver, operator):
+    operator.LLM_ENDPOINTS = {"local": {"base_url": httpserver.url_for("/v1"), "api_key": ""}}
+    _answering(httpserver)
+    lead = make_user()
+    report = make_issue(title="same report")
+    first, second = (make_study(lead, [make_user()], issues=[report]) for _ in range(2))
+    raters = [add_rater(s, name="q", kind="llm", raw_settings={"endpoint": "local", "model": "m"})
+              for s in (first, second)]
+    runs = [run(start_run(r, by=lead, send=False)) for r in raters]
+    assert [r.cached for r in runs] == [0, 0] and len(httpserver.log) == 2
+    # Within one study a re-run reads its own answers.
+    assert run(start_run(raters[0], by=lead, send=False)).cached == 1 and len(httpserver.log) == 2
