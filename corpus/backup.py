@@ -46,6 +46,7 @@ from annotation.models import (
     TiedReport,
 )
 from codebook.models import ChangeLogEntry, Proposal, Vote
+from concord.errors import FieldError
 from concord.weburl import web_url
 from ingest.models import (
     Issue,
@@ -60,6 +61,7 @@ from ingest.models import (
 )
 from interviews.models import Answer, GuideQuestion, InterviewGuide, InterviewSession, Participant, Quote
 from machines.models import LlmCall, MachineLabel, MachineRater, MachineRun, ReplacementDecision
+from machines.services.raters import checked_settings
 from taxonomy.models import Detail
 from taxonomy.services import free_version
 
@@ -242,6 +244,13 @@ class _Restore:
         for name, old in record["fk"].items():
             field = model._meta.get_field(name)
             values[field.attname] = self.new_id(field.related_model._meta.label_lower, old, line, name)
+        if model._meta.label_lower == "machines.machinerater":
+            # The same limits as the form (runs per report, folds, the endpoint's address), on what a file says.
+            try:
+                values["settings"] = checked_settings(values.get("kind", ""), values.get("settings"), restored=True)
+            except FieldError as exc:
+                raise StudyImportError(f"{self.name}: line {line}: machines.machinerater field 'settings': {exc}") \
+                    from None
         if model._meta.label_lower.startswith("annotation.historical"):
             # A history row's "id" is the id of the row it is a version of.
             original = model._meta.label_lower.replace("historical", "")

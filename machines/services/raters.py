@@ -48,8 +48,12 @@ def _float(field: str, value, low: float, high: float) -> float | None:
     return number
 
 
-def checked_settings(kind: str, raw: dict) -> dict:
-    """A rater's settings from untrusted input: only the known keys, each within its limits."""
+def checked_settings(kind: str, raw: dict, *, restored: bool = False) -> dict:
+    """A rater's settings from untrusted input: only the known keys, each within its limits. Settings `restored`
+    from a file name an endpoint that need not exist here, and an address that is not looked up now: the run
+    checks both when it connects."""
+    if not isinstance(raw, dict):
+        raise RaterError("settings", "an object of settings")
     if kind == MachineRater.Kind.BUILTIN:
         return {"folds": _int("folds", raw.get("folds"), 2, 20, FOLDS), "seed": _int("seed", raw.get("seed"), 0,
                                                                                     SEED_MAX, 0)}
@@ -58,13 +62,15 @@ def checked_settings(kind: str, raw: dict) -> dict:
     model = fitted(str(raw.get("model") or settings.LLM_MODEL or "").strip(), "model", 200)
     if not model:
         raise RaterError("model", "the model's name as the endpoint knows it")
-    return {**_endpoint(raw), "model": model,
+    return {**_endpoint(raw, restored), "model": model,
             "temperature": _float("temperature", raw.get("temperature"), 0.0, 2.0),
             "seed": _int("seed", raw.get("seed"), 0, SEED_MAX, None),
-            "runs": _int("runs", raw.get("runs"), 1, MAX_RUNS, 1), "prompt_version": PROMPT_VERSION}
+            "runs": _int("runs", raw.get("runs"), 1, MAX_RUNS, 1),
+            "prompt_version": fitted(str(raw.get("prompt_version") or ""), "prompt_version", 32) if restored
+            else PROMPT_VERSION}
 
 
-def _endpoint(raw: dict) -> dict:
+def _endpoint(raw: dict, restored: bool = False) -> dict:
     """One of the operator's endpoints by name, or an address of the rater's own that may be reached from here."""
     name = fitted(str(raw.get("endpoint") or "").strip(), "endpoint", 100)
     base_url = fitted(str(raw.get("base_url") or "").strip(), "base_url", 500)
@@ -73,18 +79,20 @@ def _endpoint(raw: dict) -> dict:
         raise RaterError("base_url", "either one of the server's endpoints or an address of the rater's own, "
                                      "not both")
     if name:
-        if name not in offered:
+        if name not in offered and not restored:
             raise RaterError("endpoint", f"one of the server's endpoints ({', '.join(offered) or 'none configured'})"
                                          f", not {name[:40]!r}")
         return {"endpoint": name}
     if not base_url:
-        if len(offered) == 1:
+        if len(offered) == 1 and not restored:
             return {"endpoint": next(iter(offered))}
         raise RaterError("endpoint", "one of the server's endpoints, or an address of the rater's own"
                          if offered else "the endpoint's address, http:// or https://, e.g. https://llm.example.org/v1")
     parts = urlsplit(base_url)
     if parts.scheme not in {"http", "https"} or not parts.hostname:
         raise RaterError("base_url", "the endpoint's address, http:// or https://, e.g. https://llm.example.org/v1")
+    if restored:
+        return {"base_url": base_url}
     if operator_named(base_url):
         return {"endpoint": operator_named(base_url)}
     try:

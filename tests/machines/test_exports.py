@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from annotation.models import Label, Study
@@ -66,3 +66,40 @@ def test_a_backup_restores_raters_runs_calls_labels_and_decisions(with_machine, 
     assert ReplacementDecision.objects.get().decided_by.username == "lead"
     assert Label.objects.filter(study=study).count() == 6
 
+
+@pytest.mark.parametrize("raw, words", [
+    ({"model": "qwen", "runs": 1000000, "base_url": "http://127.0.0.1:9/v1"}, ["runs", "1000000"]),
+    ({"model": "qwen", "base_url": "file:///etc/passwd"}, ["base_url", "http"]),
+    ({"model": "q" * 201, "base_url": "http://127.0.0.1:9/v1"}, ["model"]),
+    ({"model": "qwen", "endpoint": "e" * 101}, ["endpoint"]),
+    ([1, 2], ["settings"]),
+])
+def test_a_restored_raters_settings_meet_the_forms_limits(with_machine, tmp_path, raw, words):
+    import gzip
+
+    path = tmp_path / "study.gz"
+    call_command("export_study", with_machine.name, str(path))
+    lines = [json.loads(line) for line in gzip.open(path, "rt", encoding="utf-8")]
+    rater = next(r for r in lines if r.get("kind") == "machines.machinerater")
+    rater["fields"]["settings"] = raw
+    edited = tmp_path / "edited.gz"
+    with gzip.open(edited, "wt", encoding="utf-8") as f:
+        f.writelines(json.dumps(line) + "\n" for line in lines)
+    call_command("flush", "--no-input")
+    with pytest.raises(CommandError) as refused:
+        call_command("import_study", str(edited))
+    message = str(refused.value)
+    assert "line " in message and "machines.machinerater field 'settings'" in message, message
+    assert all(w in message for w in words), message
+    assert not Study.objects.exists() and not MachineRater.objects.exists()
+
+
+def test_a_restored_rater_keeps_its_endpoint_and_prompt_version(with_machine, tmp_path):
+    MachineRater.objects.filter(name="qwen").update(settings={"endpoint": "elsewhere", "model": "qwen",
+                                                              "prompt_version": "2025-10-1"})
+    path = tmp_path / "study.gz"
+    call_command("export_study", with_machine.name, str(path))
+    call_command("flush", "--no-input")
+    call_command("import_study", str(path))
+    assert MachineRater.objects.get().settings == {"endpoint": "elsewhere", "model": "qwen", "temperature": None,
+                                                   "seed": None, "runs": 1, "prompt_version": "2025-10-1"}
