@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.http import HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -113,6 +114,9 @@ def pilot_category_add(request: HtmxHttpRequest, study_id: int):
             messages.error(request, str(exc))
         else:
             messages.success(request, f"Added {category.code} {category.name} to the codebook.")
-    if url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
-        return redirect(back)
+    # A path of this site only: anything else ("-1", a URL name, another host) goes to the queue, never to
+    # redirect(), which would take a bare word for the name of a URL.
+    if back.startswith("/") and url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()},
+                                                                 require_https=request.is_secure()):
+        return HttpResponseRedirect(back)
     return redirect("annotation:queue", study_id=study.pk)

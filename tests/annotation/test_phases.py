@@ -217,3 +217,14 @@ def test_each_step_is_named_for_what_it_does_and_needs_a_confirmation(client_as,
     last = next_step(study, None, [])
     assert last.button == "Close the study and write the final labels" and "cannot" not in last.button
     assert "nothing can be labeled or changed after" in last.consequences[0]
+
+
+@pytest.mark.parametrize("back", ["-1", "annotation:queue", "//evil.example/x", "https://evil.example/", "x/y"])
+def test_the_pilot_forms_next_goes_only_to_a_path_of_this_site(client_as, lead, annotator_a, back):
+    study = _study(lead, [annotator_a], n=5)
+    response = client_as(lead).post(reverse("codebook:category_add", args=[study.pk]),
+                                    {"parent": "x", "name": "n", "revision": 1, "next": back})
+    assert response.status_code == 302 and response["Location"] == reverse("annotation:queue", args=[study.pk])
+    ok = client_as(lead).post(reverse("codebook:category_add", args=[study.pk]),
+                              {"parent": "x", "name": "n", "revision": 1, "next": f"/studies/{study.pk}/"})
+    assert ok["Location"] == f"/studies/{study.pk}/"
