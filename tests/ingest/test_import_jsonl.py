@@ -121,3 +121,11 @@ def test_demo_corpus_imports_whole(tmp_path):
 
     result = import_jsonl(DEMO_ISSUES, make_source("vllm-project/vllm"))
     assert result.created == 300
+
+
+@pytest.mark.parametrize("where", ["missing.jsonl", "."])
+def test_a_path_that_is_not_a_file_is_named_without_a_traceback(tmp_path, where):
+    with pytest.raises(CommandError) as refused:
+        call_command("import_issues", str(tmp_path / where), source="acme/tools")
+    assert "no such file" in str(refused.value) and "Nothing was imported" in str(refused.value)
+    assert not Source.objects.exists()

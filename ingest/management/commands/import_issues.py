@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 from django.core.management.base import BaseCommand, CommandError
 
 from ingest.importers import FORMATS, ImportFileError
@@ -25,6 +27,9 @@ class Command(BaseCommand):
             full_name = validate_full_name(source)
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
+        if not Path(path).is_file():
+            raise CommandError(f"{path}: no such file{' (a folder)' if Path(path).is_dir() else ''}. Nothing was "
+                               "imported.")
         src, created = Source.objects.get_or_create(platform=platform, full_name=full_name, defaults={"kind": kind})
         progress = RunProgress(self.stderr)
         try:
