@@ -23,7 +23,7 @@ from .selectors.queue import issues_in, next_assignment, progress_for
 from .selectors.studies import current_round, studies_for
 from .services.labels import LabelError, LabelInput, submit_label
 from .services.queues import skip
-from .services.review import post_comment
+from .services.review import COMMENT_MAX_CHARS, post_comment
 
 
 def _open_round(study: Study) -> Round:
@@ -304,6 +304,7 @@ class CommentSerializer(serializers.ModelSerializer):
         model = Comment
         fields = ["id", "round", "author", "body", "created_at"]
         read_only_fields = ["id", "created_at"]
+        extra_kwargs = {"body": {"max_length": COMMENT_MAX_CHARS}}
 
 
 class CommentListAPI(generics.ListCreateAPIView):

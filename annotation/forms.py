@@ -10,6 +10,7 @@ from ingest.models import Keyword, Source
 from taxonomy.models import Taxonomy
 
 from .services.labels import LabelInput
+from .services.review import COMMENT_MAX_CHARS
 
 NOT_RELEVANT_CHOICE = "NR"
 
@@ -64,7 +65,7 @@ class SkipForm(forms.Form):
 
 
 class CommentForm(forms.Form):
-    body = forms.CharField(max_length=10000, widget=forms.Textarea,
+    body = forms.CharField(max_length=COMMENT_MAX_CHARS, widget=forms.Textarea,
                            error_messages={"required": "Write something before posting."})
 
 

@@ -7,6 +7,9 @@ from ..models import Comment, Round, TiedReport
 from ..permissions import can_label
 from .labels import LabelError
 
+# The longest comment, in the form, the API and here: a thread is read on a page, not a place for files.
+COMMENT_MAX_CHARS = 10_000
+
 
 def post_comment(user, round: Round, issue_id: int, body: str) -> Comment:
     study = round.study
@@ -19,4 +22,6 @@ def post_comment(user, round: Round, issue_id: int, body: str) -> Comment:
     body = body.strip()
     if not body:
         raise LabelError("body", "write something before posting")
+    if len(body) > COMMENT_MAX_CHARS:
+        raise LabelError("body", f"at most {COMMENT_MAX_CHARS:,} characters, not {len(body):,}")
     return Comment.objects.create(study=study, round=round, issue_id=issue_id, author=user, body=body)

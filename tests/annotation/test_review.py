@@ -87,3 +87,12 @@ def test_the_re_label_form_starts_from_ones_independent_label(client_as, in_revi
     assert "Filled in from your independent label (C.1)" in page
     c1 = study.taxonomy.categories.get(code="C.1")
     assert re.search(rf'<input type="radio" name="theme" value="{c1.pk}"[^>]* checked>', page)
+
+
+def test_a_comment_through_the_api_has_the_forms_limit(client_as, in_review, annotator_a):
+    study, tied = in_review
+    url = reverse("api:comment_list", args=[study.pk, tied.pk])
+    response = client_as(annotator_a).post(url, {"body": "x" * 10_001}, content_type="application/json")
+    assert response.status_code == 400 and "10000" in response.json()["body"][0].replace(",", "")
+    assert not Comment.objects.exists()
+    assert client_as(annotator_a).post(url, {"body": "x" * 10_000}, content_type="application/json").status_code == 201
