@@ -6,6 +6,7 @@ one is answered 400 before any view runs, and nothing changes. (Query strings ar
 """
 from __future__ import annotations
 
+from django.conf import settings
 from django.shortcuts import render
 
 from .textcheck import shown_text, text_problem
@@ -24,4 +25,25 @@ class RefuseUnstorableInput:
                         field = shown_text(name.replace("\x00", "\ufffd"), 60)
                         return render(request, "400.html", {"message": f"Field {field!r}: {problem}. "
                                                                        "Nothing was changed."}, status=400)
+        return self.get_response(request)
+
+
+class RefuseOversizedBodies:
+    """A request body larger than UPLOAD_MAX_MB is answered 413 before anything reads it: the CSRF check would
+    otherwise parse, and store, a whole upload only for a view to refuse it afterwards."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        limit = settings.UPLOAD_MAX_MB * 1024 * 1024
+        if length > limit:
+            message = (f"The request is {length / 2**20:,.0f} MB; this server accepts at most "
+                       f"{settings.UPLOAD_MAX_MB:,} MB at a time (UPLOAD_MAX_MB). Nothing was read or changed. "
+                       "A larger file of issues can be imported on the server with manage.py import_issues.")
+            return render(request, "400.html", {"message": message}, status=413)
         return self.get_response(request)

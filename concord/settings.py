@@ -75,6 +75,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Early, so that every response carries the policy, error pages and the lock-out page included.
     "csp.middleware.CSPMiddleware",
+    # Before anything reads the body (the CSRF check parses a whole upload).
+    "concord.boundary.RefuseOversizedBodies",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -347,6 +349,9 @@ LLM_ATTEMPTS = env_int("LLM_ATTEMPTS", 4)
 # Worker processes for parsing and matching big JSON Lines imports (0 = one per core, 1 = none).
 INGEST_PROCESSES = env_int("INGEST_PROCESSES", 0) or None
 INGEST_PARALLEL_MIN_BYTES = env_int("INGEST_PARALLEL_MIN_BYTES", 20_000_000)
+
+# The largest request body (an uploaded file) the web server accepts, checked before it is read.
+UPLOAD_MAX_MB = env_int("UPLOAD_MAX_MB", 200)
 
 # Uploaded files (ingest files), shared by the web process and the worker
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "media"))

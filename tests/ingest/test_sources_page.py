@@ -204,3 +204,19 @@ def test_a_failed_run_is_run_again_once_from_two_tabs(client_as, admin, media, d
                            follow=True).content.decode()
     assert IngestRun.objects.filter(retry_of=failed).count() == 1
     assert "it was run again already" in page
+
+
+def test_an_upload_over_the_limit_is_refused_before_it_is_read(client_as, admin, media, settings):
+    settings.UPLOAD_MAX_MB = 1
+    source = Source.objects.create(full_name="o/r")
+    line = b'{"number": 1, "title": "' + b"x" * 1000 + b'"}\n'
+    upload = SimpleUploadedFile("issues.jsonl", line * 1100)  # about 1.1 MB
+    response = client_as(admin).post(reverse("ingest:source_ingest", args=[source.pk]), {"upload": "1",
+                                                                                       "file": upload})
+    assert response.status_code == 413 and "at most 1 MB" in response.content.decode()
+    assert not IngestRun.objects.exists() and not Issue.objects.exists()
+    # The length the client announces is what counts: the body is not read to find out.
+    small = SimpleUploadedFile("issues.jsonl", line)
+    response = client_as(admin).post(reverse("ingest:source_ingest", args=[source.pk]), {"upload": "1",
+                                     "file": small}, CONTENT_LENGTH=str(2 * 2**20))
+    assert response.status_code == 413 and not IngestRun.objects.exists()
