@@ -18,6 +18,7 @@ from annotation.exports.labels import label_csv_rows
 from annotation.models import Study
 from annotation.selectors.studies import agreement_round
 from codebook.models import ChangeLogEntry
+from concord.csv_stream import neutralise
 from ingest.models import ScreeningSample
 from taxonomy.exports import to_json, to_markdown
 from taxonomy.models import Category
@@ -30,7 +31,9 @@ README = Path(__file__).resolve().parent / "replication" / "README.template.md"
 
 
 def _csv_lines(columns: list[str], rows) -> Iterator[str]:
-    """Plain CSV (no spreadsheet escaping: the script reads it back exactly), a line at a time."""
+    """CSV a line at a time. A text cell a spreadsheet would run as a formula (a rater called "=cmd") gets a
+    leading apostrophe, as in labels/labels.csv, so both files name a rater alike and the script's trace matches
+    them; codes, numbers and links never start that way, so what the script counts is unchanged."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(columns)
@@ -38,7 +41,7 @@ def _csv_lines(columns: list[str], rows) -> Iterator[str]:
     for row in rows:
         out.seek(0)
         out.truncate()
-        writer.writerow(row)
+        writer.writerow([neutralise(cell) for cell in row])
         yield out.getvalue()
 
 

@@ -144,3 +144,25 @@ def test_the_codebook_at_every_revision_undoes_the_changes_one_by_one():
     assert names[1] == {"C": "Bug", "C.1": "Memory", "C.2": "Shapes", "C.5": "Drift"}
     assert names[0] == {"C": "Bug", "C.1": "Memory", "C.2": "Shapes"}
     assert next(c for c in revisions[0] if c["code"] == "C.2")["parent"] == "C"
+
+
+def test_raters_named_like_formulas_are_neutralised_and_still_traced(tmp_path):
+    lead = make_user("lead")
+    people = [make_user(name) for name in ("=HYPERLINK", "@sum", "-minus", "+plus")]
+    issues = [make_issue() for _ in range(12)]
+    study = make_study(lead, people, issues=issues, name="Formulas")
+    pick = random.Random(3)
+    for issue in issues:
+        for person in people:
+            label_with(person, study, issue, pick.choice(CODES))
+    path = tmp_path / "package.zip"
+    call_command("replication_package", study.name, str(path), stdout=io.StringIO())
+    with zipfile.ZipFile(path) as archive:
+        archive.extractall(tmp_path / "package")
+    folder = tmp_path / "package"
+    counted = list(csv.DictReader(open(folder / "reliability" / "labels.csv", newline="")))
+    assert {row["rater"] for row in counted} == {"'=HYPERLINK", "'@sum", "'-minus", "'+plus"}
+    assert not any(cell.startswith(("=", "+", "-", "@")) for row in counted for cell in row.values())
+    result = _run(folder)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "traced to labels/labels.csv: every one the same" in result.stdout
