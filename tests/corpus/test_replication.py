@@ -166,3 +166,16 @@ def test_raters_named_like_formulas_are_neutralised_and_still_traced(tmp_path):
     result = _run(folder)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "traced to labels/labels.csv: every one the same" in result.stdout
+
+
+def test_the_command_writes_for_a_person_with_the_rights_the_page_asks(labeled, tmp_path):
+    from django.core.management import CommandError
+
+    study, lead = labeled
+    annotator = study.memberships.filter(role="annotator").first().user
+    with pytest.raises(CommandError) as refused:
+        call_command("replication_package", study.name, str(tmp_path / "p.zip"), username=annotator.username)
+    assert "may not export" in str(refused.value) and not (tmp_path / "p.zip").exists()
+    call_command("replication_package", study.name, str(tmp_path / "p.zip"), username=lead.username,
+                 stdout=io.StringIO())
+    assert (tmp_path / "p.zip").exists()

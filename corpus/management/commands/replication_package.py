@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.management.arguments import study_from
+from annotation.permissions import can_export
 from corpus.replication import build
 
 
@@ -31,6 +32,10 @@ class Command(BaseCommand):
         if viewer is None:
             raise CommandError(f"no user named {username!r}" if username else "the study has no creator or lead; "
                                                                               "name a user with --as")
+        # The package holds every label: it is written for a person who may download it on the study's page.
+        if not can_export(viewer, found):
+            raise CommandError(f"{viewer.username} may not export this study (its leads and the admins may); "
+                               "nothing was written")
         started = time.perf_counter()
         files = build(found, path, viewer)
         self.stdout.write(f"{path}: {files} files in {time.perf_counter() - started:.1f} s")
