@@ -87,7 +87,7 @@ def task_latency() -> None:
     round_id = agreement_round(Study.objects.get(name=PUBLISHED_STUDY)).pk
     for state in ("no task process kept", "its process kept"):
         started = time.perf_counter()
-        compute_agreement_task.delay(round_id).get(timeout=300)
+        compute_agreement_task.apply_async(args=(round_id,), ignore_result=False).get(timeout=300)
         print(f"  agreement task, {state}: {time.perf_counter() - started:.2f} s")
 
 
@@ -184,7 +184,7 @@ def tasks_of_each_kind() -> None:
     run = runs.enqueue(runs.create_run(source, IngestRun.Kind.FILE, file_path=str(DEMO_ISSUES), file_format="jsonl"))
     batch = start_summary_batch(source)
     machine = start_run(MachineRater.objects.filter(study=published).first())
-    figure = compute_agreement_task.delay(agreement_round(published).pk)
+    figure = compute_agreement_task.apply_async(args=(agreement_round(published).pk,), ignore_result=False)
     figure.get(timeout=300)
     for model, pk in ((type(run), run.pk), (type(batch), batch.pk), (MachineRun, machine.pk)):
         while model.objects.get(pk=pk).status in ("queued", "running"):

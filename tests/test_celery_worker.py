@@ -67,7 +67,7 @@ def test_agreement_task_runs_on_a_real_worker(celery_worker_process, lead, annot
     for issue, (a, b) in zip(issues, [("C.1", "C.1"), ("B.1", "C.2")], strict=True):
         label_with(annotator_a, study, issue, a)
         label_with(annotator_b, study, issue, b)
-    result = compute_agreement_task.delay(study.rounds.get().pk)
+    result = compute_agreement_task.apply_async(args=(study.rounds.get().pk,), ignore_result=False)
     figures = result.get(timeout=60)
     assert figures["type"]["reports"] == 2 and figures["type"]["raters"] == 2
     # P̄ = (1 + 0)/2; p = (B 1/4, C 3/4) → P̄e = 10/16; κ = (0.5 − 0.625)/0.375 = −1/3
@@ -138,6 +138,6 @@ def test_the_planner_simulates_on_a_real_worker(celery_worker_process, lead, ann
         label_with(annotator_a, study, issue, a)
         label_with(annotator_b, study, issue, b)
     round = study.rounds.get()
-    compute_plan_task.delay(round.pk, "theme").get(timeout=120)
+    compute_plan_task.apply_async(args=(round.pk, "theme"), ignore_result=False).get(timeout=120)
     kept = Plan.objects.get(round=round)
     assert kept.labels == 8 and [name for name, _ in kept.plans][0].startswith("Type")

@@ -58,6 +58,11 @@ def own_redis():
     server.wait(timeout=10)
 
 
+def _forget_backend() -> None:
+    celery_app._backend_cache = None
+    celery_app._local.__dict__.pop("backend", None)
+
+
 @pytest.fixture
 def redis_in_front(own_redis, settings):
     port, server = own_redis
@@ -68,12 +73,14 @@ def redis_in_front(own_redis, settings):
     }}
     settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
     # The queue on the same Redis, as deployed.
-    saved = {k: celery_app.conf[k] for k in ("broker_url", "task_always_eager")}
-    celery_app.conf.update(broker_url=url, task_always_eager=False)
+    saved = {k: celery_app.conf[k] for k in ("broker_url", "result_backend", "task_always_eager")}
+    celery_app.conf.update(broker_url=url, result_backend=url, task_always_eager=False)
+    _forget_backend()  # the result backend is made once, from the configuration
     celery_app._pool = None
     celery_app.amqp._producer_pool = None
     yield port, server
     celery_app.conf.update(**saved)
+    _forget_backend()
     celery_app._pool = None
     celery_app.amqp._producer_pool = None
 
@@ -195,3 +202,25 @@ def test_a_machine_raters_figures_are_measured_by_a_worker_and_a_decision_waits_
     page = lead_client.get(url).content.decode()
     assert 'data-testid="measurement"' in page and 'data-testid="computing"' not in page
     assert Measurement.objects.get().figures["run"] == run.pk
+
+
+def test_with_redis_away_from_the_start_the_figures_are_computed_in_the_request(
+        redis_in_front, study, lead, annotator_a, annotator_b):
+    """Redis away before any figure was ever computed: the page, the API and a recompute compute in the request
+    (or say the queue is away), promptly, never a server error."""
+    _, server = redis_in_front
+    for issue in study.issues.all():
+        for person, code in ((annotator_a, "C.1"), (annotator_b, "C.1"), (lead, "B.1")):
+            label_with(person, study, issue, code)
+    lead_client = _log_in(lead.username)
+    server.kill()
+    server.wait(timeout=10)
+    started = time.monotonic()
+    page = lead_client.get(reverse("agreement:study_agreement", args=[study.pk]))
+    assert page.status_code == 200 and 'data-testid="provenance"' in page.content.decode()
+    api = lead_client.get(f"/api/studies/{study.pk}/agreement/")
+    assert api.status_code == 200, api.content[:300]
+    again = lead_client.post(reverse("agreement:recompute", args=[study.pk]),
+                             {"level": "theme", "expected": AgreementSnapshot.objects.latest("pk").pk}, follow=True)
+    assert again.status_code == 200 and "Recomputed on" in again.content.decode()
+    assert time.monotonic() - started < 15  # not the result backend's twenty retries per request
