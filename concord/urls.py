@@ -38,3 +38,6 @@ urlpatterns = [
     path("", include(corpus_urls)),
     path("", include(machines_urls)),
 ]
+
+# Whatever escapes the views and middleware: a lost database connection is a 503 there too.
+handler500 = "concord.faults.server_error"
