@@ -96,13 +96,20 @@ def _live(state: dict) -> list[dict]:
 
 
 def _screening(study: Study) -> list[dict]:
+    """The screening samples of the study's sources. The votes of a sample still open are left out: its
+    screeners judge blind to each other until it is decided, and the package goes to any lead of the study."""
     samples = ScreeningSample.objects.filter(source__issues__studies=study).distinct().prefetch_related(
         "items__issue", "items__votes__reviewer")
+
+    def votes(sample, item) -> list[dict] | None:
+        if sample.status == ScreeningSample.Status.OPEN:
+            return None
+        return [{"reviewer": v.reviewer.username, "relevant": v.is_relevant, "note": v.note} for v in item.votes.all()]
+
     return [{"kind": s.kind, "source": s.source and s.source.full_name, "keyword": s.keyword and s.keyword.term,
              "stratum": s.stratum, "seed": s.seed, "size": s.size, "status": s.status,
-             "items": [{"report": f"{i.issue.source.full_name}#{i.issue.number}",
-                        "votes": [{"reviewer": v.reviewer.username, "relevant": v.is_relevant, "note": v.note}
-                                  for v in i.votes.all()]} for i in s.items.all()]}
+             "items": [{"report": f"{i.issue.source.full_name}#{i.issue.number}", "votes": votes(s, i)}
+                       for i in s.items.all()]}
             for s in samples.select_related("source", "keyword")]
 
 

@@ -179,3 +179,25 @@ def test_the_command_writes_for_a_person_with_the_rights_the_page_asks(labeled, 
     call_command("replication_package", study.name, str(tmp_path / "p.zip"), username=lead.username,
                  stdout=io.StringIO())
     assert (tmp_path / "p.zip").exists()
+
+
+def test_an_open_samples_votes_stay_out_of_the_package_until_it_is_decided(labeled, tmp_path):
+    from ingest.models import ScreeningItem, ScreeningSample, ScreeningVote
+
+    study, lead = labeled
+    issue = study.issues.first()
+    screener, other, third = make_user("screener"), make_user("other"), make_user("third")
+    samples = {status: ScreeningSample.objects.create(kind=ScreeningSample.Kind.STRATUM, status=status,
+                                                      source=issue.source, seed=1, stratum="relevant",
+                                                      reviewer_a=screener, reviewer_b=other, tiebreaker=third)
+               for status in (ScreeningSample.Status.OPEN, ScreeningSample.Status.CLOSED)}
+    for sample in samples.values():
+        item = ScreeningItem.objects.create(sample=sample, issue=issue, position=0)
+        ScreeningVote.objects.create(item=item, reviewer=screener, is_relevant=True, note=f"said in {sample.status}")
+    path = tmp_path / "package.zip"
+    call_command("replication_package", study.name, str(path), stdout=io.StringIO())
+    with zipfile.ZipFile(path) as archive:
+        text = archive.read("screening.json").decode()
+    screening = {s["status"]: s for s in json.loads(text)}
+    assert screening["open"]["items"][0]["votes"] is None and "said in open" not in text
+    assert screening["closed"]["items"][0]["votes"][0]["note"] == "said in closed"
