@@ -8,7 +8,7 @@ from django.db.models import Count, Exists, F, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from ..models import Assignment, Label, Queue, Round
+from ..models import Assignment, Label, Membership, Queue, Round
 from ..planning import spread
 
 BATCH = 5000
@@ -73,8 +73,19 @@ def requeue(study, category_ids: list[int], because: str) -> int:
         return 0
     uses = Label.objects.filter(round=round, annotator=OuterRef("queue__annotator"), issue=OuterRef("issue")).filter(
         Q(type_id__in=category_ids) | Q(theme_id__in=category_ids) | Q(sub_theme_id__in=category_ids))
-    sent = Assignment.objects.filter(queue__round=round, done=True).filter(Exists(uses)).update(
-        done=False, requeued_because=because[:300])
+    sent = Assignment.objects.filter(queue__round=round, done=True).exclude(queue__in=_seen_the_others(study, round)) \
+        .filter(Exists(uses)).update(done=False, requeued_because=because[:300])
     done = Assignment.objects.filter(queue=OuterRef("pk"), done=True).values("queue").annotate(n=Count("pk"))
     Queue.objects.filter(round=round).update(done=Coalesce(Subquery(done.values("n")), 0))
     return sent
+
+
+def _seen_the_others(study, round: Round):
+    """The queues of raters who may have seen the others' labels of this round: a lead who labels blind and
+    finished their queue, or stopped labeling. Such a rater is no longer independent, so nothing is sent back to
+    them to label again; their label stays as it was given."""
+    if round.kind != Round.Kind.INDEPENDENT or not study.lead_labels_blind:
+        return Queue.objects.none()
+    return Queue.objects.filter(round=round, annotator__memberships__study=study,
+                                annotator__memberships__role=Membership.Role.LEAD).filter(
+        Q(stopped_at__isnull=False) | Q(done__gte=F("total"))).values("pk")

@@ -144,3 +144,26 @@ def test_the_setting_is_fixed_once_the_independent_round_begins(blind, lead):
 def test_annotators_stay_blind_whatever_the_leads_setting(blind, annotator_a):
     study, *_ = blind
     assert labels_blind(annotator_a, study) and not can_view_all_labels(annotator_a, study)
+
+
+def test_a_lead_who_finished_is_sent_nothing_back_to_label_again(blind, lead, annotator_a):
+    """Retiring a category sends its labels back to choose again, but not to a lead who finished the queue and
+    may have seen the others' labels: that lead is no longer an independent rater of the round."""
+    from annotation.models import Assignment, Queue
+    from annotation.services.labels import LabelInput, submit_label
+    from codebook.services.changes import retire
+    from tests.factories import category
+
+    study, first, second = blind
+    label_with(lead, study, second, "C.1")
+    assert not labels_blind(lead, study)  # finished: everyone's labels are open to the lead
+    retire(study, lead, category("C.1", study.taxonomy).pk, "folded into C.2",
+           expected_revision=study.taxonomy.revision)
+    # Alice, still blind, gets her C.1 report back; the lead gets nothing and stays unable to relabel.
+    assert Assignment.objects.filter(queue__annotator=annotator_a, requeued_because__gt="").count() == 1
+    assert not Assignment.objects.filter(queue__annotator=lead, requeued_because__gt="").exists()
+    queue = Queue.objects.get(round=study.current_round, annotator=lead)
+    assert queue.done == queue.total and not labels_blind(lead, study)
+    with pytest.raises(LabelError):
+        submit_label(lead, study.current_round, first, LabelInput(type_id=category("C", study.taxonomy).pk,
+                                                                  theme_id=category("C.2", study.taxonomy).pk))
