@@ -140,7 +140,10 @@ class Assignment(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["queue", "issue"], name="assignment_unique_issue")]
         # "next report" reads this index from its first entry: undone, not skipped, lowest position.
-        indexes = [models.Index(fields=["queue", "done", "skipped", "position"], name="assignment_next")]
+        indexes = [models.Index(fields=["queue", "done", "skipped", "position"], name="assignment_next"),
+                   # The few reports codebook changes sent back, counted on every labeling round trip.
+                   models.Index(fields=["queue"], condition=~models.Q(requeued_because=""),
+                                name="assignment_sent_back")]
 
     def __str__(self) -> str:
         return f"{self.issue} for {self.queue.annotator}"

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from django.template.defaultfilters import pluralize
 
 from ..models import Queue, Round, Study
+from .queue import sent_back
 
 Phase = Study.Phase
 NEXT_PHASE = {
@@ -28,12 +29,21 @@ def open_round(study: Study) -> Round | None:
     return study.rounds.filter(closed_at__isnull=True).order_by("-number").first()
 
 
-def missing_labels(round: Round) -> list[Missing]:
-    """Who still has reports to label in the round, and how many."""
+def missing_labels(round: Round, blind_viewer=None) -> list[Missing]:
+    """Who still has reports to label in the round, and how many. For a viewer who labels blind, another
+    rater's reports that a codebook change sent back count as labeled: how many there are would tell how many of
+    that rater's labels used the changed category."""
     # A lead who stopped labeling to see everything has nothing more to give.
     rows = (Queue.objects.filter(round=round, stopped_at__isnull=True).select_related("annotator")
             .order_by("annotator__username"))
-    return [Missing(q.annotator.username, q.total - q.done) for q in rows if q.total > q.done]
+    out = []
+    for q in rows:
+        left = q.total - q.done
+        if left > 0 and blind_viewer is not None and q.annotator_id != blind_viewer.pk:
+            left -= sent_back(round, q.annotator_id)
+        if left > 0:
+            out.append(Missing(q.annotator.username, left))
+    return out
 
 
 @dataclass(frozen=True)

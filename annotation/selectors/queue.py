@@ -54,7 +54,9 @@ def neighbour(user, round: Round, position: int, before: bool = True) -> int | N
 
 @dataclass(frozen=True)
 class Progress:
-    """Counts only: one's own queue and the whole round's, never anyone's labels."""
+    """Counts only: one's own queue and the whole round's, never anyone's labels. The round's count is of
+    reports labeled, a report a codebook change sent back to choose again included: it must not drop when a
+    category is retired, split or merged, or it would tell a blind rater how many of the others' labels used it."""
 
     done: int = 0
     total: int = 0
@@ -68,7 +70,18 @@ def progress_for(user, round: Round) -> Progress:
         "SELECT COALESCE(SUM(CASE WHEN annotator_id = %s THEN done END), 0), "
         "COALESCE(SUM(CASE WHEN annotator_id = %s THEN total END), 0), COALESCE(SUM(done), 0), "
         "COALESCE(SUM(total), 0) FROM annotation_queue WHERE round_id = %s", [user.pk, user.pk, round.pk])
-    return Progress(int(own_done), int(own_total), int(done), int(total))
+    return Progress(int(own_done), int(own_total), int(done) + sent_back(round), int(total))
+
+
+def sent_back(round: Round, annotator_id: int | None = None) -> int:
+    """Reports a codebook change sent back to choose again and not yet re-chosen (read from a partial index)."""
+    sql = (f"SELECT COUNT(*) FROM {Assignment._meta.db_table} a JOIN {Queue._meta.db_table} q ON q.id = a.queue_id "
+           "WHERE q.round_id = %s AND a.requeued_because <> %s AND a.done = %s")
+    params = [round.pk, "", False]
+    if annotator_id is not None:
+        sql += " AND q.annotator_id = %s"
+        params.append(annotator_id)
+    return int(rows.fetch_one(sql, params)[0])
 
 
 def label_of(user, round: Round, issue: Issue) -> Label | None:

@@ -62,7 +62,8 @@ def study_detail(request: HtmxHttpRequest, study_id: int):
         "study": study, "round": round, "manages": manages, "role": role_in(request.user, study),
         "phases": study.Phase.choices, "next_phase": NEXT_PHASE.get(study.phase),
         "progress": progress_for(request.user, round) if round else None,
-        "missing": missing_labels(round) if round and manages else [],
+        "missing": missing_labels(round, request.user if labels_blind(request.user, study) else None)
+        if round and manages else [],
         "next_step": None, "expected": state_of(study), "pilot_percent": study.pilot_fraction * 100,
         "rounds": study.rounds.order_by("number"),
         "can_see_agreement": can_view_agreement(request.user, study),

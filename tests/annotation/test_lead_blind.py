@@ -167,3 +167,30 @@ def test_a_lead_who_finished_is_sent_nothing_back_to_label_again(blind, lead, an
     with pytest.raises(LabelError):
         submit_label(lead, study.current_round, first, LabelInput(type_id=category("C", study.taxonomy).pk,
                                                                   theme_id=category("C.2", study.taxonomy).pk))
+
+
+def test_a_codebook_change_moves_no_count_a_blind_rater_sees(client_as, lead, annotator_a, annotator_b):
+    """Retiring C.1 sends Bob's C.1 labels back; Alice (blind) and the lead (still labeling blind) see the round's
+    progress and who has labels left exactly as before: neither may learn how many of Bob's labels used C.1."""
+    from annotation.selectors.phases import missing_labels
+    from annotation.selectors.queue import progress_for
+    from codebook.services.changes import retire
+    from tests.factories import category
+
+    study = make_study(lead, [annotator_a, annotator_b], n_issues=4, lead_labels_blind=True)
+    issues = list(study.issues.order_by("created_at", "id"))
+    for issue in issues[:3]:
+        label_with(annotator_b, study, issue, "C.1")
+    label_with(annotator_a, study, issues[0], "C.2")
+    label_with(lead, study, issues[0], "C.2")
+    round = study.current_round
+    before = (progress_for(annotator_a, round), missing_labels(round, lead))
+    page_before = client_as(annotator_a).get(reverse("annotation:study_detail", args=[study.pk])).content.decode()
+    retire(study, lead, category("C.1", study.taxonomy).pk, "folded into C.2",
+           expected_revision=study.taxonomy.revision)
+    assert (progress_for(annotator_a, round), missing_labels(round, lead)) == before
+    page = client_as(annotator_a).get(reverse("annotation:study_detail", args=[study.pk])).content.decode()
+    shown = re.compile(r"the round: \d+ of \d+")
+    assert shown.search(page).group() == shown.search(page_before).group()
+    # Bob himself sees his three reports back in his queue.
+    assert progress_for(annotator_b, round).done == 0
