@@ -1,7 +1,30 @@
 from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q
 from simple_history.admin import SimpleHistoryAdmin
 
 from .models import Comment, Invitation, Label, Membership, Queue, Round, Study
+from .permissions import labels_blind
+
+
+def blind_studies(user) -> list[int]:
+    """The studies in which this staff member labels blind right now: the admin hides the others' rows there too."""
+    return [m.study_id for m in Membership.objects.filter(user=user).select_related("study")
+            if labels_blind(user, m.study)]
+
+
+class BlindRule:
+    """Rows of other raters (labels, their history, queues with their progress) of a study in which the staff
+    member labels blind are left out of the admin, as they are of every page."""
+
+    study_path = "study"
+
+    def get_queryset(self, request):
+        rows = super().get_queryset(request)
+        blind = blind_studies(request.user)
+        if not blind:
+            return rows
+        return rows.exclude(Q(**{f"{self.study_path}__in": blind}) & ~Q(annotator=request.user))
 
 
 class MembershipInline(admin.TabularInline):
@@ -36,7 +59,7 @@ class MembershipAdmin(admin.ModelAdmin):
 
 
 @admin.register(Label)
-class LabelAdmin(SimpleHistoryAdmin):
+class LabelAdmin(BlindRule, SimpleHistoryAdmin):
     list_display = ["issue", "annotator", "round", "type", "theme", "sub_theme", "updated_at"]
     list_filter = ["study", "round__kind"]
     list_select_related = ["issue__source", "annotator", "round__study", "type", "theme", "sub_theme"]
@@ -45,6 +68,12 @@ class LabelAdmin(SimpleHistoryAdmin):
 
     def has_add_permission(self, request):
         return False
+
+    def history_view(self, request, object_id, extra_context=None):
+        # The history page reads the versions directly: it is opened only for a label the list would show.
+        if not self.get_queryset(request).filter(pk=object_id).exists():
+            raise PermissionDenied
+        return super().history_view(request, object_id, extra_context)
 
 
 @admin.register(Invitation)
@@ -59,7 +88,8 @@ class InvitationAdmin(admin.ModelAdmin):
 
 
 @admin.register(Queue)
-class QueueAdmin(admin.ModelAdmin):
+class QueueAdmin(BlindRule, admin.ModelAdmin):
+    study_path = "round__study"
     list_display = ["round", "annotator", "done", "total"]
     list_filter = ["round__study"]
     readonly_fields = ["round", "annotator", "done", "total"]

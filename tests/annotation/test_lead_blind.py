@@ -194,3 +194,24 @@ def test_a_codebook_change_moves_no_count_a_blind_rater_sees(client_as, lead, an
     assert shown.search(page).group() == shown.search(page_before).group()
     # Bob himself sees his three reports back in his queue.
     assert progress_for(annotator_b, round).done == 0
+
+
+def test_a_staff_lead_labeling_blind_sees_only_their_own_rows_in_the_admin(client, blind, lead, annotator_a):
+    from annotation.models import Label
+
+    study, first, second = blind
+    lead.is_staff = lead.is_superuser = True
+    lead.save()
+    client.force_login(lead)
+    listed = client.get("/admin/annotation/label/").content.decode()
+    assert "SECRET-NOTE" not in listed and not re.search(r"\b(alice|bob)\b", listed)
+    alices = Label.objects.get(annotator=annotator_a)
+    assert client.get(f"/admin/annotation/label/{alices.pk}/change/").status_code in {302, 404}
+    assert client.get(f"/admin/annotation/label/{alices.pk}/history/").status_code == 403
+    queues = client.get("/admin/annotation/queue/").content.decode()
+    assert not re.search(r"\b(alice|bob)\b", queues)
+    own = Label.objects.get(annotator=lead)
+    assert client.get(f"/admin/annotation/label/{own.pk}/history/").status_code == 200
+    # Once the lead's queue is finished, the admin shows everything again.
+    label_with(lead, study, second, "C.1")
+    assert "alice" in client.get("/admin/annotation/label/").content.decode()
