@@ -47,6 +47,7 @@ from annotation.models import (
 )
 from codebook.models import ChangeLogEntry, Proposal, Vote
 from concord.errors import FieldError
+from concord.textcheck import text_problem
 from concord.weburl import web_url
 from ingest.models import (
     Issue,
@@ -258,10 +259,14 @@ class _Restore:
         return model(**values)
 
     def value(self, field, value, line: int, kind: str):
-        """One field's value, checked as a form would check it: type, length, choices, range, no NUL."""
+        """One field's value, checked as a form would check it: type, length, choices, range, no NUL, no lone
+        surrogate, no nesting deeper than a record needs, a date within the years a report can have."""
         where = f"{self.name}: line {line}: {kind} field '{field.name}'"
-        if _has_nul(value):
-            raise StudyImportError(f"{where}: contains a NUL character")
+        if problem := _value_problem(value):
+            raise StudyImportError(f"{where}: {problem}")
+        limit = TEXT_LIMITS.get(f"{kind}.{field.name}", TEXT_LIMIT)
+        if isinstance(field, models.TextField) and isinstance(value, str) and len(value) > limit:
+            raise StudyImportError(f"{where}: {len(value):,} characters long (at most {limit:,}, as its form takes)")
         if value is None:
             if not field.null:
                 raise StudyImportError(f"{where}: may not be empty (null)")
@@ -281,6 +286,8 @@ class _Restore:
             raise StudyImportError(f"{where}: {' '.join(exc.messages)}") from exc
         except (TypeError, ValueError, OverflowError) as exc:
             raise StudyImportError(f"{where}: {exc}") from exc
+        if isinstance(value, dt.date) and not YEARS[0] <= value.year <= YEARS[1]:
+            raise StudyImportError(f"{where}: {value.isoformat()} is not between {YEARS[0]} and {YEARS[1]}")
         return value
 
     def add(self, model, instance, record: dict, line: int) -> None:
@@ -363,7 +370,11 @@ class _Timestamps:
 def _read(path: Path) -> Iterator[tuple[int, dict]]:
     try:
         with gzip.open(path, "rt", encoding="utf-8") as f:
-            for number, line in enumerate(f, start=1):
+            # A line is read up to a bound, so a record cannot take the server's memory with it.
+            for number, line in enumerate(iter(lambda: f.readline(LINE_LIMIT + 1), ""), start=1):
+                if len(line) > LINE_LIMIT:
+                    raise StudyImportError(f"{path.name}: line {number}: longer than {LINE_LIMIT:,} characters, "
+                                           "more than any Concord record")
                 try:
                     yield number, json.loads(line)
                 except json.JSONDecodeError as exc:
@@ -467,14 +478,28 @@ def _is_id(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _has_nul(value) -> bool:
+# What a restore takes: text no longer than its form takes (a 150 MB note held a gigabyte), JSON no deeper than
+# a platform's answer is, dates within the years a report or a label can have.
+TEXT_LIMIT = 1_000_000
+TEXT_LIMITS = {"annotation.label.note": 5000, "annotation.historicallabel.note": 5000,
+               "annotation.comment.body": 10_000}
+DEPTH_LIMIT = 64
+YEARS = (1900, 2100)
+LINE_LIMIT = 32_000_000  # characters of one record: an issue with thousands of comments fits
+
+
+def _value_problem(value, depth: int = 0) -> str | None:
+    """What makes a value unstorable: NUL, a lone surrogate, nesting deeper than DEPTH_LIMIT."""
     if isinstance(value, str):
-        return "\x00" in value
+        return text_problem(value)
+    if depth >= DEPTH_LIMIT and isinstance(value, dict | list):
+        return f"nested more than {DEPTH_LIMIT} deep"
     if isinstance(value, dict):
-        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+        return next((p for k, v in value.items() if (p := _value_problem(k, depth + 1) or
+                                                    _value_problem(v, depth + 1))), None)
     if isinstance(value, list):
-        return any(_has_nul(v) for v in value)
-    return False
+        return next((p for v in value if (p := _value_problem(v, depth + 1))), None)
+    return None
 
 
 def _checked_shape(record, kinds: dict[str, Kind], name: str, line: int, version: int) -> str:

@@ -106,6 +106,15 @@ def _edit(backup, kind, change):
     ("annotation.study", lambda r: r["m2m"].update(issues="all"), ["lists"]),
     ("auth.user", lambda r: r["fields"].update(username="bad name!" * 30), ["username"]),
     ("auth.user", lambda r: r["fields"].update(is_staff=True), ["is_staff"]),
+    ("annotation.label", lambda r: r["fields"].update(created_at="0001-01-01T00:00:00+00:00"), ["created_at",
+                                                                                               "1900"]),
+    ("annotation.label", lambda r: r["fields"].update(updated_at="9999-12-31T23:59:59+00:00"), ["updated_at",
+                                                                                               "2100"]),
+    ("ingest.issue", lambda r: r["fields"].update(created_at="1899-12-31T23:00:00+00:00"), ["created_at"]),
+    ("annotation.label", lambda r: r["fields"].update(note="lone \ud800 surrogate"), ["note", "surrogate"]),
+    ("ingest.issue", lambda r: r["fields"].update(payload=json.loads("[" * 900 + "]" * 900)), ["payload",
+                                                                                                "nested"]),
+    ("annotation.label", lambda r: r["fields"].update(note="n" * 5001), ["note", "5,000"]),
 ])
 def test_bad_values_are_refused_naming_line_and_field(backup, tmp_path, kind, change, words):
     _refused(_write(tmp_path, _edit(backup, kind, change)), *words)
