@@ -67,6 +67,21 @@ def test_a_backup_restores_raters_runs_calls_labels_and_decisions(with_machine, 
     assert Label.objects.filter(study=study).count() == 6
 
 
+def _restorable(study, path, tmp_path, change=lambda rater: None):
+    """The study's backup, renamed so that it restores beside the original, with its rater's record changed."""
+    import gzip
+
+    call_command("export_study", study.name, str(path))
+    lines = [json.loads(line) for line in gzip.open(path, "rt", encoding="utf-8")]
+    lines[0]["study"] = "Restored"
+    next(r for r in lines if r.get("kind") == "annotation.study")["fields"]["name"] = "Restored"
+    change(next(r for r in lines if r.get("kind") == "machines.machinerater"))
+    edited = tmp_path / "edited.gz"
+    with gzip.open(edited, "wt", encoding="utf-8") as f:
+        f.writelines(json.dumps(line) + "\n" for line in lines)
+    return edited
+
+
 @pytest.mark.parametrize("raw, words", [
     ({"model": "qwen", "runs": 1000000, "base_url": "http://127.0.0.1:9/v1"}, ["runs", "1000000"]),
     ({"model": "qwen", "base_url": "file:///etc/passwd"}, ["base_url", "http"]),
@@ -75,31 +90,21 @@ def test_a_backup_restores_raters_runs_calls_labels_and_decisions(with_machine, 
     ([1, 2], ["settings"]),
 ])
 def test_a_restored_raters_settings_meet_the_forms_limits(with_machine, tmp_path, raw, words):
-    import gzip
-
-    path = tmp_path / "study.gz"
-    call_command("export_study", with_machine.name, str(path))
-    lines = [json.loads(line) for line in gzip.open(path, "rt", encoding="utf-8")]
-    rater = next(r for r in lines if r.get("kind") == "machines.machinerater")
-    rater["fields"]["settings"] = raw
-    edited = tmp_path / "edited.gz"
-    with gzip.open(edited, "wt", encoding="utf-8") as f:
-        f.writelines(json.dumps(line) + "\n" for line in lines)
-    call_command("flush", "--no-input")
+    edited = _restorable(with_machine, tmp_path / "study.gz", tmp_path,
+                         lambda rater: rater["fields"].update(settings=raw))
+    raters = MachineRater.objects.count()
     with pytest.raises(CommandError) as refused:
         call_command("import_study", str(edited))
     message = str(refused.value)
     assert "line " in message and "machines.machinerater field 'settings'" in message, message
     assert all(w in message for w in words), message
-    assert not Study.objects.exists() and not MachineRater.objects.exists()
+    assert not Study.objects.filter(name="Restored").exists() and MachineRater.objects.count() == raters
 
 
 def test_a_restored_rater_keeps_its_endpoint_and_prompt_version(with_machine, tmp_path):
     MachineRater.objects.filter(name="qwen").update(settings={"endpoint": "elsewhere", "model": "qwen",
                                                               "prompt_version": "2025-10-1"})
-    path = tmp_path / "study.gz"
-    call_command("export_study", with_machine.name, str(path))
-    call_command("flush", "--no-input")
-    call_command("import_study", str(path))
-    assert MachineRater.objects.get().settings == {"endpoint": "elsewhere", "model": "qwen", "temperature": None,
-                                                   "seed": None, "runs": 1, "prompt_version": "2025-10-1"}
+    call_command("import_study", str(_restorable(with_machine, tmp_path / "study.gz", tmp_path)))
+    assert MachineRater.objects.get(study__name="Restored").settings == {
+        "endpoint": "elsewhere", "model": "qwen", "temperature": None, "seed": None, "runs": 1,
+        "prompt_version": "2025-10-1"}
