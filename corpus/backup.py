@@ -221,6 +221,10 @@ class _Restore:
         self.skipped_sources: set[int] = set()
         self.known_issues: dict[int, dict[str, int]] = {}
         self.fresh: set[int] = set()  # issues created by this restore: nothing of theirs is here yet
+        # Records not restored because they would add to rows other studies use (a summary of an issue, a keyword
+        # of a list, a sample of a source or keyword that was here already), and so the records that hang on them.
+        self.dropped: set[tuple[str, int]] = set()
+        self.reused: set[tuple[str, int]] = set()  # (kind, id here) of rows that were here already
         self.study = None
         self.new_users: list[str] = []
         self.warnings: list[str] = []
@@ -440,6 +444,9 @@ def _import(path: Path) -> Restored:
         model = apps.get_model(kind)
         if restore.pending and type(restore.pending[0][0])._meta.label_lower != kind:
             restore.flush()  # the rows before may be the parents this one refers to
+        if _hangs_on_dropped(restore, model, record):
+            restore.dropped.add((kind, record["pk"]))
+            continue
         try:
             instance = restore.build(model, record, line)
         except StudyImportError:
@@ -451,10 +458,11 @@ def _import(path: Path) -> Restored:
             if kind == "ingest.source":
                 restore.skipped_sources.add(found.pk)
             restore.ids[(kind, record["pk"])] = found.pk
+            restore.reused.add((kind, found.pk))
             continue
-        if kind == "ingest.screeningsample" and instance.source_id in restore.skipped_sources:
-            continue  # the source was here already, with its own screening
-        if kind in {"ingest.screeningitem", "ingest.screeningvote"} and not _parent_restored(restore, kind, record):
+        if why := _adds_to_shared(restore, kind, instance):
+            restore.dropped.add((kind, record["pk"]))
+            restore.warnings.append(f"{path.name}: line {line}: {kind} not restored: {why}")
             continue
         if kind == "taxonomy.taxonomy":
             instance.version = free_version(instance.name, instance.version, mark="restored ")
@@ -553,9 +561,25 @@ def _user(restore: _Restore, fields: dict, line: int) -> int:
     return user.pk
 
 
-def _parent_restored(restore: _Restore, kind: str, record: dict) -> bool:
-    restore.flush()
-    parent = ("ingest.screeningsample", record["fk"]["sample"]) if kind == "ingest.screeningitem" else \
-        ("ingest.screeningitem", record["fk"]["item"])
-    return parent in restore.ids
+def _hangs_on_dropped(restore: _Restore, model, record: dict) -> bool:
+    """Whether the record refers to one that was not restored (and so is not restored either)."""
+    for name, old in record["fk"].items():
+        target = model._meta.get_field(name).related_model._meta.label_lower
+        if (target, old) in restore.dropped:
+            return True
+    return False
+
+
+def _adds_to_shared(restore: _Restore, kind: str, instance) -> str:
+    """Why a new row would change what other studies show, count or use ("" when it would not): a restore
+    creates rows of its own study, it never adds to rows that were here before it."""
+    if kind == "ingest.summary" and instance.issue_id not in restore.fresh:
+        return ("the issue was here already, and a summary added to it would become the one other studies show "
+                "(its own summaries are kept)")
+    if kind == "ingest.keyword" and ("ingest.keywordlist", instance.keyword_list_id) in restore.reused:
+        return "the keyword list was here already; a keyword is added to it on its own page, not by a restore"
+    if kind == "ingest.screeningsample" and (instance.source_id in restore.skipped_sources or
+                                            ("ingest.keyword", instance.keyword_id) in restore.reused):
+        return "the source or keyword was here already, with its own screening"
+    return ""
 

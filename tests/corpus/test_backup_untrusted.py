@@ -160,3 +160,58 @@ def test_the_format_names_real_fields_and_nothing_that_grants_rights():
                 model._meta.get_field(name)
         rights = {"password", "is_staff", "is_superuser", "groups", "user_permissions"}
         assert not rights & set(kinds["auth.user"].fields)
+
+
+def _record(kind: str, pk: int, fields: dict, fk: dict) -> dict:
+    return {"kind": kind, "pk": pk, "fields": fields, "fk": fk}
+
+
+def test_a_backup_cannot_add_to_rows_other_studies_use(backup, tmp_path, study, capsys):
+    """Issues, sources and keyword lists already here are reused by a restore; it must not plant a summary on
+    such an issue (it would become the one other studies show) or a keyword in such a list."""
+    from ingest.models import Keyword, KeywordList, Summary
+
+    shared = study.issues.order_by("pk").first()
+    issue_record = next(r for r in backup if r.get("kind") == "ingest.issue" and r["fields"]["number"] ==
+                        shared.number)
+    lists = KeywordList.objects.create(name="shared list")
+    planted = [
+        _record("ingest.keywordlist", 9001, {"name": "shared list", "description": "", "created_at":
+                                              "2026-01-01T00:00:00+00:00"}, {}),
+        _record("ingest.keyword", 9002, {"term": "planted", "origin": "model_name", "status": "accepted",
+                                         "created_at": "2026-01-01T00:00:00+00:00"}, {"keyword_list": 9001}),
+        _record("ingest.summary", 9003, {"backend": "llm", "model": "POISON", "prompt_version": "x",
+                                         "content_hash": "h" * 64, "text": "PLANTED SUMMARY", "verdict": "relevant",
+                                         "reason": "", "status": "ok", "created_at": "2026-01-01T00:00:00+00:00",
+                                         "updated_at": "2026-01-01T00:00:00+00:00"},
+                {"issue": issue_record["pk"]}),
+    ]
+    at = next(i for i, r in enumerate(backup) if r.get("kind") == "ingest.source")
+    after_issues = max(i for i, r in enumerate(backup) if r.get("kind") == "ingest.issue") + 1
+    lines = [*backup[:at], *planted[:2], *backup[at:after_issues], planted[2], *backup[after_issues:]]
+    restored = import_study(_write(tmp_path, lines))
+    assert restored.study.name == "Restored"
+    assert not Summary.objects.filter(text="PLANTED SUMMARY").exists()
+    assert not Keyword.objects.filter(keyword_list=lists, term="planted").exists()
+    assert any("ingest.summary not restored" in w for w in restored.warnings)
+
+
+def test_a_genuine_backup_restores_beside_its_source_and_its_screening(study, annotator_a, annotator_b, lead,
+                                                                      tmp_path):
+    from ingest.models import ScreeningItem, ScreeningSample, ScreeningVote
+
+    issue = study.issues.order_by("pk").first()
+    sample = ScreeningSample.objects.create(kind=ScreeningSample.Kind.STRATUM, source=issue.source, seed=1,
+                                            stratum="relevant", reviewer_a=annotator_a, reviewer_b=lead,
+                                            tiebreaker=annotator_b)
+    item = ScreeningItem.objects.create(sample=sample, issue=issue, position=0)
+    ScreeningVote.objects.create(item=item, reviewer=annotator_a, is_relevant=True)
+    path = tmp_path / "study.jsonl.gz"
+    export_study(study, path)
+    lines = [json.loads(line) for line in gzip.open(path, "rt", encoding="utf-8")]
+    lines[0]["study"] = "Restored"
+    next(r for r in lines if r.get("kind") == "annotation.study")["fields"]["name"] = "Restored"
+    restored = import_study(_write(tmp_path, lines))
+    assert restored.study.name == "Restored"
+    assert (ScreeningSample.objects.count(), ScreeningItem.objects.count(), ScreeningVote.objects.count()) == \
+        (1, 1, 1)
