@@ -19,3 +19,17 @@ class ConcordConfig(AppConfig):
 
         # Every app's URLs name their row ids <id:…> (concord.ids.IdConverter); registered before any is loaded.
         register_converter(IdConverter, "id")
+
+        from django.contrib.auth.signals import user_logged_in, user_login_failed
+
+        from .audit import record
+
+        def signed_in(sender, request, user, **kwargs):
+            record("sign-in", user)
+
+        def sign_in_failed(sender, credentials, request=None, **kwargs):
+            # The name tried, never the password: credentials holds both.
+            record("sign-in failed", None, username=str(credentials.get("username", ""))[:150])
+
+        user_logged_in.connect(signed_in, dispatch_uid="audit-sign-in", weak=False)
+        user_login_failed.connect(sign_in_failed, dispatch_uid="audit-sign-in-failed", weak=False)

@@ -13,3 +13,33 @@ class FormSubmission(models.Model):
 
     def __str__(self) -> str:
         return self.token
+
+
+class AuditEntry(models.Model):
+    """One event that matters to an ethics board or a reviewer: who did what, when, to which study. Append-only:
+    each entry carries the hash of the one before it and its own, so a changed or deleted row breaks the chain
+    (`manage.py audit_check`)."""
+
+    at = models.DateTimeField()
+    actor = models.CharField(max_length=150, blank=True)  # a username as it was then; "" for the system
+    action = models.CharField(max_length=64)
+    study_id = models.BigIntegerField(null=True, blank=True)  # an id, not a key: the entry outlives the study
+    detail = models.JSONField(default=dict, blank=True)
+    prev_hash = models.CharField(max_length=64, blank=True)
+    hash = models.CharField(max_length=64, unique=True)
+
+    class Meta:
+        ordering = ["pk"]
+        indexes = [models.Index(fields=["at"], name="audit_at"), models.Index(fields=["study_id"],
+                                                                                 name="audit_study")]
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M:%S} {self.actor or 'system'} {self.action}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise ValueError("audit entries are never changed")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ValueError("audit entries are removed only by retention (manage.py audit_prune)")

@@ -354,6 +354,9 @@ LLM_ATTEMPTS = env_int("LLM_ATTEMPTS", 4)
 INGEST_PROCESSES = env_int("INGEST_PROCESSES", 0) or None
 INGEST_PARALLEL_MIN_BYTES = env_int("INGEST_PARALLEL_MIN_BYTES", 20_000_000)
 
+# How long audit entries are kept (manage.py audit_prune removes older ones); 0 keeps them all.
+AUDIT_RETENTION_DAYS = env_int("AUDIT_RETENTION_DAYS", 0)
+
 # The largest request body (an uploaded file) the web server accepts, checked before it is read.
 UPLOAD_MAX_MB = env_int("UPLOAD_MAX_MB", 200)
 

@@ -13,6 +13,8 @@ from interviews import urls as interviews_urls
 from machines import urls as machines_urls
 from taxonomy import urls as taxonomy_urls
 
+from . import audit_views
+
 api_patterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     *annotation_urls.api_urlpatterns,
@@ -24,6 +26,8 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
+    path("audit/", audit_views.audit_log, name="audit_log"),
+    path("audit.csv", audit_views.audit_csv, name="audit_csv"),
     # Invitation links: open to anyone holding one (the token is the credential)
     path("join/<str:token>/", join, name="join"),
     # API

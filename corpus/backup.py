@@ -46,6 +46,7 @@ from annotation.models import (
     TiedReport,
 )
 from codebook.models import ChangeLogEntry, Proposal, Vote
+from concord.audit import record as audit
 from concord.errors import FieldError
 from concord.textcheck import text_problem
 from concord.weburl import web_url
@@ -204,6 +205,7 @@ def export_study(study, path: str | Path) -> int:
             f.write(json.dumps(record, ensure_ascii=False) + "\n")
             count += 1
         f.write(json.dumps({"kind": "end", "records": count}) + "\n")
+    audit("backup written", None, study, records=count, file=Path(path).name)
     return count
 
 
@@ -479,6 +481,7 @@ def _import(path: Path) -> Restored:
     if restore.current_round:
         study.current_round_id = restore.ids.get(("annotation.round", restore.current_round))
         study.save(update_fields=["current_round"])
+    audit("backup restored", None, study, records=count, file=path.name, warnings=len(restore.warnings))
     return Restored(study, count, restore.new_users, restore.warnings)
 
 

@@ -18,6 +18,7 @@ from annotation.exports.labels import label_csv_rows
 from annotation.models import Study
 from annotation.selectors.studies import agreement_round
 from codebook.models import ChangeLogEntry
+from concord.audit import record as audit
 from concord.csv_stream import neutralise
 from ingest.models import ScreeningSample
 from taxonomy.exports import to_json, to_markdown
@@ -116,6 +117,7 @@ def _screening(study: Study) -> list[dict]:
 def build(study: Study, path: str | Path, viewer) -> int:
     """Write the package; the number of files in it. `viewer` is the person it is made for (their rights decide
     the label history it holds, as on the pages)."""
+    audit("replication package", viewer, study)
     round = agreement_round(study)
     version = metadata.version("concord")
     document = study_document(study)

@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET
 
 from annotation.access import get_study_for
 from annotation.permissions import can_export
+from concord.audit import record as audit
 from concord.http import HtmxHttpRequest
 
 from .dataset_card import dataset_card
@@ -29,6 +30,7 @@ def _attachment(response, study, suffix: str):
 @require_GET
 def corpus_csv(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_export)
+    audit("export", request.user, study, what="corpus csv")
     return _attachment(StreamingHttpResponse(csv_chunks(study), content_type="text/csv; charset=utf-8"), study,
                        "corpus.csv")
 
@@ -37,6 +39,7 @@ def corpus_csv(request: HtmxHttpRequest, study_id: int):
 @require_GET
 def corpus_jsonl(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_export)
+    audit("export", request.user, study, what="corpus jsonl")
     return _attachment(StreamingHttpResponse(jsonl_rows(study), content_type="application/x-ndjson"), study,
                        "corpus.jsonl")
 
@@ -45,6 +48,7 @@ def corpus_jsonl(request: HtmxHttpRequest, study_id: int):
 @require_GET
 def study_json(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_export)
+    audit("export", request.user, study, what="study json")
     # E-mail addresses only when an admin asks for them.
     contacts = request.user.is_staff and request.GET.get("contacts") == "1"
     body = json.dumps(study_document(study, with_contacts=contacts), indent=2, ensure_ascii=False)
@@ -55,6 +59,7 @@ def study_json(request: HtmxHttpRequest, study_id: int):
 @require_GET
 def card(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_export)
+    audit("export", request.user, study, what="card")
     text = dataset_card(study, study_document(study))
     return _attachment(HttpResponse(text, content_type="text/markdown; charset=utf-8"), study, "dataset-card.md")
 
@@ -76,6 +81,7 @@ def replication_package(request: HtmxHttpRequest, study_id: int):
 def qdpx(request: HtmxHttpRequest, study_id: int):
     """The study as a REFI-QDA project for ATLAS.ti, MAXQDA and NVivo."""
     study = get_study_for(request, study_id, can_export)
+    audit("export", request.user, study, what="qdpx")
     handle = tempfile.TemporaryFile()
     write_qdpx(study, handle)
     handle.seek(0)

@@ -151,6 +151,8 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "agreement:planner": (sees_labels, GET, None),
     # Sources, runs and screening
     "ingest:source_list": (staff, GET, None),
+    "audit_log": (staff, GET, None),
+    "audit_csv": (staff, GET, None),
     "ingest:source_detail": (staff, GET, None),
     "ingest:source_ingest": (staff, POST, {302, 400}),
     "ingest:source_decisions_csv": (staff, GET, None),

@@ -10,6 +10,8 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
+from concord.audit import record
+
 from ..models import Invitation, Membership, Study
 from ..permissions import can_manage
 from .studies import add_member
@@ -35,6 +37,7 @@ def invite(study: Study, by, role: str = Membership.Role.ANNOTATOR, days: int = 
     token = secrets.token_urlsafe(32)
     invitation = Invitation.objects.create(study=study, role=role, token_hash=_hash(token), created_by=by,
                                            expires_at=timezone.now() + timedelta(days=days), note=note.strip())
+    record("invitation made", by, study, invitation=invitation.pk, role=role, days=days)
     return invitation, token
 
 
@@ -67,10 +70,12 @@ def accept(token: str, *, user=None, username: str = "", password: str = ""):
     invitation.accepted_at = timezone.now()
     invitation.accepted_by = user
     invitation.save(update_fields=["accepted_at", "accepted_by"])
+    record("invitation used", user, invitation.study, invitation=invitation.pk, role=invitation.role)
     return user
 
 
 def revoke(invitation: Invitation, by) -> None:
     if not can_manage(by, invitation.study):
         raise PermissionDenied("Only the study's lead or an admin withdraws invitations.")
-    Invitation.objects.filter(pk=invitation.pk, accepted_at__isnull=True).update(revoked_at=timezone.now())
+    if Invitation.objects.filter(pk=invitation.pk, accepted_at__isnull=True).update(revoked_at=timezone.now()):
+        record("invitation withdrawn", by, invitation.study, invitation=invitation.pk)

@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from concord import history, rows
+from concord.audit import record
 from concord.errors import FieldError
 from ingest.models import Issue
 from taxonomy.models import Category
@@ -136,6 +137,7 @@ def stop_labeling(user, study, expected_round: int) -> Queue:
         raise LabelError("round", "you stopped labeling this round already")
     queue.stopped_at = timezone.now()
     queue.save(update_fields=["stopped_at"])
+    record("stopped labeling to see everything", user, study, round=round.number)
     return queue
 
 

@@ -5,6 +5,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
+from concord.audit import record
 from concord.ids import parse_id
 from ingest.screening import seeded_sample
 
@@ -128,8 +129,11 @@ def advance(study: Study, user, *, confirm_missing: bool = False, expected: tupl
                              "Confirm to close the round anyway.")
         current.closed_at = timezone.now()
         current.save(update_fields=["closed_at"])
+    before = study.phase
     study.phase = NEXT_PHASE[study.phase]
     study.save(update_fields=["phase"])
+    record("phase changed", user, study, before=before, after=study.phase,
+           round_closed=current.number if current is not None else None)
     if study.phase == Phase.INDEPENDENT:
         _start_independent(study)
     elif study.phase == Phase.CLOSED:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 
+from concord.audit import record
 from concord.errors import FieldError
 from taxonomy.models import Taxonomy
 
@@ -48,6 +49,7 @@ def add_member(study: Study, user, role: str = Membership.Role.ANNOTATOR) -> Mem
     membership, created = Membership.objects.get_or_create(study=study, user=user, defaults={"role": role})
     if created:
         phases.join_round(study, user)
+        record("member added", None, study, member=user.username, role=membership.role)
     return membership
 
 
@@ -72,6 +74,7 @@ def remove_member(study: Study, by, user_id: int) -> int:
         queue.total = queue.done
         queue.save(update_fields=["total"])
     membership.delete()
+    record("member removed", by, study, member=membership.user.username, reports_left_their_queue=left)
     return left
 
 
@@ -83,6 +86,7 @@ def deactivate(by, user) -> None:
         raise StudyError("member", "you cannot deactivate your own account")
     user.is_active = False
     user.save(update_fields=["is_active"])
+    record("account deactivated", by, None, account=user.username)
 
 
 @transaction.atomic

@@ -7,6 +7,7 @@ from django.shortcuts import render
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
+from concord.audit import record as audit
 from concord.csv_stream import csv_response
 from concord.http import HtmxHttpRequest
 from concord.ids import parse_id
@@ -31,6 +32,7 @@ def history(request: HtmxHttpRequest, study_id: int):
 @require_GET
 def history_csv(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_view_history)
+    audit("export", request.user, study, what="label history csv")
     return csv_response(history_csv_rows(request.user, study), f"{slugify(study.name)}-label-history.csv")
 
 

@@ -11,6 +11,7 @@ from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from concord.audit import record as audit
 from concord.csv_stream import csv_response
 from concord.http import HtmxHttpRequest
 from concord.ids import parse_id
@@ -170,6 +171,7 @@ def _create(request, data: dict, issues):
 @require_GET
 def study_export_csv(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_export)
+    audit("export", request.user, study, what="labels csv")
     return csv_response(label_csv_rows(study), f"{slugify(study.name)}-labels.csv")
 
 

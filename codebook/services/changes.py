@@ -10,6 +10,7 @@ from django.utils import timezone
 from annotation.models import Study
 from annotation.permissions import can_manage
 from annotation.services.queues import requeue
+from concord.audit import record
 from concord.errors import FieldError
 from concord.textcheck import fitted
 from taxonomy.models import Category, Taxonomy
@@ -45,6 +46,8 @@ def _log(taxonomy: Taxonomy, user, kind: str, before: list, after: list, reason:
          requeued: int = 0, quote=None) -> ChangeLogEntry:
     taxonomy.revision += 1
     taxonomy.save(update_fields=["revision"])
+    record(f"codebook {kind}", user, None, codebook=taxonomy.pk, revision=taxonomy.revision,
+           categories=[c.get("code") for c in [*before, *after] if isinstance(c, dict)], requeued=requeued)
     return ChangeLogEntry.objects.create(taxonomy=taxonomy, revision=taxonomy.revision, kind=kind, before=before,
                                          after=after, reason=reason.strip(), proposal=proposal, made_by=user,
                                          requeued=requeued, quote=quote or (proposal.quote if proposal else None))

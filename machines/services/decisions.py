@@ -7,6 +7,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.models import Study
+from concord.audit import record as audit
 from concord.errors import FieldError
 from concord.textcheck import fitted
 
@@ -72,9 +73,12 @@ def record(rater, *, level: str, type_code: str, epsilon: float, reason: str, by
         the_panel.humans, loaded.record if loaded else {}, sorted(chosen), level=level)}
     try:
         with transaction.atomic():
-            return ReplacementDecision.objects.create(
+            decision = ReplacementDecision.objects.create(
                 rater=rater, level=level, type_code=type_code, epsilon=epsilon, figures=figures, reason=reason,
                 sentinel_share=share, sentinel_seed=study.seed, decided_by=by)
+            audit("machine decision recorded", by, study, rater=rater.name, level=level, type=type_code,
+                  epsilon=epsilon, sentinel_share=share)
+            return decision
     except IntegrityError:
         raise DecisionError("", "a decision for this machine at this level stands already (a double submit, or "
                                 "someone else meanwhile)") from None
@@ -89,6 +93,7 @@ def withdraw(decision: ReplacementDecision, *, by, reason: str) -> ReplacementDe
     if not changed:
         raise DecisionError("", "the decision was withdrawn already")
     decision.refresh_from_db()
+    audit("machine decision withdrawn", by, decision.rater.study_id, rater=decision.rater.name, level=decision.level)
     return decision
 
 

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from annotation.models import Study
+from concord.audit import record as audit
 from concord.errors import FieldError
 from concord.textcheck import fitted
 from ingest.fetchers.guard import Forbidden
@@ -119,6 +120,8 @@ def add_rater(study: Study, *, name: str, kind: str, training: str = MachineRate
     try:
         with transaction.atomic():
             rater.save()
+            audit("machine rater added", by, study, rater=name, kind=kind,
+                  endpoint=checked.get("endpoint") or checked.get("base_url") or "", own_key=bool(api_key))
     except IntegrityError:
         raise RaterError("name", f"the study has a machine rater called {name!r} already") from None
     return rater

@@ -1,0 +1,57 @@
+"""The audit log: recording an event, and checking that the chain of entries is whole.
+
+An entry's hash covers the hash of the entry before it and its own fields, written as canonical JSON, so
+editing a row, deleting one or putting one between two breaks every hash from there on. Entries are written in
+the transaction of what they record (a refused action leaves none) and one at a time: PostgreSQL serialises the
+writers with a transaction-level advisory lock, so two entries never claim the same predecessor."""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from .models import AuditEntry
+
+LOCK = 0x6175646974  # "audit": the advisory lock that orders writers
+
+
+def _digest(prev_hash: str, at: str, actor: str, action: str, study_id, detail) -> str:
+    body = json.dumps([prev_hash, at, actor, action, study_id, detail], sort_keys=True, ensure_ascii=False,
+                      separators=(",", ":"), default=str)
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+def record(action: str, actor=None, study=None, **detail) -> AuditEntry:
+    """Append an entry. `actor` is a user (or None for the system), `study` a study or its id."""
+    name = getattr(actor, "username", "") or ""
+    study_id = getattr(study, "pk", study)
+    detail = json.loads(json.dumps(detail, default=str))  # what is stored is what was hashed
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [LOCK])
+        last = AuditEntry.objects.order_by("-pk").values_list("hash", flat=True).first() or ""
+        at = timezone.now()
+        entry = AuditEntry(at=at, actor=name[:150], action=action[:64], study_id=study_id, detail=detail,
+                           prev_hash=last)
+        entry.hash = _digest(last, at.isoformat(), entry.actor, entry.action, study_id, detail)
+        entry.save()
+    return entry
+
+
+def broken_links() -> Iterator[str]:
+    """What is wrong with the chain, entry by entry (nothing when it is whole). The oldest entry kept is its
+    anchor: retention removes entries from the oldest on, never from the middle."""
+    previous = None
+    for entry in AuditEntry.objects.order_by("pk").iterator(chunk_size=2000):
+        expected = _digest(entry.prev_hash, entry.at.isoformat(), entry.actor, entry.action, entry.study_id,
+                           entry.detail)
+        if entry.hash != expected:
+            yield f"entry {entry.pk} ({entry}): its fields do not give its hash: it was changed"
+        if previous is not None and entry.prev_hash != previous.hash:
+            yield (f"entry {entry.pk} ({entry}): it follows entry {previous.pk}, whose hash is not the one it "
+                   "names: an entry between them was removed, or one of them was changed")
+        previous = entry
