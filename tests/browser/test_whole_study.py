@@ -420,5 +420,17 @@ def test_a_whole_study_through_its_pages(live_server, browser, request, settings
             assert any(person in row and code in row and note in row for row in rows), (person, code, rows)
     expect(lead.page.locator("[data-testid=final-label]")).to_contain_text("C.1 (lead decision)")
     expect(lead.page.locator("[data-testid=final-label]")).to_contain_text("The stack trace is the engine's.")
+
+    # The audit log, from the admin's link in the header: the study's whole path is in it, the chain whole.
+    lead.page.get_by_role("link", name="Audit log").click()
+    audit = lead.page.locator("[data-testid=audit]")
+    for action in ("phase changed", "invitation made", "invitation used", "codebook add", "export"):
+        expect(audit).to_contain_text(action)
+    lead.page.select_option("#audit-action", "phase changed")
+    lead.page.get_by_role("button", name="Show").click()
+    expect(audit.locator("tbody tr")).to_have_count(4)  # into independent, review, adjudication, closed
+    from concord.audit import broken_links
+
+    assert list(broken_links()) == []
     for person in people.values():
         person.context.close()
