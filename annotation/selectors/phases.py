@@ -36,11 +36,12 @@ def missing_labels(round: Round, blind_viewer=None) -> list[Missing]:
     # A lead who stopped labeling to see everything has nothing more to give.
     rows = (Queue.objects.filter(round=round, stopped_at__isnull=True).select_related("annotator")
             .order_by("annotator__username"))
+    back = sent_back(round) if blind_viewer is not None else {}
     out = []
     for q in rows:
         left = q.total - q.done
-        if left > 0 and blind_viewer is not None and q.annotator_id != blind_viewer.pk:
-            left -= sent_back(round, q.annotator_id)
+        if q.annotator_id != getattr(blind_viewer, "pk", None):
+            left -= back.get(q.annotator_id, 0)
         if left > 0:
             out.append(Missing(q.annotator.username, left))
     return out

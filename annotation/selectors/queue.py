@@ -65,23 +65,24 @@ class Progress:
 
 
 def progress_for(user, round: Round) -> Progress:
-    # On every round trip: one row of sums, however many queues the round has (plain SQL, see concord.rows).
-    own_done, own_total, done, total = rows.fetch_one(
+    # On every round trip: one row of sums, however many queues the round has (plain SQL, see concord.rows); the
+    # reports sent back are read in the same statement, from their partial index.
+    own_done, own_total, done, total, back = rows.fetch_one(
         "SELECT COALESCE(SUM(CASE WHEN annotator_id = %s THEN done END), 0), "
         "COALESCE(SUM(CASE WHEN annotator_id = %s THEN total END), 0), COALESCE(SUM(done), 0), "
-        "COALESCE(SUM(total), 0) FROM annotation_queue WHERE round_id = %s", [user.pk, user.pk, round.pk])
-    return Progress(int(own_done), int(own_total), int(done) + sent_back(round), int(total))
+        f"COALESCE(SUM(total), 0), ({_SENT_BACK.format(columns='COUNT(*)')}) "
+        "FROM annotation_queue WHERE round_id = %s", [user.pk, user.pk, round.pk, "", False, round.pk])
+    return Progress(int(own_done), int(own_total), int(done) + int(back), int(total))
 
 
-def sent_back(round: Round, annotator_id: int | None = None) -> int:
-    """Reports a codebook change sent back to choose again and not yet re-chosen (read from a partial index)."""
-    sql = (f"SELECT COUNT(*) FROM {Assignment._meta.db_table} a JOIN {Queue._meta.db_table} q ON q.id = a.queue_id "
-           "WHERE q.round_id = %s AND a.requeued_because <> %s AND a.done = %s")
-    params = [round.pk, "", False]
-    if annotator_id is not None:
-        sql += " AND q.annotator_id = %s"
-        params.append(annotator_id)
-    return int(rows.fetch_one(sql, params)[0])
+_SENT_BACK = (f"SELECT {{columns}} FROM {Assignment._meta.db_table} a JOIN {Queue._meta.db_table} q "
+              "ON q.id = a.queue_id WHERE q.round_id = %s AND a.requeued_because <> %s AND a.done = %s")
+
+
+def sent_back(round: Round) -> dict[int, int]:
+    """Per annotator, the reports a codebook change sent back to choose again and not yet re-chosen."""
+    sql = _SENT_BACK.format(columns="q.annotator_id, COUNT(*)") + " GROUP BY q.annotator_id"
+    return dict(rows.fetch_all(sql, [round.pk, "", False]))
 
 
 def label_of(user, round: Round, issue: Issue) -> Label | None:
