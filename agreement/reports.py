@@ -10,19 +10,18 @@ from django.db.models import Count
 from annotation.models import NOT_RELEVANT, Decision, Round
 from annotation.selectors.labels import counted_in_round
 from concord.int_columns import int_columns
-from concord.lazy_numpy import np
+from stats.alpha import alpha_counts_figure
+from stats.coefficients import Coefficient, coefficients, diverge
+from stats.figures import Figure
+from stats.kappa import fleiss_matrix_figure, prefetch_interval
+from stats.lazy_numpy import np
+from stats.matrices import RatingTable, complete_counts, counts_of
+from stats.per_code import per_code
+from stats.raters import RaterAgreement, rater_agreement_table
+from stats.resampling import one_blas_thread, shared
 from taxonomy.codes import sort_key
 from taxonomy.models import Category
 from taxonomy.selectors import types_of
-
-from .alpha import alpha_counts_figure
-from .coefficients import Coefficient, coefficients, diverge
-from .figures import Figure
-from .kappa import fleiss_matrix_figure, prefetch_interval
-from .matrices import RatingTable, complete_counts, counts_of
-from .per_code import per_code
-from .raters import RaterAgreement, rater_agreement_table
-from .resampling import one_blas_thread, shared
 
 LEVELS = ("theme", "sub_theme")
 RESAMPLES = 1000
@@ -125,7 +124,7 @@ def _within(labels: _Labels, level: str, keep: np.ndarray) -> np.ndarray:
 
 
 def _controversial(labels: _Labels) -> dict[str, int]:
-    """Vectorised agreement.ties.controversial_levels over every report."""
+    """Vectorised stats.ties.controversial_levels over every report."""
     type_winner, type_tied = _plurality(counts_of(labels.tables["type"]))
     theme_counts = _within(labels, "theme", labels.label_codes["type"] == type_winner[labels.row])
     theme_winner, theme_tied = _plurality(theme_counts)
@@ -197,7 +196,7 @@ def read_round(round: Round) -> RoundLabels:
 def agreement_from(read: RoundLabels, level: str = "theme", resamples: int = RESAMPLES,
                    seed: int = 0) -> StudyAgreement:
     """The figures from labels already in memory: numpy work only, no query. Figures over the same reports share
-    their bootstrap resamples (agreement.resampling.shared)."""
+    their bootstrap resamples (stats.resampling.shared)."""
     with shared(), one_blas_thread():
         return _agreement_from(read, level, resamples, seed)
 

@@ -9,9 +9,9 @@ from django.db.models import Count, Max
 from annotation.models import Decision, Round
 from annotation.selectors.labels import counted_in_round
 from concord import queueing
+from stats.planner import simulate
 
 from .models import AgreementSnapshot, Plan
-from .planner import simulate
 from .reports import agreement_figures, figure_counts, study_agreement
 
 

@@ -14,9 +14,9 @@ from annotation.selectors.labels import counted_in_round, raters
 from annotation.selectors.studies import agreement_round
 from concord.http import HtmxHttpRequest
 from concord.ids import parse_id
+from stats.planner import enough
 from taxonomy.codes import sort_key
 
-from .planner import enough
 from .reports import LEVELS
 from .selectors import history, latest, latest_plan
 from .services import computing, is_current, request_plan, request_snapshot

@@ -12,7 +12,7 @@ from django.core.exceptions import EmptyResultSet, FieldDoesNotExist
 from django.db import connections
 from django.db.models import QuerySet
 
-from concord.lazy_numpy import np
+from stats.lazy_numpy import np
 
 
 def int_columns(queryset: QuerySet, fields: list[str]) -> list[np.ndarray]:

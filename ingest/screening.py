@@ -10,29 +10,9 @@ import random
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
-from concord.lazy_numpy import np
-
-
-@dataclass(frozen=True)
-class Rate:
-    successes: int
-    n: int
-    low: float | None
-    high: float | None
-
-    @property
-    def value(self) -> float | None:
-        return self.successes / self.n if self.n else None
-
-
-def rate(successes: int, n: int, confidence: float = 0.95) -> Rate:
-    """successes / n with its Wilson score interval (Wilson 1927; Newcombe 1998, method 3)."""
-    if n == 0:
-        return Rate(0, 0, None, None)
-    from statsmodels.stats.proportion import proportion_confint  # deferred: heavy, a second to import
-
-    low, high = proportion_confint(successes, n, alpha=1 - confidence, method="wilson")
-    return Rate(successes, n, float(low), float(high))
+from stats import cohen
+from stats.lazy_numpy import np
+from stats.proportions import Rate, rate
 
 
 def sample_size(population: int, size: int | None = None, fraction: float | None = None) -> int:
@@ -81,13 +61,11 @@ def false_negative_rate(verdicts: Sequence[bool | None], confidence: float = 0.9
 @dataclass(frozen=True)
 class PairAgreement:
     agreed: Rate  # share of items both judged the same
-    kappa: float | None  # Cohen's kappa of the two judges (statsmodels)
+    kappa: float | None  # Cohen's kappa of the two judges
 
 
 def pair_agreement(pairs: Sequence[tuple[bool, bool]], confidence: float = 0.95) -> PairAgreement:
     """Agreement of two judges on the same binary question, item by item."""
-    from statsmodels.stats.inter_rater import cohens_kappa  # deferred: heavy, a second to import
-
     table = np.zeros((2, 2))
     for first, second in pairs:
         table[int(first)][int(second)] += 1
@@ -96,7 +74,5 @@ def pair_agreement(pairs: Sequence[tuple[bool, bool]], confidence: float = 0.95)
     if not pairs or expected_one_category:
         kappa = None
     else:
-        # statsmodels also computes a z value, which divides by zero when the judges agree on every item.
-        with np.errstate(divide="ignore", invalid="ignore"):
-            kappa = float(cohens_kappa(table).kappa)
+        kappa = cohen.kappa_and_observed(table)[0]
     return PairAgreement(agreed=agreed, kappa=kappa)

@@ -7,8 +7,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from stats.proportions import Rate, rate
+
 from .models import Issue, ScreeningItem, ScreeningSample, ScreeningVote, Source, Summary, SummaryReview
-from .screening import PairAgreement, Rate, final_verdict, needs_tiebreak, pair_agreement, precision, rate
+from .screening import PairAgreement, final_verdict, needs_tiebreak, pair_agreement, precision
 
 RELEVANT, NOT_RELEVANT, UNCLEAR = Summary.Verdict.RELEVANT, Summary.Verdict.NOT_RELEVANT, Summary.Verdict.UNCLEAR
 

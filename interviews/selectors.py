@@ -1,13 +1,13 @@
 """Reads of a study's interviews: participants, the themes a ranking ranks, the quotes a codebook change may
-cite, and the rankings aggregated per question and group (the statistics themselves are agreement.rankings)."""
+cite, and the rankings aggregated per question and group (the statistics themselves are stats.rankings)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from django.db.models import Count
 
-from agreement.rankings import Concordance, Divergence, borda, kendalls_w, rank_matrix, spearman
 from concord.ids import parse_id
+from stats.rankings import Concordance, Divergence, borda, kendalls_w, rank_matrix, spearman
 
 from .models import Answer, GuideQuestion, Participant, Quote
 

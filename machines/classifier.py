@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from concord.lazy_numpy import np
+from stats.lazy_numpy import np
 
 Label = tuple[str, str | None, str | None]  # (type code or "NR", theme code, sub-theme code)
 # A report's first characters carry what it is about; the rest is mostly logs and code.

@@ -4,8 +4,8 @@ for the corpus export, each report's machine labels of record."""
 from __future__ import annotations
 
 from annotation.models import Study
+from stats.alt_test import EPSILONS
 
-from .alt_test import EPSILONS
 from .models import LlmCall, ReplacementDecision
 from .selectors import describe, full_report, latest_run, panel, raters_of, run_labels
 from .services.decisions import watch

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from django import forms
 
-from .alt_test import EPSILONS
+from stats.alt_test import EPSILONS
+
 from .endpoints import operator_endpoints
 from .measures import LEVELS
 from .models import MachineRater

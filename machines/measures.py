@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 
-from agreement.alpha import alpha_counts_figure
-from agreement.figures import Figure, finite
-from agreement.kappa import fleiss_matrix_figure
-from agreement.matrices import complete_counts, counts_of, rating_table
-from agreement.ties import modal_label
-from concord.lazy_numpy import np
+from stats import cohen as cohen_kappa
+from stats.alpha import alpha_counts_figure
+from stats.alt_test import MIN_HUMANS_PER_ITEM, alt_test
+from stats.figures import Figure
+from stats.kappa import fleiss_matrix_figure
+from stats.lazy_numpy import np
+from stats.matrices import complete_counts, counts_of, rating_table
+from stats.ties import modal_label
 from taxonomy.codes import sort_key
-
-from .alt_test import MIN_HUMANS_PER_ITEM, alt_test
 
 Chain = tuple[str, str | None, str | None]
 NR = "NR"
@@ -23,7 +23,6 @@ LEVELS = ("type", "theme", "sub_theme")
 _INDEX = {"type": 0, "theme": 1, "sub_theme": 2}
 COHEN = "Cohen's kappa; 95 % bootstrap interval over reports"
 RESAMPLES = 500
-_BATCH = 50
 
 
 def value_at(chain: Chain | None, level: str) -> str | None:
@@ -44,14 +43,6 @@ def reports_of(reference_types: Mapping[int, str], level: str, type_code: str) -
     return sorted(r for r, t in reference_types.items() if t == type_code)
 
 
-def _cohen_value(a: np.ndarray, b: np.ndarray, k: int) -> tuple[float | None, float]:
-    table = np.bincount(a * k + b, minlength=k * k).reshape(k, k).astype(float)
-    n = table.sum()
-    p_o = np.trace(table) / n
-    p_e = (table.sum(axis=1) @ table.sum(axis=0)) / (n * n)
-    return (finite((p_o - p_e) / (1 - p_e)) if p_e < 1 else None), float(p_o)
-
-
 def cohen(first: Mapping[Hashable, str | None], second: Mapping[Hashable, str | None], *, other: str,
           resamples: int = RESAMPLES, seed: int = 0) -> dict:
     """Cohen's kappa of two raters over the reports both rated, with a percentile bootstrap interval."""
@@ -66,33 +57,12 @@ def cohen(first: Mapping[Hashable, str | None], second: Mapping[Hashable, str | 
     a = np.array([index[first[r]] for r in shared], dtype=np.int64)
     b = np.array([index[second[r]] for r in shared], dtype=np.int64)
     k = len(categories)
-    result["value"], result["observed"] = _cohen_value(a, b, k)
+    result["value"], result["observed"] = cohen_kappa.kappa_and_observed(cohen_kappa.table_of(a, b, k))
     if result["value"] is None:
         result["undefined_because"] = "both gave a single category throughout, so chance agreement is total"
         return result
-    result["ci"] = list(_bootstrap_cohen(a, b, k, resamples, seed))
+    result["ci"] = list(cohen_kappa.bootstrap_interval(a, b, k, resamples, seed))
     return result
-
-
-def _bootstrap_cohen(a: np.ndarray, b: np.ndarray, k: int, resamples: int, seed: int):
-    n = len(a)
-    rng = np.random.default_rng(seed)
-    pair = a * k + b
-    values = []
-    for start in range(0, resamples, _BATCH):
-        size = min(_BATCH, resamples - start)
-        draws = pair[rng.integers(0, n, size=(size, n))] + (np.arange(size) * k * k)[:, None]
-        tables = np.bincount(draws.ravel(), minlength=size * k * k).reshape(size, k, k) / n
-        p_o = np.trace(tables, axis1=1, axis2=2)
-        p_e = (tables.sum(axis=2) * tables.sum(axis=1)).sum(axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            values.append((p_o - p_e) / (1 - p_e))
-    kappas = np.concatenate(values)
-    kappas = kappas[np.isfinite(kappas)]
-    if not len(kappas):
-        return None, None
-    low, high = np.percentile(kappas, [2.5, 97.5])
-    return float(low), float(high)
 
 
 def _figure(figure: Figure) -> dict:
@@ -104,7 +74,7 @@ def _figure(figure: Figure) -> dict:
 def _panel_figures(columns: Sequence[Mapping[int, str | None]], reports: Sequence[int], *, level: str,
                    type_code: str, resamples: int, seed: int) -> tuple[dict, dict]:
     """Fleiss' kappa (reports every column rated) and Krippendorff's alpha (any two) of these raters."""
-    table = rating_table({r: [column.get(r) for column in columns] for r in reports})
+    table = rating_table({r: [column.get(r) for column in columns] for r in reports}, sort_key)
     fleiss = fleiss_matrix_figure(complete_counts(table, None, len(columns)), level=level, type=type_code,
                                   resamples=resamples, seed=seed)
     alpha = alpha_counts_figure(list(reports), table.categories, counts_of(table), level=level, type=type_code)

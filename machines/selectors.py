@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 from django.db.models import QuerySet
 
-from agreement.ties import final_label, modal_label
 from annotation.models import NOT_RELEVANT, Assignment, Decision, Label, Study
 from annotation.permissions import BLIND_PHASES, can_manage_seeing_labels, can_view_all_labels
 from annotation.selectors.labels import counted_in_round
 from annotation.selectors.studies import agreement_round
+from stats.ties import final_label, modal_label
 from taxonomy.models import Category
 
 from .measures import Chain, measure

@@ -14,8 +14,8 @@ from annotation.access import get_study_for
 from annotation.permissions import can_manage_seeing_labels
 from concord.http import HtmxHttpRequest
 from concord.ids import parse_id
+from stats.alt_test import EPSILONS
 
-from .alt_test import EPSILONS
 from .forms import DecisionForm, RaterForm, WithdrawForm
 from .measures import LEVELS
 from .models import LlmCall, MachineRater, MachineRun, ReplacementDecision

@@ -1,4 +1,4 @@
-"""concord.lazy_numpy: numpy imported on first use, by whichever thread comes first."""
+"""stats.lazy_numpy: numpy imported on first use, by whichever thread comes first."""
 from __future__ import annotations
 
 import os
@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_first_use_imports_numpy_once_whatever_the_threads():
     code = """
 import sys, threading
-from concord.lazy_numpy import np
+from stats.lazy_numpy import np
 assert "numpy" not in sys.modules
 results = []
 def use():

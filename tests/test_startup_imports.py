@@ -25,7 +25,7 @@ def _modules_after(code: str) -> set[str]:
 def test_the_web_process_loads_every_view_but_not_the_statistics_stack():
     loaded = _modules_after("import concord.wsgi")
     assert {"annotation.views", "machines.views", "corpus.views", "agreement.api"} <= loaded
-    # numpy too: the statistics modules the views reach import it on first use (concord.lazy_numpy).
+    # numpy too: the statistics modules the views reach import it on first use (stats.lazy_numpy).
     assert not [name for name in HEAVY + ["numpy"] if name in loaded]
 
 

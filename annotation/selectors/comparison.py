@@ -8,11 +8,11 @@ from collections import defaultdict
 
 from django.db.models import Count
 
-from agreement.contingency import Comparison, compare
-from agreement.ties import final_label
 from concord.errors import FieldError
-from concord.lazy_numpy import np
 from ingest.models import Keyword
+from stats.contingency import Comparison, compare
+from stats.lazy_numpy import np
+from stats.ties import final_label
 from taxonomy.codes import sort_key
 from taxonomy.models import Category
 

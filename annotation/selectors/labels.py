@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from django.db.models import Exists, OuterRef, QuerySet
 
-from agreement.ties import modal_label
 from ingest.models import Source
 from ingest.selectors import decisions as screening_decisions
+from stats.ties import modal_label
 
 from ..models import Label, Membership, Queue, Round, Study
 from ..permissions import can_view_all_labels

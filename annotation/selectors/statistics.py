@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from agreement.ties import final_label
 from ingest.models import Source
 from ingest.selectors import source_report
+from stats.ties import final_label
 from taxonomy.models import Category
 
 from ..models import NOT_RELEVANT, Decision, Study

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from agreement.contingency import compare
-from agreement.figures import finite
-from agreement.ties import modal_label
-from concord.lazy_numpy import np
+from stats.contingency import compare
+from stats.figures import finite
+from stats.lazy_numpy import np
+from stats.proportions import wilson
+from stats.ties import modal_label
 from taxonomy.codes import sort_key
 
 from ..models import NOT_RELEVANT, Study
@@ -25,15 +26,6 @@ def _labels(study: Study) -> list[tuple[int, int, str, bool | None]]:
     rows = counted_in_round(round).order_by().values_list(
         "issue_id", "annotator_id", "is_relevant", "type__code", "summary_shown")
     return [(issue, who, code if relevant else NOT_RELEVANT, shown) for issue, who, relevant, code, shown in rows]
-
-
-def _wilson(agree: int, n: int) -> tuple[float | None, float | None]:
-    if not n:
-        return None, None
-    from statsmodels.stats.proportion import proportion_confint  # deferred: heavy to import
-
-    low, high = proportion_confint(agree, n, method="wilson")
-    return float(low), float(high)
 
 
 def experiment(study: Study, *, seed: int = 0) -> dict:
@@ -67,7 +59,7 @@ def experiment(study: Study, *, seed: int = 0) -> dict:
     table = np.array(per_report, dtype=np.int64).reshape(-1, 4)
     totals = table.sum(axis=0)
     for name, (agree, n) in zip(ARMS, ((totals[0], totals[1]), (totals[2], totals[3])), strict=True):
-        low, high = _wilson(int(agree), int(n))
+        low, high = wilson(int(agree), int(n)) if n else (None, None)
         result["arms"].append({"arm": name, "labels": int(n), "agree": int(agree),
                                "share": finite(agree / n) if n else None, "ci": [low, high]})
     if totals[1] and totals[3]:

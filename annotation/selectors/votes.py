@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from agreement.ties import controversial_levels
+from stats.ties import controversial_levels
 
 from ..models import NOT_RELEVANT, Decision, Label, Round, Study
 from .labels import counted_labels

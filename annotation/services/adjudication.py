@@ -7,8 +7,8 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from agreement.ties import final_label
 from concord.history import record_rows_created
+from stats.ties import final_label
 
 from ..models import NOT_RELEVANT, Decision, Study, TiedReport
 from ..permissions import can_manage

@@ -10,8 +10,8 @@ from annotation.models import Study
 from concord.audit import record as audit
 from concord.errors import FieldError
 from concord.textcheck import fitted
+from stats.alt_test import EPSILONS
 
-from ..alt_test import EPSILONS
 from ..measures import LEVELS, below_decision, sentinel_baseline, sentinels
 from ..models import ReplacementDecision
 from ..selectors import latest_run, machine_labels, measurement, panel

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agreement.coefficients import coefficients, diverge
-from agreement.matrices import counts_of, rating_table
+from stats.coefficients import coefficients, diverge
+from stats.matrices import counts_of, rating_table
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parent.parent / "stats" / "data"
 
 
 def _raw_counts(name: str, skip: int) -> np.ndarray:

@@ -12,9 +12,9 @@ from django.urls import reverse
 
 from agreement.models import AgreementSnapshot
 from agreement.reports import study_agreement
-from agreement.ties import controversial_levels
 from annotation.models import NOT_RELEVANT, Label
 from concord.numbers import number
+from stats.ties import controversial_levels
 from tests.factories import label_with, make_issue, make_study
 
 pytestmark = pytest.mark.django_db
@@ -93,8 +93,8 @@ def test_the_api_takes_a_level(client_as, random_study, lead):
 
 
 def test_ac1_and_brennan_prediger_stand_beside_kappa_for_the_type_and_each_type(random_study, lead, client_as):
-    from agreement.coefficients import coefficients
-    from agreement.matrices import counts_of, rating_table
+    from stats.coefficients import coefficients
+    from stats.matrices import counts_of, rating_table
 
     agreement = study_agreement(random_study.rounds.get(), "theme", resamples=50)
     by_issue: dict[int, list] = {}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agreement.kappa import bootstrap_kappa
-from agreement.planner import plan
+from stats.kappa import bootstrap_kappa
+from stats.planner import plan
 
 
 def _study(n: int = 300, raters: int = 5, seed: int = 3) -> np.ndarray:
@@ -110,7 +110,7 @@ def _population(rng, n: int, raters: int, shares, strength: float) -> np.ndarray
 def test_the_width_with_more_raters_is_the_width_studies_with_more_raters_have(shares, strength, n):
     """Known truth: 400 fresh studies of n reports from the population, rated by 4 to 8 raters each; the planner
     sees only studies with 3 raters, and must predict the width of each within 15 %, never wider for more."""
-    from agreement.planner import _fleiss, _width
+    from stats.planner import _fleiss, _width
 
     rng = np.random.default_rng(11)
     observed = [_population(np.random.default_rng(100 + i), n, 3, shares, strength) for i in range(3)]

@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from agreement.kappa import fleiss
 from agreement.reports import study_agreement
 from agreement.tasks import compute_agreement_task
+from stats.kappa import fleiss
 from tests.factories import label_with, make_issue, make_study
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,7 @@ from ingest.models import Issue
 from tests.factories import codebook, label_with, make_issue
 
 pytestmark = pytest.mark.django_db
-RELEASE = Path(__file__).parent.parent / "agreement" / "data" / "paper_release_labels.csv.gz"
+RELEASE = Path(__file__).parent.parent / "stats" / "data" / "paper_release_labels.csv.gz"
 
 
 def _write(tmp_path, text: str, name: str = "labels.csv") -> Path:

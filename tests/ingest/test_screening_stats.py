@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.screening import final_verdict, needs_tiebreak, precision, rate, sample_size, seeded_sample
+from ingest.screening import final_verdict, needs_tiebreak, precision, sample_size, seeded_sample
+from stats.proportions import rate
 
 DATA = Path(__file__).parent / "data" / "paper"
 

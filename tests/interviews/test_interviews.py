@@ -10,7 +10,6 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from agreement.rankings import kendalls_w, rank_matrix
 from codebook.services import changes
 from interviews.models import InterviewSession, Participant, Quote
 from interviews.selectors import results
@@ -22,6 +21,7 @@ from interviews.services import (
     import_quotes,
     save_ranking,
 )
+from stats.rankings import kendalls_w, rank_matrix
 from taxonomy.services import copy_codebook
 
 pytestmark = pytest.mark.django_db

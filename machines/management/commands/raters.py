@@ -6,8 +6,8 @@ import json
 from django.core.management.base import BaseCommand
 
 from annotation.management.arguments import study_from
-from machines.alt_test import EPSILONS, epsilon_of
 from machines.exports import study_machines
+from stats.alt_test import EPSILONS, epsilon_of
 
 
 class Command(BaseCommand):

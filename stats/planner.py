@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from concord.lazy_numpy import np
-
 from .figures import finite
 from .kappa import agreement_parts
+from .lazy_numpy import np
 from .matrices import distinct_rows
 
 SIMULATIONS = 400

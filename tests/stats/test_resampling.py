@@ -3,12 +3,12 @@ within one computation without changing a figure."""
 import numpy as np
 import pytest
 
-from agreement import resampling
-from agreement.coefficients import coefficients
-from agreement.kappa import bootstrap_kappa
-from agreement.matrices import distinct_rows
-from agreement.per_code import per_code
-from agreement.resampling import resample_weights, shared
+from stats import resampling
+from stats.coefficients import coefficients
+from stats.kappa import bootstrap_kappa
+from stats.matrices import distinct_rows
+from stats.per_code import per_code
+from stats.resampling import resample_weights, shared
 
 FEW = np.array([600, 300, 100])  # few distinct rows: one multinomial per resample
 MANY = np.array([1] * 400 + [3] * 50 + [2])  # many: report indices drawn and counted
@@ -80,7 +80,7 @@ def test_remembered_distinct_rows_tell_matrices_of_the_same_bytes_but_another_sh
 
 
 def test_column_intervals_are_np_percentile_of_each_columns_finite_values():
-    from agreement.resampling import column_intervals
+    from stats.resampling import column_intervals
 
     rng = np.random.default_rng(3)
     values = rng.normal(size=(1000, 5)).astype(np.float32)

@@ -1,10 +1,10 @@
-"""agreement.matrices: distinct count rows as numpy finds them, faster."""
+"""stats.matrices: distinct count rows as numpy finds them, faster."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from agreement.matrices import distinct_rows
+from stats.matrices import distinct_rows
 
 
 @pytest.mark.parametrize("counts", [

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.stats import ttest_1samp
 
-from machines.alt_test import EPSILONS, alt_test, benjamini_yekutieli
+from stats.alt_test import EPSILONS, alt_test, benjamini_yekutieli
 
 # Three humans, four items. Leaving h1 out, the item-by-item differences (human's win − machine's win) are
 # [0, −1, 0, 0]: mean −0.25, sample sd 0.5, t = (−0.25 − 0.2) / (0.5 / 2) = −1.8 on 3 df, p = 0.0849.
@@ -89,7 +89,7 @@ def test_benjamini_yekutieli_rejects_the_step_up_prefix():
 
 
 def test_each_verdict_comes_with_both_agreements_and_any_epsilon_up_to_a_half_is_taken():
-    from machines.alt_test import epsilon_of
+    from stats.alt_test import epsilon_of
 
     humans = {f"h{h}": {i: (i % 3 if (i + h) % 7 else (i + 1) % 3) for i in range(60)} for h in range(4)}
     machine = {i: (i % 3 if i % 5 else (i + 2) % 3) for i in range(60)}

@@ -1,12 +1,10 @@
 """Pure: label rows → subjects × categories count matrices, and what was left out and why."""
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from concord.lazy_numpy import np
-from taxonomy.codes import sort_key
-
+from .lazy_numpy import np
 from .resampling import remembered
 
 
@@ -32,8 +30,11 @@ class RatingTable:
     codes: np.ndarray  # (subjects, raters), int32
 
 
-def rating_table(ratings: Mapping[Hashable, Sequence[str | None]]) -> RatingTable:
-    categories = sorted({v for values in ratings.values() for v in values if v is not None}, key=sort_key)
+def rating_table(ratings: Mapping[Hashable, Sequence[str | None]],
+                 order: Callable[[str], object] | None = None) -> RatingTable:
+    """Categories sorted by `order` (a sort key: the codebook's order, given by the caller that knows it), else
+    as strings. The order places a figure's per-category rows and never changes its value."""
+    categories = sorted({v for values in ratings.values() for v in values if v is not None}, key=order)
     index = {c: i for i, c in enumerate(categories)}
     width = max((len(v) for v in ratings.values()), default=0)
     codes = np.full((len(ratings), width), -1, dtype=np.int32)
@@ -73,8 +74,9 @@ def complete_counts(table: RatingTable, rows: np.ndarray | None = None,
                        counts=counts[:, used], left_out=left_out)
 
 
-def count_matrix(ratings: Mapping[Hashable, Sequence[str]], n_raters: int | None = None) -> CountMatrix:
-    return complete_counts(rating_table(ratings), n_raters=n_raters)
+def count_matrix(ratings: Mapping[Hashable, Sequence[str]], n_raters: int | None = None,
+                 order: Callable[[str], object] | None = None) -> CountMatrix:
+    return complete_counts(rating_table(ratings, order), n_raters=n_raters)
 
 
 def distinct_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -95,7 +97,7 @@ def distinct_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             return np.unique(counts, axis=0, return_counts=True)
     packed = np.ascontiguousarray(small).view(np.dtype((np.void, counts.shape[1]))).ravel()
     # A type's kappa, coefficients and per-code figures ask for the same rows' distinct rows: found once per
-    # computation (agreement.resampling.shared).
+    # computation (stats.resampling.shared).
     first, freq = remembered(f"distinct rows of {counts.shape}", packed.tobytes(),
                              lambda: np.unique(packed, return_index=True, return_counts=True)[1:])
     return counts[first], freq

@@ -5,9 +5,9 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from concord.lazy_numpy import np
-
+from . import cohen
 from .figures import finite
+from .lazy_numpy import np
 
 
 @dataclass
@@ -16,16 +16,6 @@ class RaterAgreement:
     reports: int  # reports this rater shares with at least one other
     agreement: float | None  # share of the other raters' ratings on those reports equal to this rater's
     mean_cohen: float | None  # Cohen's kappa with each other rater, averaged over the pairs with shared reports
-
-
-def _cohen(a: np.ndarray, b: np.ndarray, k: int) -> float | None:
-    table = np.bincount(a * k + b, minlength=k * k).reshape(k, k).astype(float)
-    n = table.sum()
-    if n == 0:
-        return None
-    p_o = np.trace(table) / n
-    p_e = (table.sum(axis=1) @ table.sum(axis=0)) / (n * n)
-    return finite((p_o - p_e) / (1 - p_e)) if p_e < 1 else None
 
 
 def rater_agreement(ratings: Mapping[Hashable, Mapping[Hashable, str]]) -> list[RaterAgreement]:
@@ -50,7 +40,7 @@ def rater_agreement_table(table: np.ndarray, raters: Sequence[Hashable], k: int)
     for i, j in combinations(range(len(raters)), 2):
         both = present[:, i] & present[:, j]
         if both.any():
-            value = _cohen(table[both, i], table[both, j], k)
+            value = cohen.kappa(table[both, i], table[both, j], k)
             if value is not None:
                 kappas[i].append(value)
                 kappas[j].append(value)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agreement.rankings import borda, kendalls_w, rank_matrix, spearman
+from stats.rankings import borda, kendalls_w, rank_matrix, spearman
 
 
 def test_kendalls_w_on_the_ten_projects_four_judges_example():

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from concord.lazy_numpy import np
-
 from .figures import finite
+from .lazy_numpy import np
 
 
 def rank_matrix(orders: Sequence[Sequence[str]], items: Sequence[str]) -> np.ndarray:

@@ -9,8 +9,8 @@ import krippendorff
 import numpy as np
 import pytest
 
-from agreement.matrices import counts_of, rating_table
-from agreement.per_code import per_code
+from stats.matrices import counts_of, rating_table
+from stats.per_code import per_code
 
 DATA = Path(__file__).parent / "data"
 

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from agreement.kappa import fleiss
-from agreement.matrices import count_matrix
+from stats.kappa import fleiss
+from stats.matrices import count_matrix
+from taxonomy.codes import sort_key
 
 DATA = Path(__file__).parent / "data"
 
@@ -58,8 +59,9 @@ def test_subjects_with_missing_ratings_are_left_out_with_a_reason():
     assert matrix.counts.tolist() == [[2, 1], [0, 3]]
 
 
-def test_categories_sort_naturally():
-    assert count_matrix({1: ["C.10", "C.2", "C.1"]}).categories == ["C.1", "C.2", "C.10"]
+def test_categories_sort_in_the_order_given():
+    assert count_matrix({1: ["C.10", "C.2", "C.1"]}, order=sort_key).categories == ["C.1", "C.2", "C.10"]
+    assert count_matrix({1: ["C.9.v", "C.9.ix"]}, order=sort_key).categories == ["C.9.v", "C.9.ix"]
 
 
 @pytest.mark.parametrize(

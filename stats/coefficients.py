@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from concord.lazy_numpy import np
-
 from .figures import finite
+from .lazy_numpy import np
 from .matrices import distinct_rows
 from .resampling import resample_weights
 
@@ -119,7 +118,7 @@ def coefficients(counts: np.ndarray, *, categories: int | None = None, offered: 
 
 def _bootstrap(rows: _Rows, q: int, offered: int | None, out: dict[str, Coefficient], resamples: int,
                seed: int) -> None:
-    """Percentile intervals over units resampled with replacement (agreement.resampling: weights over the
+    """Percentile intervals over units resampled with replacement (stats.resampling: weights over the
     distinct count rows); each coefficient's parts are weighted sums of per-row values."""
     # Single precision for the products (BLAS sgemm), as bootstrap_kappa: ample for an interval.
     parts = rows.parts.astype(np.float32)

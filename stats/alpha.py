@@ -3,9 +3,8 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 
-from concord.lazy_numpy import np
-
 from .figures import Figure, finite
+from .lazy_numpy import np
 from .matrices import counts_of, distinct_rows, rating_table
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from concord.lazy_numpy import np
-
 from .figures import Figure, finite
+from .lazy_numpy import np
 from .matrices import CountMatrix, count_matrix, distinct_rows
 from .resampling import prefetch, resample_weights
 
@@ -62,7 +61,7 @@ def bootstrap_kappa(counts: np.ndarray, resamples: int = 1000, seed: int = 0,
                     confidence: float = 0.95) -> tuple[float | None, float | None]:
     """Percentile interval of Fleiss' kappa over reports resampled with replacement.
 
-    Vectorised and exact: a resample is how many times each distinct count row is taken (agreement.resampling),
+    Vectorised and exact: a resample is how many times each distinct count row is taken (stats.resampling),
     and P̄ = W·P_u / N and p_j = W·rows / (N·m) for all resamples of a batch at once.
     """
     n = counts.shape[0]
@@ -92,7 +91,7 @@ def bootstrap_kappa(counts: np.ndarray, resamples: int = 1000, seed: int = 0,
 
 
 def prefetch_interval(matrix: CountMatrix, resamples: int, seed: int) -> None:
-    """Within agreement.resampling.shared(), start drawing the resamples fleiss_matrix_figure will take for this
+    """Within stats.resampling.shared(), start drawing the resamples fleiss_matrix_figure will take for this
     matrix's interval (none where its kappa is undefined)."""
     if resamples and not _undefined(len(matrix.subjects), matrix.n_raters, len(matrix.categories)) \
             and len(matrix.subjects) > 1:

@@ -19,7 +19,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from concord.lazy_numpy import np
+from .lazy_numpy import np
 
 BATCH = 250  # resamples per batch: B × distinct rows float32 weights, tens of MB at 40,000 reports
 THREADS = 2  # this machine's cores

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from concord.lazy_numpy import np
-
 from .figures import finite
+from .lazy_numpy import np
+from .proportions import wilson
 
 SMALL_EXPECTED = 5
 
@@ -74,11 +74,8 @@ def adjusted_residuals(table: np.ndarray, expected: np.ndarray) -> np.ndarray:
 def share_intervals(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Wilson's 95 % interval of each share (count of its row's total). A percentile bootstrap of a multinomial
     gives 0 of 15 the interval [0, 0], as if the share were known to be nil; Wilson's gives [0, 0.20]."""
-    from statsmodels.stats.proportion import proportion_confint  # deferred: heavy
-
     totals = np.broadcast_to(table.sum(axis=1, keepdims=True), table.shape)
-    low, high = proportion_confint(table, totals, alpha=0.05, method="wilson")
-    return np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    return wilson(table, totals)
 
 
 def _monte_carlo(table: np.ndarray, observed: float, seed: int, samples: int) -> float:

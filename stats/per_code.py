@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from concord.lazy_numpy import np
-
 from .figures import finite
+from .lazy_numpy import np
 from .matrices import distinct_rows
 from .resampling import column_intervals, resample_weights
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from agreement.contingency import compare, share_intervals
+from stats.contingency import compare, share_intervals
 
 
 def test_agrestis_party_identification_by_gender():

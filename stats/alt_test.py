@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
-from concord.lazy_numpy import np
+from .lazy_numpy import np
 
 # The authors' rule of thumb for ε, by who the annotators are.
 EPSILONS = {"expert": 0.2, "skilled": 0.15, "crowd": 0.1}

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.inter_rater import fleiss_kappa
 
-from agreement.alpha import alpha_figure, nominal_alpha, unit_counts
-from agreement.kappa import bootstrap_kappa, fleiss_figure
-from agreement.matrices import count_matrix
-from agreement.raters import rater_agreement
+from stats.alpha import alpha_figure, nominal_alpha, unit_counts
+from stats.kappa import bootstrap_kappa, fleiss_figure
+from stats.matrices import count_matrix
+from stats.raters import rater_agreement
 
 DATA = Path(__file__).parent / "data"
 

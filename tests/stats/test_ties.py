@@ -1,4 +1,4 @@
-from agreement.ties import is_controversial, modal_label
+from stats.ties import is_controversial, modal_label
 
 
 def test_majority_wins():
