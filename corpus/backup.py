@@ -406,11 +406,8 @@ def import_study(path: str | Path) -> Restored:
         return _import(Path(path))
 
 
-def _import(path: Path) -> Restored:
-    if not path.exists():
-        raise StudyImportError(f"{path}: no such file")
-    rows = _read(path)
-    first = next(rows, None)
+def _header(path: Path, first) -> tuple[int, str]:
+    """The backup's format version and the name of its study, from line 1."""
     header = first[1] if first else {}
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise StudyImportError(f"{path.name}: line 1: not a Concord study backup (no \"{FORMAT}\" header)")
@@ -418,12 +415,19 @@ def _import(path: Path) -> Restored:
     if not isinstance(version, int) or isinstance(version, bool) or version not in FORMATS:
         raise StudyImportError(f"{path.name}: line 1: format version {version!r} is not one this Concord reads "
                                f"(it reads version {', '.join(map(str, FORMATS))})")
-    kinds = FORMATS[version]
     name = header.get("study")
     if not isinstance(name, str):
         raise StudyImportError(f"{path.name}: line 1: the header names no study")
     if Study.objects.filter(name=name).exists():
         raise StudyImportError(f"{path.name}: a study named {name!r} exists already here")
+    return version, name
+
+
+def _import(path: Path) -> Restored:
+    if not path.exists():
+        raise StudyImportError(f"{path}: no such file")
+    rows = _read(path)
+    version, name = _header(path, next(rows, None))
     restore = _Restore(path.name)
     count, ended = 0, False
     for line, record in rows:
@@ -436,41 +440,9 @@ def _import(path: Path) -> Restored:
                                        f"{count} were read")
             ended = True
             continue
-        kind = _checked_shape(record, kinds, path.name, line, version)
-        kind = RENAMED[version].get(kind, kind)
+        kind = _checked_shape(record, FORMATS[version], path.name, line, version)
         count += 1
-        if kind == "auth.user":
-            restore.flush()
-            restore.ids[(kind, record["pk"])] = _user(restore, record["fields"], line)
-            continue
-        model = apps.get_model(kind)
-        if restore.pending and type(restore.pending[0][0])._meta.label_lower != kind:
-            restore.flush()  # the rows before may be the parents this one refers to
-        if _hangs_on_dropped(restore, model, record):
-            restore.dropped.add((kind, record["pk"]))
-            continue
-        try:
-            instance = restore.build(model, record, line)
-        except StudyImportError:
-            raise
-        except (KeyError, ValueError, TypeError, LookupError, AttributeError) as exc:
-            raise StudyImportError(f"{path.name}: line {line}: a {kind} record is damaged ({exc})") from exc
-        found = restore.existing(model, instance)
-        if found is not None:
-            if kind == "ingest.source":
-                restore.skipped_sources.add(found.pk)
-            restore.ids[(kind, record["pk"])] = found.pk
-            restore.reused.add((kind, found.pk))
-            continue
-        if why := _adds_to_shared(restore, kind, instance):
-            restore.dropped.add((kind, record["pk"]))
-            restore.warnings.append(f"{path.name}: line {line}: {kind} not restored: {why}")
-            continue
-        if kind == "taxonomy.taxonomy":
-            instance.version = free_version(instance.name, instance.version, mark="restored ")
-        if kind == "annotation.study":
-            restore.current_round = record.get("current_round")
-        restore.add(model, instance, record, line)
+        _restore_record(restore, RENAMED[version].get(kind, kind), record, line)
     if not ended:
         raise StudyImportError(f"{path.name}: the file ends before its end record; it is truncated")
     study = restore.study
@@ -483,6 +455,43 @@ def _import(path: Path) -> Restored:
         study.save(update_fields=["current_round"])
     audit("backup restored", None, study, records=count, file=path.name, warnings=len(restore.warnings))
     return Restored(study, count, restore.new_users, restore.warnings)
+
+
+def _restore_record(restore: _Restore, kind: str, record: dict, line: int) -> None:
+    """One record: a new row, or an existing one reused (a shared source, user or codebook), or dropped with a
+    warning when it would add to what another study shares or hangs on something dropped."""
+    if kind == "auth.user":
+        restore.flush()
+        restore.ids[(kind, record["pk"])] = _user(restore, record["fields"], line)
+        return
+    model = apps.get_model(kind)
+    if restore.pending and type(restore.pending[0][0])._meta.label_lower != kind:
+        restore.flush()  # the rows before may be the parents this one refers to
+    if _hangs_on_dropped(restore, model, record):
+        restore.dropped.add((kind, record["pk"]))
+        return
+    try:
+        instance = restore.build(model, record, line)
+    except StudyImportError:
+        raise
+    except (KeyError, ValueError, TypeError, LookupError, AttributeError) as exc:
+        raise StudyImportError(f"{restore.name}: line {line}: a {kind} record is damaged ({exc})") from exc
+    found = restore.existing(model, instance)
+    if found is not None:
+        if kind == "ingest.source":
+            restore.skipped_sources.add(found.pk)
+        restore.ids[(kind, record["pk"])] = found.pk
+        restore.reused.add((kind, found.pk))
+        return
+    if why := _adds_to_shared(restore, kind, instance):
+        restore.dropped.add((kind, record["pk"]))
+        restore.warnings.append(f"{restore.name}: line {line}: {kind} not restored: {why}")
+        return
+    if kind == "taxonomy.taxonomy":
+        instance.version = free_version(instance.name, instance.version, mark="restored ")
+    if kind == "annotation.study":
+        restore.current_round = record.get("current_round")
+    restore.add(model, instance, record, line)
 
 
 def _is_id(value) -> bool:

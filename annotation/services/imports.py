@@ -180,76 +180,111 @@ def _checked_text(path: Path, line: int, column: str, value: str, limit: int | N
     return value
 
 
+@dataclass
+class _Header:
+    """Where a label file keeps what: its layout ("long": a row per label; "wide": a column per annotator)."""
+
+    cells: list[str]
+    layout: str
+    report: int
+    final: int | None = None  # wide: the final label's column
+    raters: dict[int, str] = field(default_factory=dict)  # wide: column → annotator
+    columns: dict[str, int | None] = field(default_factory=dict)  # long: annotator, label, type, theme, … → column
+
+
+def _header(path: Path, cells: list[str] | None, raters: list[str] | None, username_room: int) -> _Header:
+    if not cells:
+        raise ImportError_(f"{path.name}:1: the file is empty (expected a header row)")
+    report = _column(cells, REPORT_COLUMNS)
+    if report is None:
+        raise ImportError_(f"{path.name}:1: no report column (expected one of {', '.join(REPORT_COLUMNS)})")
+    head = _Header(cells, _layout(cells), report)
+    if head.layout == "wide":
+        head.final = _column(cells, FINAL_COLUMNS)
+        head.raters = _rater_columns(cells, path, raters, {report, head.final})
+        for index, name in head.raters.items():
+            _annotator_name(path, 1, f"{cells[index]} (header)", name, username_room)
+    else:
+        head.columns = {n: _column(cells, (n,)) for n in ("annotator", "label", "sub_theme", "theme", "type", "note")}
+    return head
+
+
+class _Rows:
+    """Labels and final labels read from a file's rows; every message names the file, line and column."""
+
+    def __init__(self, path: Path, codes: Codes, head: _Header, username_room: int) -> None:
+        self.path, self.codes, self.head, self.username_room = path, codes, head, username_room
+        self.labels: list[tuple[tuple, str, Chain, str]] = []
+        self.finals: dict[tuple, Chain] = {}
+
+    def resolve(self, line: int, column: str, value: str) -> Chain:
+        chain = self.codes.chain(value)
+        if chain is None:
+            shown = value if len(value) <= 60 else value[:57] + "..."
+            raise ImportError_(f"{self.path.name}:{line}: column {column}: {shown!r} is not a code or name of the "
+                               "study's codebook; nothing was imported")
+        return chain
+
+    def read(self, line: int, row: list[str]) -> None:
+        path, head = self.path, self.head
+        if any(len(cell) > CELL_LIMIT for cell in row):
+            raise ImportError_(f"{path.name}:{line}: a cell of more than {CELL_LIMIT:,} characters (a label file "
+                               "holds codes and short notes); nothing was imported")
+        if not any(cell.strip() for cell in row):
+            return
+        report = _report_key(_cell(row, head.report))
+        if report is None:
+            raise ImportError_(f"{path.name}:{line}: column {head.cells[head.report]}: no report named")
+        _check_report(path, line, head.cells[head.report], report)
+        if head.layout == "long":
+            self._long(line, row, report)
+        else:
+            self._wide(line, row, report)
+
+    def _long(self, line: int, row: list[str], report: tuple) -> None:
+        path, columns = self.path, self.head.columns
+        annotator = _annotator_name(path, line, "annotator", _cell(row, columns["annotator"]).strip(),
+                                    self.username_room)
+        if columns["label"] is not None:
+            column, value = self.head.cells[columns["label"]], _cell(row, columns["label"])
+        else:
+            column = "type/theme/sub_theme"
+            value = next((_cell(row, columns[n]) for n in ("sub_theme", "theme", "type")
+                          if _cell(row, columns[n]).strip()), "")
+        if not annotator or not value.strip():
+            raise ImportError_(f"{path.name}:{line}: an annotator and a label are needed "
+                               f"(columns annotator and {column})")
+        note = _checked_text(path, line, "note", _cell(row, columns["note"]).strip())
+        self.labels.append((report, annotator, self.resolve(line, column, value), note))
+
+    def _wide(self, line: int, row: list[str], report: tuple) -> None:
+        head = self.head
+        for index, name in head.raters.items():
+            if value := _cell(row, index).strip():
+                self.labels.append((report, name, self.resolve(line, head.cells[index], value), ""))
+        if head.final is not None and (value := _cell(row, head.final).strip()):
+            self.finals.setdefault(report, self.resolve(line, head.cells[head.final], value))
+
+
 def _parse(path: Path, codes: Codes, raters: list[str] | None = None, prefix: str = ""):
     """Rows as (report key, annotator, chain, note) and finals as report key → chain; errors name the file, the
     line where the row starts and the column."""
-    labels: list[tuple[tuple, str, Chain, str]] = []
-    finals: dict[tuple, Chain] = {}
     line = 1
     try:
         with _open(path) as f:
             reader = csv.reader(f, strict=True)
-            header = next(reader, None)
-            if not header:
-                raise ImportError_(f"{path.name}:1: the file is empty (expected a header row)")
-            layout = _layout(header)
-            report_col = _column(header, REPORT_COLUMNS)
-            if report_col is None:
-                raise ImportError_(f"{path.name}:1: no report column (expected one of {', '.join(REPORT_COLUMNS)})")
             username_room = User.username.field.max_length - len(prefix)
-            if layout == "wide":
-                final_col = _column(header, FINAL_COLUMNS)
-                rater_cols = _rater_columns(header, path, raters, {report_col, final_col})
-                for index, name in rater_cols.items():
-                    _annotator_name(path, 1, f"{header[index]} (header)", name, username_room)
-            else:
-                columns = {n: _column(header, (n,)) for n in ("annotator", "label", "sub_theme", "theme", "type",
-                                                               "note")}
-
-            def resolve(column: str, value: str) -> Chain:
-                chain = codes.chain(value)
-                if chain is None:
-                    shown = value if len(value) <= 60 else value[:57] + "..."
-                    raise ImportError_(f"{path.name}:{line}: column {column}: {shown!r} is not a code or name of "
-                                       "the study's codebook; nothing was imported")
-                return chain
-
+            head = _header(path, next(reader, None), raters, username_room)
+            rows = _Rows(path, codes, head, username_room)
             # Messages name the line where a row starts (a quoted cell may span lines).
             line = reader.line_num + 1
             for row in reader:
                 next_line = reader.line_num + 1
-                if any(len(cell) > CELL_LIMIT for cell in row):
-                    raise ImportError_(f"{path.name}:{line}: a cell of more than {CELL_LIMIT:,} characters (a label "
-                                       "file holds codes and short notes); nothing was imported")
-                if any(cell.strip() for cell in row):
-                    report = _report_key(_cell(row, report_col))
-                    if report is None:
-                        raise ImportError_(f"{path.name}:{line}: column {header[report_col]}: no report named")
-                    _check_report(path, line, header[report_col], report)
-                    if layout == "long":
-                        annotator = _annotator_name(path, line, "annotator", _cell(row, columns["annotator"]).strip(),
-                                                    username_room)
-                        if columns["label"] is not None:
-                            column, value = header[columns["label"]], _cell(row, columns["label"])
-                        else:
-                            column = "type/theme/sub_theme"
-                            value = next((_cell(row, columns[n]) for n in ("sub_theme", "theme", "type")
-                                          if _cell(row, columns[n]).strip()), "")
-                        if not annotator or not value.strip():
-                            raise ImportError_(f"{path.name}:{line}: an annotator and a label are needed "
-                                               f"(columns annotator and {column})")
-                        note = _checked_text(path, line, "note", _cell(row, columns["note"]).strip())
-                        labels.append((report, annotator, resolve(column, value), note))
-                    else:
-                        for index, name in rater_cols.items():
-                            if value := _cell(row, index).strip():
-                                labels.append((report, name, resolve(header[index], value), ""))
-                        if final_col is not None and (value := _cell(row, final_col).strip()):
-                            finals.setdefault(report, resolve(header[final_col], value))
+                rows.read(line, row)
                 line = next_line
     except _READ_FAULTS as exc:
         raise _read_fault(path, line, exc) from exc
-    return layout, labels, finals
+    return head.layout, rows.labels, rows.finals
 
 
 def _annotator_name(path: Path, line: int, column: str, name: str, room: int) -> str:

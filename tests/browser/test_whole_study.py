@@ -165,272 +165,316 @@ def _csv(body: bytes) -> list[dict]:
     return list(csv.DictReader(io.StringIO(body.decode("utf-8-sig"))))
 
 
-def test_a_whole_study_through_its_pages(live_server, browser, request, settings):
-    if REAL_WORKER:
-        request.getfixturevalue("celery_worker_process")
-    source = make_source("acme/llm-runtime")
-    issues = [make_issue(source, title=f"Report {n}: something about model serving", number=str(100 + n))
-              for n in range(8)]
-    make_user("lead", is_staff=True, is_superuser=True)
-    for name in ("ann1", "ann2"):
-        make_user(name)
-    from taxonomy.services import load_codebook
+class WholeStudy:
+    """The study's people and what the test knows of it, with a method for each stage of the method."""
 
-    codebook = load_codebook(settings.BASE_DIR / "taxonomy" / "codebooks" / "llm-centric-2025.json")
+    def __init__(self, browser, live_server, settings):
+        from taxonomy.services import load_codebook
 
-    ledger = Ledger()
-    lead = Person(browser, live_server, "lead", "pw-lead")
+        self.browser, self.live_server = browser, live_server
+        source = make_source("acme/llm-runtime")
+        self.issues = [make_issue(source, title=f"Report {n}: something about model serving", number=str(100 + n))
+                       for n in range(8)]
+        make_user("lead", is_staff=True, is_superuser=True)
+        for name in ("ann1", "ann2"):
+            make_user(name)
+        self.codebook = load_codebook(settings.BASE_DIR / "taxonomy" / "codebooks" / "llm-centric-2025.json")
+        self.ledger = Ledger()
+        self.lead = Person(browser, live_server, "lead", "pw-lead")
+        self.people = {"lead": self.lead}
+        self.number_of = {issue.pk: n for n, issue in enumerate(self.issues)}
+        self.title_of = {n: issue.title for n, issue in enumerate(self.issues)}
+        self.themes_of = {"A": 5, "B": 5, "C": 10}
+        self.study_id = 0
 
-    # Set-up, by the lead, who is an admin too: every stored report, two annotators, a pilot of 18 %.
-    lead.go("/studies/new/")
-    page = lead.page
-    page.fill("#id_name", "Serving study")
-    page.select_option("#id_codebook", value=str(codebook.pk))
-    page.select_option("#id_lead", label="lead")
-    # The annotators' picker, as a person uses it: narrow it by typing, then a click each, no Ctrl.
-    page.get_by_label("Search Annotators").fill("ann")
-    for name in ("ann1", "ann2"):
-        page.locator("#id_annotators option", has_text=name).click()
-    expect(page.locator("#id_annotators + .picker-chosen")).to_have_text("2 chosen: ann1, ann2")
-    page.fill("#id_seed", "7")
-    page.get_by_role("button", name="Count the reports").click()
-    expect(page.locator("p.notice[role=status]")).to_have_text("8 reports match these rules.")
-    page.get_by_role("button", name="Create study").click()
-    page.wait_for_url("**/studies/*/")
-    study_id = int(page.url.rstrip("/").rsplit("/", 1)[1])
-    assert page.locator("[data-testid=what-next]").is_visible()
+    def set_up(self):
+        """By the lead, who is an admin too: every stored report, two annotators, a pilot of 18 %."""
+        self.lead.go("/studies/new/")
+        page = self.lead.page
+        page.fill("#id_name", "Serving study")
+        page.select_option("#id_codebook", value=str(self.codebook.pk))
+        page.select_option("#id_lead", label="lead")
+        # The annotators' picker, as a person uses it: narrow it by typing, then a click each, no Ctrl.
+        page.get_by_label("Search Annotators").fill("ann")
+        for name in ("ann1", "ann2"):
+            page.locator("#id_annotators option", has_text=name).click()
+        expect(page.locator("#id_annotators + .picker-chosen")).to_have_text("2 chosen: ann1, ann2")
+        page.fill("#id_seed", "7")
+        page.get_by_role("button", name="Count the reports").click()
+        expect(page.locator("p.notice[role=status]")).to_have_text("8 reports match these rules.")
+        page.get_by_role("button", name="Create study").click()
+        page.wait_for_url("**/studies/*/")
+        self.study_id = int(page.url.rstrip("/").rsplit("/", 1)[1])
+        assert page.locator("[data-testid=what-next]").is_visible()
 
-    # A volunteer is invited by a link and makes an account with it.
-    lead.go(f"/studies/{study_id}/members/")
-    page.get_by_role("button", name="Create link").click()
-    link = page.locator("#invitation-link").inner_text().strip()
-    vol = Person(browser, live_server, "vol", "", viewport=(390, 844))  # a volunteer on a phone
-    vol.page.goto(link)
-    vol.page.fill("#id_username", "vol")
-    vol.page.fill("#id_password1", "a volunteer's own pass 42")
-    vol.page.fill("#id_password2", "a volunteer's own pass 42")
-    vol.page.get_by_role("button", name="Create my account and join").click()
-    vol.page.wait_for_load_state()
-    expect(vol.page.locator("body")).to_contain_text("Serving study")
+    def invite_a_volunteer(self):
+        """A volunteer is invited by a link and makes an account with it, on a phone."""
+        self.lead.go(f"/studies/{self.study_id}/members/")
+        self.lead.page.get_by_role("button", name="Create link").click()
+        link = self.lead.page.locator("#invitation-link").inner_text().strip()
+        vol = Person(self.browser, self.live_server, "vol", "", viewport=(390, 844))
+        vol.page.goto(link)
+        vol.page.fill("#id_username", "vol")
+        vol.page.fill("#id_password1", "a volunteer's own pass 42")
+        vol.page.fill("#id_password2", "a volunteer's own pass 42")
+        vol.page.get_by_role("button", name="Create my account and join").click()
+        vol.page.wait_for_load_state()
+        expect(vol.page.locator("body")).to_contain_text("Serving study")
+        self.people["vol"] = vol
 
-    # The pilot: the lead grows the codebook (C.11) from the labeling page and labels the sample.
-    lead.go(f"/studies/{study_id}/queue/")
-    page.locator("details.pilot-category summary").click()
-    page.select_option("#cat-parent", label="C Bug (new theme)")
-    page.fill("#cat-name", "Serving engine faults")
-    page.fill("#cat-definition", "Faults of the serving engine itself.")
-    page.get_by_role("button", name="Add").click()
-    page.wait_for_selector("#label-form[data-ready]")
-    themes_of = {"A": 5, "B": 5, "C": 11}
-    pilot = []
-    while page.locator("#label-form").count():
-        pilot.append(label(lead, ledger, "pilot", "C.11" if not pilot else "A.1.i", themes_of, note="pilot note"))
-    assert len(pilot) == 2  # 18 % of 8, rounded up
-    lead.move_on(study_id, "Close the pilot and start the independent round", "Independent round")
+    def pilot(self):
+        """The lead grows the codebook (C.11) from the labeling page and labels the sample."""
+        lead, page = self.lead, self.lead.page
+        lead.go(f"/studies/{self.study_id}/queue/")
+        page.locator("details.pilot-category summary").click()
+        page.select_option("#cat-parent", label="C Bug (new theme)")
+        page.fill("#cat-name", "Serving engine faults")
+        page.fill("#cat-definition", "Faults of the serving engine itself.")
+        page.get_by_role("button", name="Add").click()
+        page.wait_for_selector("#label-form[data-ready]")
+        self.themes_of["C"] = 11
+        pilot = []
+        while page.locator("#label-form").count():
+            pilot.append(label(lead, self.ledger, "pilot", "C.11" if not pilot else "A.1.i", self.themes_of,
+                               note="pilot note"))
+        assert len(pilot) == 2  # 18 % of 8, rounded up
+        lead.move_on(self.study_id, "Close the pilot and start the independent round", "Independent round")
+        for name in ("ann1", "ann2"):
+            self.people[name] = Person(self.browser, self.live_server, name, f"pw-{name}")
 
-    ann1 = Person(browser, live_server, "ann1", "pw-ann1")
-    ann2 = Person(browser, live_server, "ann2", "pw-ann2")
-    people = {"lead": lead, "ann1": ann1, "ann2": ann2, "vol": vol}
-    number_of = {issue.pk: n for n, issue in enumerate(issues)}
-    title_of = {n: issue.title for n, issue in enumerate(issues)}
-
-    def label_queue(person: Person, rater: int, twists: dict[int, dict]):
+    def label_queue(self, person: Person, rater: int, twists: dict[int, dict]):
         """Label the queue in its order, each report as PLAN says, with the twists asked for on some."""
-        person.go(f"/studies/{study_id}/queue/")
+        person.go(f"/studies/{self.study_id}/queue/")
         while True:
             person.page.wait_for_selector("#workspace")
             if not person.page.locator("#label-form").count():
                 break
-            issue_id = int(person.page.locator("article[data-issue]").get_attribute("data-issue"))
-            n = number_of[issue_id]
+            n = self.number_of[int(person.page.locator("article[data-issue]").get_attribute("data-issue"))]
             twist = twists.pop(n, {})
             if twist.get("skip"):
-                person.page.keyboard.press("s")
-                person.page.keyboard.type("Coming back to it later")
-                person.page.keyboard.press("Enter")
-                expect(person.page.locator("#status")).to_have_text("Skipped.")
-                continue
-            if twist.get("reload"):
-                for key in keys_of(PLAN[n][rater], themes_of):
-                    person.page.keyboard.press(key)
-                person.page.keyboard.press("n")
-                person.page.keyboard.type("typed before the reload")
-                person.page.reload()
-                person.page.wait_for_selector("#draft-notice:visible")
-                person.page.keyboard.press("Escape")
-                shown = ledger.record(person, "independent")
-                assert (shown["code"], shown["note"]) == (PLAN[n][rater], "typed before the reload")
-                person.page.locator("body").press("Enter")
-                ledger.saved(shown)
-                expect(person.page.locator("h1").first).not_to_have_text(title_of[n])
-                continue
-            if twist.get("offline"):
-                for key in keys_of(PLAN[n][rater], themes_of):
-                    person.page.keyboard.press(key)
-                person.context.set_offline(True)
-                person.page.keyboard.press("Enter")
-                expect(person.page.locator("#status .error")).to_contain_text("connection was lost")
-                person.context.set_offline(False)
-                shown = ledger.record(person, "independent")
-                person.page.keyboard.press("Enter")
-                ledger.saved(shown)
-                expect(person.page.locator("h1").first).not_to_have_text(title_of[n])
-                continue
-            label(person, ledger, "independent", twist.get("first", PLAN[n][rater]), themes_of,
-                  note=twist.get("note", ""), how=twist.get("how", "keys"), save=twist.get("save", "Enter"))
-            if twist.get("first"):
-                # Back with p, and the label revised to what the plan says.
-                person.page.keyboard.press("p")
-                expect(person.page.locator("h1.issue-title")).to_have_text(title_of[n])
-                expect(person.page.locator("#label-form")).to_contain_text("You labeled this report already")
-                for _ in range(3):  # undo the choices down to nothing
-                    person.page.keyboard.press("Backspace")
-                label(person, ledger, "independent", PLAN[n][rater], themes_of)
+                self._skip(person)
+            elif twist.get("reload"):
+                self._reload_mid_draft(person, PLAN[n][rater], n)
+            elif twist.get("offline"):
+                self._offline(person, PLAN[n][rater], n)
+            else:
+                label(person, self.ledger, "independent", twist.get("first", PLAN[n][rater]), self.themes_of,
+                      note=twist.get("note", ""), how=twist.get("how", "keys"), save=twist.get("save", "Enter"))
+                if twist.get("first"):
+                    self._back_and_revise(person, PLAN[n][rater], n)
         assert not twists, f"{person.name}: twists never met: {twists}"
 
-    label_queue(lead, 0, {1: {"offline": True}, 5: {"note": "engine crash", "save": "Control+Enter"}})
-    label_queue(ann1, 1, {0: {"how": "find", "note": "found by code"}, 1: {"first": "A.2"},
-                          5: {"note": "same engine", "save": "Control+Enter"}, 6: {"save": "double"}})
-    label_queue(ann2, 2, {2: {"reload": True}, 3: {"skip": True}, 4: {"note": "looks like B.2"}})
-    label_queue(vol, 3, {7: {"note": "memory", "save": "Control+Enter"}})
+    def _skip(self, person: Person):
+        person.page.keyboard.press("s")
+        person.page.keyboard.type("Coming back to it later")
+        person.page.keyboard.press("Enter")
+        expect(person.page.locator("#status")).to_have_text("Skipped.")
 
-    # A proposal during the independent round passes when every member votes yes; the lead adds it.
-    ann1.go(f"/studies/{study_id}/proposals/")
-    ann1.page.select_option("#id_parent", label="C.2 " + ann1.page.locator("#id_parent option", has_text="C.2 ")
-                            .first.inner_text().split("C.2 ", 1)[1])
-    ann1.page.fill("#id_name", "Tokenizer mismatch")
-    ann1.page.fill("#id_definition", "The tokenizer of the served model differs from its training one.")
-    ann1.page.fill("#id_examples", f"acme/llm-runtime#{issues[1].number}")
-    ann1.page.get_by_role("button", name="Open the proposal").click()
-    ann1.page.wait_for_load_state()
-    proposal_url = ann1.page.url
-    assert "/proposals/" in proposal_url
-    for person in people.values():
-        person.page.goto(proposal_url)
-        person.page.get_by_label("Yes").check()
-        person.page.get_by_role("button", name="Vote").click()
-        person.page.wait_for_load_state()
-    lead.page.goto(proposal_url)
-    lead.page.get_by_role("button", name="Add to the codebook").click()
-    lead.page.wait_for_load_state()
-    lead.go(f"/studies/{study_id}/codebook/changes/")
-    expect(lead.page.locator("body")).to_contain_text("Tokenizer mismatch")
+    def _reload_mid_draft(self, person: Person, code: str, n: int):
+        for key in keys_of(code, self.themes_of):
+            person.page.keyboard.press(key)
+        person.page.keyboard.press("n")
+        person.page.keyboard.type("typed before the reload")
+        person.page.reload()
+        person.page.wait_for_selector("#draft-notice:visible")
+        person.page.keyboard.press("Escape")
+        shown = self.ledger.record(person, "independent")
+        assert (shown["code"], shown["note"]) == (code, "typed before the reload")
+        person.page.locator("body").press("Enter")
+        self.ledger.saved(shown)
+        expect(person.page.locator("h1").first).not_to_have_text(self.title_of[n])
 
-    # Review: the ties are listed; a comment (c, Ctrl+Enter) and a re-label that settles report 4.
-    lead.move_on(study_id, "Close round 2 and start the review", "Review")
-    lead.go(f"/studies/{study_id}/review/")
-    for n in (2, 4):
-        expect(lead.page.locator("body")).to_contain_text(title_of[n])
-    ann1.go(f"/studies/{study_id}/queue/")
-    for _ in range(2):
-        ann1.page.wait_for_selector("#label-form[data-ready]")
-        n = number_of[int(ann1.page.locator("article[data-issue]").get_attribute("data-issue"))]
-        ann1.page.keyboard.press("c")
-        ann1.page.keyboard.type(f"On report {n}: I read it again.")
-        ann1.page.keyboard.press("Control+Enter")
-        expect(ann1.page.locator(f"#thread-{issues[n].pk}")).to_contain_text(f"On report {n}: I read it again.")
-        ann1.page.keyboard.press("Escape")
-        ann1.page.locator("body").click(position={"x": 5, "y": 5})
-        code = "B.2" if n == 4 else "A.1"
-        for _ in range(3):
-            ann1.page.keyboard.press("Backspace")
-        label(ann1, ledger, "review", code, themes_of)
+    def _offline(self, person: Person, code: str, n: int):
+        for key in keys_of(code, self.themes_of):
+            person.page.keyboard.press(key)
+        person.context.set_offline(True)
+        person.page.keyboard.press("Enter")
+        expect(person.page.locator("#status .error")).to_contain_text("connection was lost")
+        person.context.set_offline(False)
+        shown = self.ledger.record(person, "independent")
+        person.page.keyboard.press("Enter")
+        self.ledger.saved(shown)
+        expect(person.page.locator("h1").first).not_to_have_text(self.title_of[n])
 
-    # Adjudication: report 2 is still tied two against two; the lead decides it with a rationale.
-    lead.move_on(study_id, "Close the review and start adjudication", "Adjudication")
-    lead.go(f"/studies/{study_id}/adjudication/")
-    lead.page.get_by_role("link", name=title_of[2]).click()
-    lead.page.wait_for_selector("#label-form[data-ready]")
-    for key in keys_of("C.1", themes_of):
-        lead.page.keyboard.press(key)
-    lead.page.keyboard.press("n")
-    lead.page.keyboard.type("The stack trace is the engine's.")
-    with lead.page.expect_navigation():
-        lead.page.keyboard.press("Control+Enter")
-    lead.move_on(study_id, "Close the study and write the final labels", "Closed")
-    lead.go(f"/studies/{study_id}/")
-    expect(lead.page.locator("[data-testid=what-next]")).to_contain_text("closed")
+    def _back_and_revise(self, person: Person, code: str, n: int):
+        """Back with p, and the label revised to what the plan says."""
+        person.page.keyboard.press("p")
+        expect(person.page.locator("h1.issue-title")).to_have_text(self.title_of[n])
+        expect(person.page.locator("#label-form")).to_contain_text("You labeled this report already")
+        for _ in range(3):  # undo the choices down to nothing
+            person.page.keyboard.press("Backspace")
+        label(person, self.ledger, "independent", code, self.themes_of)
 
-    # Every export, and what they say against the ledger.
-    round_of = {"pilot": 1, "independent": 2, "review": 3}
-    by_number = {issue.number: n for n, issue in enumerate(issues)}
-    corpus = _csv(lead.get(f"/studies/{study_id}/corpus.csv"))
-    finals = {by_number[row["number"]]: row for row in corpus}
-    assert len(finals) == len(issues)
-    for n, code in EXPECTED_FINAL.items():
-        row = finals[n]
-        assert (row["final_sub_theme_code"] or row["final_theme_code"] or row["final_type_code"]) == code, (n, row)
-        assert row["study_status"] == "closed"
-    assert finals[2]["final_how"] == "lead decision" and "consensus" in finals[4]["final_how"]
-    stored = {}
-    for n, row in finals.items():
-        for one in json.loads(row["labels"]):
-            stored[(one["annotator"], issues[n].pk, one["round_kind"])] = (one["choice"], one["note"])
-    assert stored == ledger.last
-    for path in ("corpus.jsonl", "study.json", "dataset-card.md", "export.csv", "project.qdpx"):
-        assert lead.get(f"/studies/{study_id}/{path}")
-    with zipfile.ZipFile(io.BytesIO(lead.get(f"/studies/{study_id}/replication.zip"))) as package:
-        assert any(name.endswith("recompute.py") for name in package.namelist())
+    def propose(self):
+        """A proposal during the independent round passes when every member votes yes; the lead adds it."""
+        ann1 = self.people["ann1"]
+        ann1.go(f"/studies/{self.study_id}/proposals/")
+        ann1.page.select_option("#id_parent", label="C.2 " + ann1.page.locator("#id_parent option", has_text="C.2 ")
+                                .first.inner_text().split("C.2 ", 1)[1])
+        ann1.page.fill("#id_name", "Tokenizer mismatch")
+        ann1.page.fill("#id_definition", "The tokenizer of the served model differs from its training one.")
+        ann1.page.fill("#id_examples", f"acme/llm-runtime#{self.issues[1].number}")
+        ann1.page.get_by_role("button", name="Open the proposal").click()
+        ann1.page.wait_for_load_state()
+        proposal_url = ann1.page.url
+        assert "/proposals/" in proposal_url
+        for person in self.people.values():
+            person.page.goto(proposal_url)
+            person.page.get_by_label("Yes").check()
+            person.page.get_by_role("button", name="Vote").click()
+            person.page.wait_for_load_state()
+        self.lead.page.goto(proposal_url)
+        self.lead.page.get_by_role("button", name="Add to the codebook").click()
+        self.lead.page.wait_for_load_state()
+        self.lead.go(f"/studies/{self.study_id}/codebook/changes/")
+        expect(self.lead.page.locator("body")).to_contain_text("Tokenizer mismatch")
 
-    # History: each save that changed something is one version, and nothing else is.
-    history = _csv(lead.get(f"/studies/{study_id}/history.csv"))
-    kinds = {number: kind for kind, number in round_of.items()}
-    seen = Counter((row["annotator"], issues[by_number[row["number"]]].pk, kinds[int(row["round"])])
-                   for row in history)
-    assert seen == Counter((person, issue_id, kind) for person, issue_id, kind, *_ in ledger.saves)
+    def review(self):
+        """The ties are listed; a comment (c, Ctrl+Enter) and a re-label that settles report 4."""
+        self.lead.move_on(self.study_id, "Close round 2 and start the review", "Review")
+        self.lead.go(f"/studies/{self.study_id}/review/")
+        for n in (2, 4):
+            expect(self.lead.page.locator("body")).to_contain_text(self.title_of[n])
+        ann1 = self.people["ann1"]
+        ann1.go(f"/studies/{self.study_id}/queue/")
+        for _ in range(2):
+            ann1.page.wait_for_selector("#label-form[data-ready]")
+            n = self.number_of[int(ann1.page.locator("article[data-issue]").get_attribute("data-issue"))]
+            ann1.page.keyboard.press("c")
+            ann1.page.keyboard.type(f"On report {n}: I read it again.")
+            ann1.page.keyboard.press("Control+Enter")
+            expect(ann1.page.locator(f"#thread-{self.issues[n].pk}")).to_contain_text(
+                f"On report {n}: I read it again.")
+            ann1.page.keyboard.press("Escape")
+            ann1.page.locator("body").click(position={"x": 5, "y": 5})
+            for _ in range(3):
+                ann1.page.keyboard.press("Backspace")
+            label(ann1, self.ledger, "review", "B.2" if n == 4 else "A.1", self.themes_of)
 
-    # Agreement: the type kappa the app reports is the one computed from the ledger's independent labels.
-    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+    def adjudicate_and_close(self):
+        """Report 2 is still tied two against two; the lead decides it with a rationale, then closes the study."""
+        lead = self.lead
+        lead.move_on(self.study_id, "Close the review and start adjudication", "Adjudication")
+        lead.go(f"/studies/{self.study_id}/adjudication/")
+        lead.page.get_by_role("link", name=self.title_of[2]).click()
+        lead.page.wait_for_selector("#label-form[data-ready]")
+        for key in keys_of("C.1", self.themes_of):
+            lead.page.keyboard.press(key)
+        lead.page.keyboard.press("n")
+        lead.page.keyboard.type("The stack trace is the engine's.")
+        with lead.page.expect_navigation():
+            lead.page.keyboard.press("Control+Enter")
+        lead.move_on(self.study_id, "Close the study and write the final labels", "Closed")
+        lead.go(f"/studies/{self.study_id}/")
+        expect(lead.page.locator("[data-testid=what-next]")).to_contain_text("closed")
 
-    types = defaultdict(list)
-    for (_, issue_id, kind), (code, _) in ledger.last.items():
-        if kind == "independent":
-            types[issue_id].append(code.split(".")[0])
-    table, _ = aggregate_raters([sorted(v) for _, v in sorted(types.items())])
-    expected = fleiss_kappa(table)
-    deadline = time.monotonic() + 120
-    while True:
-        answer = lead.page.request.get(f"{lead.url}/api/studies/{study_id}/agreement/")
-        if answer.status == 200:
-            break
-        assert answer.status == 202 and time.monotonic() < deadline, answer.status
-        time.sleep(1)
-    assert answer.json()["type"]["kappa"] == pytest.approx(expected, abs=1e-9)
+    def check_exports(self):
+        """Every export, and what they say against the ledger."""
+        lead, issues, study_id = self.lead, self.issues, self.study_id
+        by_number = {issue.number: n for n, issue in enumerate(issues)}
+        corpus = _csv(lead.get(f"/studies/{study_id}/corpus.csv"))
+        finals = {by_number[row["number"]]: row for row in corpus}
+        assert len(finals) == len(issues)
+        for n, code in EXPECTED_FINAL.items():
+            row = finals[n]
+            assert (row["final_sub_theme_code"] or row["final_theme_code"] or row["final_type_code"]) == code, (n, row)
+            assert row["study_status"] == "closed"
+        assert finals[2]["final_how"] == "lead decision" and "consensus" in finals[4]["final_how"]
+        stored = {}
+        for n, row in finals.items():
+            for one in json.loads(row["labels"]):
+                stored[(one["annotator"], issues[n].pk, one["round_kind"])] = (one["choice"], one["note"])
+        assert stored == self.ledger.last
+        for path in ("corpus.jsonl", "study.json", "dataset-card.md", "export.csv", "project.qdpx"):
+            assert lead.get(f"/studies/{study_id}/{path}")
+        with zipfile.ZipFile(io.BytesIO(lead.get(f"/studies/{study_id}/replication.zip"))) as package:
+            assert any(name.endswith("recompute.py") for name in package.namelist())
 
-    # The pages a lead reads after the study: the dashboard shows that kappa, the planner fills in by itself
-    # while a worker simulates, the annotators page opens on the independent round and shows any round chosen.
-    lead.go(f"/studies/{study_id}/agreement/")
-    expect(lead.page.locator("tr[data-figure=type] td").first).to_contain_text(number(expected))
-    lead.page.get_by_role("link", name="How many reports are enough?").click()
-    expect(lead.page.locator("[data-testid=plan]").first).to_be_visible(timeout=120_000)
-    lead.go(f"/studies/{study_id}/annotators/")
-    expect(lead.page.locator("body")).to_contain_text("Round 2 (independent")
-    with lead.page.expect_navigation():
-        lead.page.select_option("#round-choice", "3")
-    expect(lead.page.locator("body")).to_contain_text("Round 3 (review")
+        # History: each save that changed something is one version, and nothing else is.
+        history = _csv(lead.get(f"/studies/{study_id}/history.csv"))
+        kinds = {1: "pilot", 2: "independent", 3: "review"}
+        seen = Counter((row["annotator"], issues[by_number[row["number"]]].pk, kinds[int(row["round"])])
+                       for row in history)
+        assert seen == Counter((person, issue_id, kind) for person, issue_id, kind, *_ in self.ledger.saves)
 
-    # A report read-only, reached from the study's list as the lead reaches it: every label the ledger saw
-    # saved on it, with its note, and the final label with its rationale.
-    lead.go(f"/studies/{study_id}/issues/")
-    lead.page.get_by_role("link", name=title_of[2]).click()
-    expect(lead.page.locator("h1")).to_have_text(title_of[2])
-    rows = lead.page.locator("article table tbody tr").all_inner_texts()
-    for (person, issue_id, kind), (code, note) in ledger.last.items():
-        if issue_id == issues[2].pk and kind != "pilot":
-            assert any(person in row and code in row and note in row for row in rows), (person, code, rows)
-    expect(lead.page.locator("[data-testid=final-label]")).to_contain_text("C.1 (lead decision)")
-    expect(lead.page.locator("[data-testid=final-label]")).to_contain_text("The stack trace is the engine's.")
+    def check_agreement(self) -> float:
+        """The type kappa the app reports is the one computed from the ledger's independent labels."""
+        from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
-    # The audit log, from the admin's link in the header: the study's whole path is in it, the chain whole.
-    lead.page.get_by_role("link", name="Audit log").click()
-    audit = lead.page.locator("[data-testid=audit]")
-    for action in ("phase changed", "invitation made", "invitation used", "codebook add", "export"):
-        expect(audit).to_contain_text(action)
-    lead.page.select_option("#audit-action", "phase changed")
-    lead.page.get_by_role("button", name="Show").click()
-    expect(audit.locator("tbody tr")).to_have_count(4)  # into independent, review, adjudication, closed
-    from concord.audit import broken_links
+        types = defaultdict(list)
+        for (_, issue_id, kind), (code, _) in self.ledger.last.items():
+            if kind == "independent":
+                types[issue_id].append(code.split(".")[0])
+        table, _ = aggregate_raters([sorted(v) for _, v in sorted(types.items())])
+        expected = fleiss_kappa(table)
+        deadline = time.monotonic() + 120
+        while True:
+            answer = self.lead.page.request.get(f"{self.lead.url}/api/studies/{self.study_id}/agreement/")
+            if answer.status == 200:
+                break
+            assert answer.status == 202 and time.monotonic() < deadline, answer.status
+            time.sleep(1)
+        assert answer.json()["type"]["kappa"] == pytest.approx(expected, abs=1e-9)
+        return expected
 
-    assert list(broken_links()) == []
+    def read_after_the_study(self, kappa: float):
+        """The dashboard shows that kappa, the planner fills in by itself while a worker simulates, the annotators
+        page opens on the independent round and shows any round chosen; a report read-only, reached from the
+        study's list as the lead reaches it, holds every label the ledger saw saved on it and the final label."""
+        lead, study_id = self.lead, self.study_id
+        lead.go(f"/studies/{study_id}/agreement/")
+        expect(lead.page.locator("tr[data-figure=type] td").first).to_contain_text(number(kappa))
+        lead.page.get_by_role("link", name="How many reports are enough?").click()
+        expect(lead.page.locator("[data-testid=plan]").first).to_be_visible(timeout=120_000)
+        lead.go(f"/studies/{study_id}/annotators/")
+        expect(lead.page.locator("body")).to_contain_text("Round 2 (independent")
+        with lead.page.expect_navigation():
+            lead.page.select_option("#round-choice", "3")
+        expect(lead.page.locator("body")).to_contain_text("Round 3 (review")
+
+        lead.go(f"/studies/{study_id}/issues/")
+        lead.page.get_by_role("link", name=self.title_of[2]).click()
+        expect(lead.page.locator("h1")).to_have_text(self.title_of[2])
+        rows = lead.page.locator("article table tbody tr").all_inner_texts()
+        for (person, issue_id, kind), (code, note) in self.ledger.last.items():
+            if issue_id == self.issues[2].pk and kind != "pilot":
+                assert any(person in row and code in row and note in row for row in rows), (person, code, rows)
+        expect(lead.page.locator("[data-testid=final-label]")).to_contain_text("C.1 (lead decision)")
+        expect(lead.page.locator("[data-testid=final-label]")).to_contain_text("The stack trace is the engine's.")
+
+    def read_the_audit_log(self):
+        """From the admin's link in the header: the study's whole path is in it, the chain whole."""
+        from concord.audit import broken_links
+
+        page = self.lead.page
+        page.get_by_role("link", name="Audit log").click()
+        audit = page.locator("[data-testid=audit]")
+        for action in ("phase changed", "invitation made", "invitation used", "codebook add", "export"):
+            expect(audit).to_contain_text(action)
+        page.select_option("#audit-action", "phase changed")
+        page.get_by_role("button", name="Show").click()
+        expect(audit.locator("tbody tr")).to_have_count(4)  # into independent, review, adjudication, closed
+        assert list(broken_links()) == []
+
+
+def test_a_whole_study_through_its_pages(live_server, browser, request, settings):
+    if REAL_WORKER:
+        request.getfixturevalue("celery_worker_process")
+    study = WholeStudy(browser, live_server, settings)
+    study.set_up()
+    study.invite_a_volunteer()
+    study.pilot()
+    people = study.people
+    study.label_queue(people["lead"], 0, {1: {"offline": True}, 5: {"note": "engine crash", "save": "Control+Enter"}})
+    study.label_queue(people["ann1"], 1, {0: {"how": "find", "note": "found by code"}, 1: {"first": "A.2"},
+                                          5: {"note": "same engine", "save": "Control+Enter"}, 6: {"save": "double"}})
+    study.label_queue(people["ann2"], 2, {2: {"reload": True}, 3: {"skip": True}, 4: {"note": "looks like B.2"}})
+    study.label_queue(people["vol"], 3, {7: {"note": "memory", "save": "Control+Enter"}})
+    study.propose()
+    study.review()
+    study.adjudicate_and_close()
+    study.check_exports()
+    study.read_after_the_study(study.check_agreement())
+    study.read_the_audit_log()
     for person in people.values():
         person.context.close()
