@@ -1,0 +1,1 @@
+"""The project's own lint rules, which the linters it uses run (import-linter's contract types)."""
