@@ -67,9 +67,9 @@ def report(name: str, pid: int) -> float:
     return total
 
 
-def measure(web_pid: int, worker_pid: int, label: str, idle: bool = True) -> float:
+def measure(web_pid: int, worker_pids: list[int], label: str, idle: bool = True) -> float:
     print(label)
-    total = report("web", web_pid) + report("worker", worker_pid)
+    total = report("web", web_pid) + sum(report("worker", pid) for pid in worker_pids)
     verdict = ("within" if total <= TARGET_MIB else "OVER") + f" the {TARGET_MIB} MiB target" if idle else \
         "not idle: the target is for idle"
     print(f"  {'total':<8} {total:6.1f} MiB  ({verdict})")
@@ -79,7 +79,7 @@ def measure(web_pid: int, worker_pid: int, label: str, idle: bool = True) -> flo
 def task_latency() -> None:
     """What keeping the statistics apart costs: an agreement task (the demo's published study) sent when the
     worker has no task process (one is started: Django and the statistics libraries load), then at once again."""
-    from agreement.tasks import compute_agreement_task
+    from agreement.services import compute_agreement_task
     from annotation.models import Study
     from annotation.selectors.studies import agreement_round
     from annotation.services.demo import PUBLISHED_STUDY
@@ -91,11 +91,11 @@ def task_latency() -> None:
         print(f"  agreement task, {state}: {time.perf_counter() - started:.2f} s")
 
 
-def children_gone(pid: int, seconds: float) -> float:
-    """Seconds until the worker has no child process left (they end TASKS_APART_IDLE seconds after their last
-    task, concord.apart)."""
+def children_gone(pids: list[int], seconds: float, pool_children: int) -> float:
+    """Seconds until the workers have no task process left beyond their pools' own children (task processes end
+    TASKS_APART_IDLE seconds after their last task, concord.apart)."""
     started = time.monotonic()
-    while len(tree(pid)) > 1 and time.monotonic() - started < seconds:
+    while sum(len(tree(pid)) - 1 for pid in pids) > pool_children and time.monotonic() - started < seconds:
         time.sleep(0.5)
     return time.monotonic() - started
 
@@ -168,12 +168,12 @@ def requests_of_each_kind(port: int) -> None:
 
 
 def tasks_of_each_kind() -> None:
-    from agreement.tasks import compute_agreement_task
+    from agreement.services import compute_agreement_task
     from annotation.models import Study
     from annotation.selectors.studies import agreement_round
     from annotation.services.demo import DEMO_ISSUES, PUBLISHED_STUDY
     from ingest.models import IngestRun, Source
-    from ingest.services import runs
+    from ingest.services import runs, work
     from ingest.services.summaries import start_summary_batch
     from machines.models import MachineRater, MachineRun
     from machines.services.runs import start_run
@@ -181,7 +181,7 @@ def tasks_of_each_kind() -> None:
     published = Study.objects.get(name=PUBLISHED_STUDY)
     source = Source.objects.get()
     started = time.perf_counter()
-    run = runs.enqueue(runs.create_run(source, IngestRun.Kind.FILE, file_path=str(DEMO_ISSUES), file_format="jsonl"))
+    run = work.enqueue(runs.create_run(source, IngestRun.Kind.FILE, file_path=str(DEMO_ISSUES), file_format="jsonl"))
     batch = start_summary_batch(source)
     machine = start_run(MachineRater.objects.filter(study=published).first())
     figure = compute_agreement_task.apply_async(args=(agreement_round(published).pk,), ignore_result=False)
@@ -197,7 +197,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database-url", default=os.environ.get(
         "BENCH_MEMORY_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/concord_bench_memory"))
-    parser.add_argument("--worker-args", default=WORKER_ARGS)
+    parser.add_argument("--worker-args", action="append",
+                        help="a worker's arguments; given twice, two workers (default: as `make worker`)")
     parser.add_argument("--settle", type=float, default=3.0, help="seconds to wait before each reading")
     args = parser.parse_args()
     os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/15")
@@ -209,31 +210,49 @@ def main() -> None:
     call_command("load_demo", verbosity=0)
     call_command("load_machine_demo", verbosity=0)
     env = {**os.environ, "DATABASE_URL": args.database_url}
-    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "concord", "worker", "--loglevel", "warning",
-                               *shlex.split(args.worker_args)], cwd=ROOT, env=env)
+    worker_args = args.worker_args or [WORKER_ARGS]
+    workers = [subprocess.Popen([sys.executable, "-m", "celery", "-A", "concord", "worker", "--loglevel", "warning",
+                                 "--hostname", f"bench{n}@%h", *shlex.split(one)], cwd=ROOT, env=env)
+               for n, one in enumerate(worker_args)]
+    pids = [worker.pid for worker in workers]
+    # A prefork pool keeps its children for good: they are the worker, not task processes to wait for.
+    pool_children = sum(_concurrency(one) for one in worker_args if "--pool=prefork" in one)
     try:
         with gunicorn(2, 4) as server:
             from concord.celery import app
 
-            while not app.control.ping(timeout=1.0):
+            while len(app.control.ping(timeout=1.0)) < len(workers):
                 time.sleep(0.5)
             time.sleep(args.settle)
-            print(f"gunicorn 2 workers × 4 threads; celery worker {args.worker_args}")
-            start = measure(server.process.pid, worker.pid, "idle after start")
+            print(f"gunicorn 2 workers × 4 threads; celery workers: {' | '.join(worker_args)}; "
+                  f"TASKS_APART={int(settings.TASKS_APART)}")
+            start = measure(server.process.pid, pids, "idle after start")
             requests_of_each_kind(server.port)
             tasks_of_each_kind()
             time.sleep(args.settle)
-            measure(server.process.pid, worker.pid, "just after, the worker's task processes still kept", idle=False)
-            waited = children_gone(worker.pid, settings.TASKS_APART_IDLE + 60)
+            measure(server.process.pid, pids, "just after, the worker's task processes still kept", idle=False)
+            waited = children_gone(pids, settings.TASKS_APART_IDLE + 60, pool_children)
             time.sleep(args.settle)
-            after = measure(server.process.pid, worker.pid, "idle after one request and one task of each kind "
+            after = measure(server.process.pid, pids, "idle after one request and one task of each kind "
                             f"(its task processes ended {waited:.0f} s after the tasks)")
             print(f"web + worker: {start:.0f} MiB after start, {after:.0f} MiB after one of each "
                   f"(target ≤ {TARGET_MIB} MiB)")
             task_latency()
     finally:
-        worker.terminate()
-        worker.wait(timeout=60)
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            worker.wait(timeout=60)
+
+
+def _concurrency(worker_args: str) -> int:
+    words = shlex.split(worker_args)
+    for n, word in enumerate(words):
+        if word.startswith("--concurrency="):
+            return int(word.split("=", 1)[1])
+        if word in ("--concurrency", "-c"):
+            return int(words[n + 1])
+    return os.cpu_count() or 1
 
 
 if __name__ == "__main__":
