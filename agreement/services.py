@@ -4,11 +4,12 @@ from __future__ import annotations
 import time
 from datetime import timedelta
 
+from django.contrib.auth import get_user_model
 from django.db.models import Count, Max
 
 from annotation.models import Decision, Round
 from annotation.selectors.labels import counted_in_round
-from concord import queueing
+from concord import jobs
 from stats.planner import simulate
 
 from .models import AgreementSnapshot, Plan
@@ -48,20 +49,18 @@ def request_snapshot(round: Round, level: str = "theme", by=None) -> None:
     """Hands the computation to a worker (the statistics libraries and a second or more of numpy stay out of
     the web process), once however many pages ask while it runs. With tasks run in-process (the zero-set-up
     default, tests) the snapshot exists on return; with the queue away it is computed here."""
-    from .tasks import compute_agreement_task  # cycle: the task calls snapshot()
-
-    if not queueing.send_once(_computing_key(round, level), COMPUTING, compute_agreement_task, round.pk, level,
-                              getattr(by, "pk", None)):
+    if not jobs.send_once(_computing_key(round, level), COMPUTING, compute_agreement_task, round.pk, level,
+                          getattr(by, "pk", None)):
         snapshot(round, level, by=by)
 
 
 def computing(round: Round, level: str) -> bool:
     """Whether a computation of the round's figures at `level` was sent and has not ended."""
-    return queueing.under_way(_computing_key(round, level))
+    return jobs.under_way(_computing_key(round, level))
 
 
 def computed(round: Round, level: str) -> None:
-    queueing.done(_computing_key(round, level))
+    jobs.done(_computing_key(round, level))
 
 
 def plan_snapshot(round: Round, level: str = "theme") -> Plan:
@@ -79,11 +78,33 @@ def _planning_key(round: Round, level: str) -> str:
 
 def request_plan(round: Round, level: str = "theme") -> None:
     """As `request_snapshot`, for the planner: a worker simulates, once however many pages ask meanwhile."""
-    from .tasks import compute_plan_task  # cycle: the task calls plan_snapshot()
-
-    if not queueing.send_once(_planning_key(round, level), COMPUTING, compute_plan_task, round.pk, level):
+    if not jobs.send_once(_planning_key(round, level), COMPUTING, compute_plan_task, round.pk, level):
         plan_snapshot(round, level)
 
 
 def planned(round: Round, level: str) -> None:
-    queueing.done(_planning_key(round, level))
+    jobs.done(_planning_key(round, level))
+
+
+def compute(round_id: int, level: str = "theme", by_id: int | None = None) -> dict:
+    """The task's work: a round's agreement figures at a level, kept as a dashboard snapshot."""
+    round = Round.objects.select_related("study__taxonomy").get(pk=round_id)
+    try:
+        by = get_user_model().objects.filter(pk=by_id).first() if by_id else None
+        return snapshot(round, level, by=by).figures
+    finally:
+        computed(round, level)
+
+
+def compute_plan(round_id: int, level: str = "theme") -> None:
+    """The task's work: the planner's simulations for one round, kept for the planner page."""
+    round = Round.objects.select_related("study__taxonomy").get(pk=round_id)
+    try:
+        plan_snapshot(round, level)
+    finally:
+        planned(round, level)
+
+
+# In a child process the worker ends when idle: the figures load scipy and statsmodels and large buffers.
+compute_agreement_task = jobs.task(compute, queue="statistics", apart_from_worker=True)
+compute_plan_task = jobs.task(compute_plan, queue="statistics", apart_from_worker=True)

@@ -22,11 +22,11 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 
 from celery import current_task
 from django.conf import settings
-from django.utils.module_loading import import_string
 
 _lock = threading.Lock()
 _idle: list[_Child] = []
@@ -36,17 +36,18 @@ class ChildLost(RuntimeError):
     """The child process ended in the middle of a task (killed, out of memory)."""
 
 
-def call(path: str, *args):
-    """`import_string(path)(*args)`, in a child process when inside a worker: returns what it returns and raises
-    what it raises (both must pickle; an exception that does not comes back as a RuntimeError with its text)."""
+def call(work: Callable, *args):
+    """`work(*args)`, in a child process when inside a worker: returns what it returns and raises what it raises
+    (both must pickle; an exception that does not comes back as a RuntimeError with its text). `work` is a
+    module-level function: the child is sent a reference to it, as pickle sends functions."""
     if not _in_worker():
-        return import_string(path)(*args)
+        return work(*args)
     child = _take()
     try:
-        ok, value = child.call(path, args)
+        ok, value = child.call(work, args)
     except (EOFError, OSError) as exc:
         child.end()
-        raise ChildLost(f"the process running {path} ended before it finished") from exc
+        raise ChildLost(f"the process running {_name(work)} ended before it finished") from exc
     except BaseException:  # an answer that would not unpickle, the worker stopped meanwhile: not reused
         child.end()
         raise
@@ -83,8 +84,8 @@ class _Child:
         self.inbox = Connection(to_parent, writable=False)
         self.since = time.monotonic()
 
-    def call(self, path: str, args: tuple):
-        self.outbox.send((path, args))
+    def call(self, work: Callable, args: tuple):
+        self.outbox.send((work, args))
         return self.inbox.recv()
 
     def end(self) -> None:
@@ -139,18 +140,22 @@ def serve(read_fd: int, write_fd: int) -> None:
     inbox, outbox = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
     while True:
         try:
-            path, args = inbox.recv()
+            work, args = inbox.recv()
         except EOFError:
             return
         close_old_connections()
         try:
-            answer = (True, import_string(path)(*args))
+            answer = (True, work(*args))
         except Exception as exc:  # handed to the worker, which raises it as the task's own
             exc.add_note("in the child process:\n" + traceback.format_exc())
             answer = (False, exc)
         finally:
             close_old_connections()
-        outbox.send_bytes(_packed(path, answer))
+        outbox.send_bytes(_packed(_name(work), answer))
+
+
+def _name(work: Callable) -> str:
+    return f"{work.__module__}.{work.__qualname__}"
 
 
 def _packed(path: str, answer: tuple) -> bytes:

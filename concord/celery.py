@@ -15,7 +15,7 @@ os.environ.setdefault("CELERY_SKIP_CHECKS", "1")
 
 app = Celery("concord")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks()
+
 
 
 @worker_init.connect

@@ -276,22 +276,22 @@ if not REDIS_URL:
                                         # kombu's exchange tables, else a `control/` folder in the working directory.
                                         "control_folder": str(CELERY_BROKER_DIR / "control"),
                                         "store_processed": False}
-# Separate queues, so that a long ingest never delays summaries or statistics: each can have workers of its
-# own (docker-compose.yml runs one per queue). `make worker` and the tests' worker take all of them.
-CELERY_TASK_ROUTES = {
-    "ingest.tasks.run_ingest_task": {"queue": "ingest"},
-    "ingest.tasks.summarise_source_task": {"queue": "summaries"},
-    "agreement.tasks.*": {"queue": "statistics"},
-    # Machine raters compute (the built-in model) or wait on a model's endpoint; either way not an ingest.
-    "machines.tasks.*": {"queue": "statistics"},
-}
+# Where the tasks are made (concord.jobs.task names each one's queue, which its router reads): the modules a
+# worker imports at start.
+CELERY_TASK_ROUTES = ("concord.jobs.route",)
+CELERY_IMPORTS = (
+    "ingest.services.work", "ingest.services.summaries", "agreement.services", "machines.services.runs",
+    "machines.services.measurements",
+)
+# The queues of concord.jobs.QUEUES and Celery's default one, which `make worker` and the tests' worker take.
 CELERY_QUEUES_ALL = "ingest,summaries,statistics,celery"
 # Agreement figures and machine raters run in a child process of the worker, kept this many seconds after its
 # last task, so that an idle worker holds neither the statistics libraries nor their buffers (concord.apart).
 TASKS_APART = env_bool("TASKS_APART", True)
 TASKS_APART_IDLE = env_int("TASKS_APART_IDLE", 20)
-# A running ingest whose heartbeat is older than this was killed; it is marked interrupted.
-INGEST_HEARTBEAT_STALE_SECONDS = env_int("INGEST_HEARTBEAT_STALE_SECONDS", 5 * 60)
+# A running job (an ingest, a summary batch, a machine rater's run) whose heartbeat is older than this was
+# killed; it is marked interrupted.
+JOB_HEARTBEAT_STALE_SECONDS = env_int("JOB_HEARTBEAT_STALE_SECONDS", 5 * 60)
 
 # Ingest: platform APIs (tests point the base URLs at a local server)
 GITHUB_API_URL = os.environ.get("GITHUB_API_URL", "https://api.github.com")

@@ -21,6 +21,8 @@ from annotation.selectors.labels import screening_verdicts
 from concord.csv_stream import FORMULA_STARTS
 from machines.exports import labels_by_report
 
+from .columns import CSV_COLUMNS, study_status
+
 EXTRA = "concord_corpus_extra"
 
 
@@ -50,7 +52,6 @@ def _how() -> str:
 
 
 def _query(study: Study, status: str, codebook: str, raw: bool) -> str:
-    from .exports import CSV_COLUMNS  # cycle: exports is the reference this module follows
 
     cells = [
         sql.quote(study.name), sql.quote(status), "src.full_name", "i.number", "i.url", "i.title", "i.body",
@@ -98,7 +99,6 @@ def _query(study: Study, status: str, codebook: str, raw: bool) -> str:
 
 def copy_csv(study: Study, raw: bool = False) -> Iterator[bytes]:
     """The corpus CSV in blocks of bytes, as csv_rows would write it (see the module's note)."""
-    from .exports import study_status  # cycle: as above
 
     status = study_status(study)
     codebook = f"{study.taxonomy.name} {study.taxonomy.version}, revision {study.taxonomy.revision}"

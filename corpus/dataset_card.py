@@ -15,7 +15,7 @@ from concord.numbers import interval
 from ingest.models import Source
 from ingest.selectors import source_report
 
-from .exports import study_status
+from .columns import study_status
 
 
 def _rate(rate) -> str:

@@ -23,19 +23,10 @@ from machines.exports import labels_by_report, study_machines
 from taxonomy.exports import to_json
 from taxonomy.models import Category
 
+from .columns import CSV_COLUMNS, study_status
+from .copy_export import copy_csv
+
 CHUNK = 2000
-CSV_COLUMNS = [
-    "study", "study_status", "source", "number", "url", "title", "body", "created_at", "matched_keywords",
-    "screening", "screening_reason", "summary", "final_type_code", "final_type", "final_theme_code", "final_theme",
-    "final_sub_theme_code", "final_sub_theme", "final_how", "final_rationale", "codebook", "labels",
-    "machine_labels",
-]
-
-
-def study_status(study: Study) -> str:
-    if study.phase == Study.Phase.CLOSED:
-        return "closed"
-    return f"open ({study.get_phase_display().lower()}): labels may still change"
 
 
 def _names(study: Study) -> dict[int, tuple[str, str]]:
@@ -124,7 +115,6 @@ def csv_chunks(study: Study, raw: bool = False) -> Iterator[bytes]:
     """The corpus CSV as bytes: written by PostgreSQL itself there (corpus.copy_export, five times faster),
     row by row elsewhere."""
     if connection.vendor == "postgresql":
-        from .copy_export import copy_csv  # cycle: copy_export follows this module's columns and cells
 
         yield from copy_csv(study, raw)
         return

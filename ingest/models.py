@@ -4,42 +4,7 @@ from django.conf import settings
 from django.db import models
 
 from concord.history import HistoricalRecords
-
-
-class JobStatus(models.TextChoices):
-    """The life of a background job's row (ingest runs, summary batches)."""
-
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    SUCCEEDED = "succeeded", "Succeeded"
-    FAILED = "failed", "Failed"
-
-
-JOB_FINISHED = {JobStatus.SUCCEEDED, JobStatus.FAILED}
-
-
-class Job(models.Model):
-    """What every background job's row holds (ingest runs, summary batches, machine-rater runs): its status, who
-    started it, when, and a heartbeat set by the running process — a job whose heartbeat stops was killed."""
-
-    Status = JobStatus
-
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        abstract = True
-        ordering = ["-created_at", "-id"]
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in JOB_FINISHED
+from concord.jobs import Job
 
 
 class KeywordList(models.Model):
@@ -163,8 +128,8 @@ class Issue(models.Model):
 
 class IngestRun(Job):
     """One ingest of a source, from its API or a file: its progress, counts and outcome, kept as a record.
-    Its heartbeat is set at every batch or page (and during waits); services.runs.interrupt_stale marks a run
-    whose heartbeat stopped as interrupted."""
+    Its heartbeat is set at every batch or page (and during waits); a run whose heartbeat stopped is marked
+    interrupted (concord.jobs.interrupt_stale)."""
 
     class Kind(models.TextChoices):
         API = "api", "Platform API"
@@ -184,7 +149,6 @@ class IngestRun(Job):
     filtered_out = models.PositiveIntegerField(default=0)
     errors = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(null=True, blank=True, help_text="Expected count, where known")
-    message = models.TextField(blank=True)
     # Where a killed or failed API run resumes: the next page to fetch, and the newest updated_at seen.
     cursor = models.JSONField(default=dict, blank=True)
     high_water = models.DateTimeField(null=True, blank=True)
@@ -248,10 +212,13 @@ class SummaryBatch(Job):
     made = models.PositiveIntegerField(default=0)
     cached = models.PositiveIntegerField(default=0)
     failed = models.PositiveIntegerField(default=0)
-    message = models.TextField(blank=True)
 
     class Meta(Job.Meta):
         verbose_name_plural = "summary batches"
+
+    @property
+    def percent(self) -> int | None:
+        return min(100, round(100 * (self.made + self.cached + self.failed) / self.total)) if self.total else None
 
     def __str__(self) -> str:
         return f"Summaries of {self.source} ({self.status})"

@@ -9,7 +9,8 @@ from django.conf import settings as django_settings
 from django.db import models
 
 from annotation.models import Study
-from ingest.models import Issue, Job
+from concord.jobs import Job
+from ingest.models import Issue
 
 
 class MachineRater(models.Model):
@@ -62,7 +63,6 @@ class MachineRun(Job):
     cached = models.PositiveIntegerField(default=0)
     unparseable = models.PositiveIntegerField(default=0)
     failed = models.PositiveIntegerField(default=0)
-    message = models.TextField(blank=True)
 
     def __str__(self) -> str:
         return f"{self.rater.name} run {self.pk} ({self.status})"

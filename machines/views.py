@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.access import get_study_for
 from annotation.permissions import can_manage_seeing_labels
-from concord.http import HtmxHttpRequest
+from concord.http import HtmxHttpRequest, job_progress
 from concord.ids import parse_id
 from stats.alt_test import EPSILONS
 
@@ -125,7 +125,7 @@ def run(request: HtmxHttpRequest, study_id: int, rater_id: int):
 def run_progress(request: HtmxHttpRequest, study_id: int, machine_run_id: int):
     study = get_study_for(request, study_id, can_manage_seeing_labels)
     found = get_object_or_404(MachineRun.objects.select_related("rater"), pk=machine_run_id, rater__study=study)
-    return render(request, "machines/_run.html", {"study": study, "run": found})
+    return job_progress(request, "machines/_run.html", found, study=study)
 
 
 @login_required

@@ -46,20 +46,20 @@ def hang(pid_file):
 
 
 def test_outside_a_worker_the_function_runs_here():
-    assert apart.call("tests.test_apart.pid_and", 3) == (os.getpid(), 3)
+    assert apart.call(pid_and, 3) == (os.getpid(), 3)
 
 
 def test_inside_a_worker_it_runs_in_a_child_kept_for_the_next_task(in_worker):
-    pid, value = apart.call("tests.test_apart.pid_and", {"figures": [1.5, None]})
+    pid, value = apart.call(pid_and, {"figures": [1.5, None]})
     assert pid != os.getpid() and value == {"figures": [1.5, None]}
     assert apart.children() == 1
-    again, _ = apart.call("tests.test_apart.pid_and", 0)
+    again, _ = apart.call(pid_and, 0)
     assert again == pid  # the same child, still warm
 
 
 def test_the_childs_exception_is_raised_as_the_tasks_own(in_worker):
     with pytest.raises(ValueError, match="no such round") as raised:
-        apart.call("tests.test_apart.fail_with", "no such round")
+        apart.call(fail_with, "no such round")
     assert "in the child process" in "".join(raised.value.__notes__)
     # The child survives its task's failure.
     assert apart.children() == 1
@@ -67,7 +67,7 @@ def test_the_childs_exception_is_raised_as_the_tasks_own(in_worker):
 
 def test_an_exception_that_cannot_come_back_is_named_not_lost(in_worker):
     with pytest.raises(RuntimeError, match="NeedsTwo"):
-        apart.call("tests.test_apart.fail_unpicklably")
+        apart.call(fail_unpicklably)
 
 
 def test_a_child_killed_mid_task_fails_the_task_and_is_replaced(in_worker, tmp_path):
@@ -85,15 +85,15 @@ def test_a_child_killed_mid_task_fails_the_task_and_is_replaced(in_worker, tmp_p
 
     threading.Thread(target=kill_the_child, daemon=True).start()
     with pytest.raises(apart.ChildLost, match="hang ended before it finished"):
-        apart.call("tests.test_apart.hang", str(pid_file))
+        apart.call(hang, str(pid_file))
     assert apart.children() == 0
-    pid, _ = apart.call("tests.test_apart.pid_and", 1)
+    pid, _ = apart.call(pid_and, 1)
     assert pid != os.getpid()
 
 
 def test_an_idle_child_ends_after_the_idle_time(in_worker, settings):
     settings.TASKS_APART_IDLE = 1
-    pid, _ = apart.call("tests.test_apart.pid_and", 1)
+    pid, _ = apart.call(pid_and, 1)
     deadline = time.monotonic() + 30
     while not _gone(pid) and time.monotonic() < deadline:
         time.sleep(0.2)

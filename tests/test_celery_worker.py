@@ -11,7 +11,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 from django.conf import settings
 
-from agreement.tasks import compute_agreement_task
+from agreement.services import compute_agreement_task
 from concord.celery import app as celery_app
 from tests.factories import label_with, make_issue, make_study
 
@@ -78,7 +78,7 @@ def test_agreement_task_runs_on_a_real_worker(celery_worker_process, lead, annot
 def test_a_file_ingest_runs_on_a_real_worker_and_reports_progress(celery_worker_process, tmp_path):
     from ingest.models import IngestRun, Issue, Source
     from ingest.services import runs
-    from ingest.tasks import run_ingest_task
+    from ingest.services.work import ingest_task as run_ingest_task
 
     path = tmp_path / "issues.jsonl"
     path.write_text("\n".join(f'{{"number": {n}, "title": "Issue {n}"}}' for n in range(1, 2501)))
@@ -93,7 +93,7 @@ def test_a_file_ingest_runs_on_a_real_worker_and_reports_progress(celery_worker_
 @pytest.mark.django_db(transaction=True)
 def test_a_summary_batch_runs_on_a_real_worker(celery_worker_process):
     from ingest.models import Source, Summary, SummaryBatch
-    from ingest.tasks import summarise_source_task
+    from ingest.services.summaries import summarise_task as summarise_source_task
 
     source = Source.objects.create(full_name="o/r")
     for n in range(3):
@@ -130,7 +130,7 @@ def test_a_machine_rater_runs_on_a_real_worker(celery_worker_process, lead, anno
 @pytest.mark.django_db(transaction=True)
 def test_the_planner_simulates_on_a_real_worker(celery_worker_process, lead, annotator_a, annotator_b):
     from agreement.models import Plan
-    from agreement.tasks import compute_plan_task
+    from agreement.services import compute_plan_task
 
     issues = [make_issue() for _ in range(4)]
     study = make_study(lead, [annotator_a, annotator_b], issues=issues)

@@ -11,6 +11,8 @@ import yaml
 from compose_spec import PyCompose
 from django.conf import settings
 
+from concord import jobs
+
 COMPOSE = Path(__file__).resolve().parent.parent / "docker-compose.yml"
 
 
@@ -36,7 +38,7 @@ def test_every_reference_names_something_declared():
 
 
 def test_every_queue_has_a_worker_and_every_worker_a_queue():
-    routed = {route["queue"] for route in settings.CELERY_TASK_ROUTES.values()} | {"celery"}
+    routed = set(jobs.QUEUES) | {"celery"}
     served = set()
     for service in _load()["services"].values():
         command = service.get("command") or ""

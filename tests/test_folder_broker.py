@@ -14,7 +14,7 @@ SEND = """
 import time
 from ingest.models import IngestRun, Source
 from ingest.services import runs
-from ingest.tasks import run_ingest_task
+from ingest.services.work import ingest_task as run_ingest_task
 source = Source.objects.create(full_name="o/r")
 run = runs.create_run(source, IngestRun.Kind.FILE, file_path={path!r})
 started = time.monotonic()

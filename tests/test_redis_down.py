@@ -19,7 +19,7 @@ from django.test import Client
 from django.urls import reverse
 
 from agreement.models import AgreementSnapshot
-from agreement.tasks import compute_agreement_task
+from agreement.services import compute_agreement_task
 from annotation.models import Label
 from concord.celery import app as celery_app
 from ingest.models import Source, SummaryBatch
@@ -173,7 +173,7 @@ def test_the_dashboard_hands_its_figures_to_a_worker_once_and_computes_them_itse
 def test_a_machine_raters_figures_are_measured_by_a_worker_and_a_decision_waits_for_them(
         redis_in_front, study, lead, annotator_a, annotator_b):
     from machines.models import MachineLabel, MachineRater, MachineRun, Measurement
-    from machines.tasks import measure_task
+    from machines.services.measurements import measure_task
 
     port, _ = redis_in_front
     for issue in study.issues.all():

@@ -22,7 +22,7 @@ from django.conf import settings
 
 from ingest.models import IngestRun, Issue, Source
 from ingest.services import runs
-from ingest.tasks import run_ingest_task
+from ingest.services.work import ingest_task as run_ingest_task
 
 ROOT = Path(__file__).resolve().parent.parent
 N = 30_000

@@ -3,11 +3,9 @@ from __future__ import annotations
 
 from functools import cache
 
-from django.db import transaction
 from django.db.models import Exists, OuterRef
-from django.utils import timezone
 
-from concord import queueing, rows
+from concord import jobs, rows
 
 from ..models import Issue, Source, Summary, SummaryBatch
 from ..summaries import content_hash, summariser_from_settings
@@ -21,20 +19,16 @@ DOWN_AFTER = 3
 
 
 def start_summary_batch(source: Source, user=None, summariser=None) -> SummaryBatch:
-    from ..tasks import summarise_source_task  # cycle: the task module imports the services it runs
-
+    """A batch of the source's missing summaries, handed to a worker."""
     summariser = summariser or summariser_from_settings()
     batch = SummaryBatch.objects.create(source=source, backend=summariser.name, model=summariser.model,
                                         prompt_version=summariser.prompt_version, created_by=user)
-    def send() -> None:
-        try:
-            queueing.send(summarise_source_task, batch.pk)
-        except queueing.QueueUnavailable as exc:
-            SummaryBatch.objects.filter(pk=batch.pk).update(status=SummaryBatch.Status.FAILED, message=str(exc),
-                                                            finished_at=timezone.now())
+    return jobs.enqueue(batch, summarise_task)
 
-    transaction.on_commit(send)
-    return batch
+
+def summary_batch_kept(batch: SummaryBatch) -> tuple[str, dict]:
+    """What an interrupted batch keeps: every summary made (each is its own row); a new batch makes the rest."""
+    return f"The {batch.made + batch.cached} summaries made are kept; summarising again makes the rest.", {}
 
 
 def _missing(batch: SummaryBatch):
@@ -74,11 +68,8 @@ def summarise_issue(batch: SummaryBatch, summariser, issue: Issue) -> str:
 def run_summary_batch(batch: SummaryBatch, summariser=None) -> SummaryBatch:
     """Summarise every kept issue of the source that has no summary of this backend, model and prompt yet."""
     summariser = summariser or summariser_from_settings()
-    batch.status, batch.started_at = SummaryBatch.Status.RUNNING, timezone.now()
-    batch.heartbeat_at = batch.started_at
     issues = list(_missing(batch).select_related("source"))
-    batch.total = len(issues)
-    batch.save(update_fields=["status", "started_at", "heartbeat_at", "total"])
+    jobs.start(batch, total=len(issues))
     counts = {"made": 0, "cached": 0, "failed": 0}
     down_in_a_row, stopped = 0, ""
     for i, issue in enumerate(issues, start=1):
@@ -86,22 +77,29 @@ def run_summary_batch(batch: SummaryBatch, summariser=None) -> SummaryBatch:
         down_in_a_row = down_in_a_row + 1 if outcome == "down" else 0
         counts["failed" if outcome == "down" else outcome] += 1
         if i % PROGRESS_EVERY == 0 or i == len(issues) or down_in_a_row >= DOWN_AFTER:
-            SummaryBatch.objects.filter(pk=batch.pk).update(**counts, heartbeat_at=timezone.now())
+            jobs.beat(batch, **counts)
         if down_in_a_row >= DOWN_AFTER:
             stopped = (f"stopped: the endpoint gave no answer for {DOWN_AFTER} issues in a row "
                        f"({_error_of(issue, batch)}); {len(issues) - i} issues not tried. ")
             break
     for field, value in counts.items():
         setattr(batch, field, value)
-    batch.status = SummaryBatch.Status.FAILED if stopped else SummaryBatch.Status.SUCCEEDED
-    batch.finished_at = timezone.now()
-    batch.message = stopped + f"{counts['made']} made, {counts['cached']} from the cache, {counts['failed']} failed"
+    message = stopped + f"{counts['made']} made, {counts['cached']} from the cache, {counts['failed']} failed"
     if counts["failed"] and not stopped:
         first = Summary.objects.filter(issue__source=batch.source, backend=batch.backend,
                                        status=Summary.Status.FAILED).values_list("error", flat=True).first()
-        batch.message += f"; the first failure: {first}"
-    batch.save()
+        message += f"; the first failure: {first}"
+    jobs.finish(batch, SummaryBatch.Status.FAILED if stopped else SummaryBatch.Status.SUCCEEDED, message,
+                fields=tuple(counts))
     return batch
+
+
+def summarise(batch_id: int) -> None:
+    """The task's work: summarise a source's kept issues; the batch row holds progress and outcome."""
+    run_summary_batch(SummaryBatch.objects.select_related("source").get(pk=batch_id))
+
+
+summarise_task = jobs.task(summarise, queue="summaries")
 
 
 def _error_of(issue: Issue, batch: SummaryBatch) -> str:

@@ -9,7 +9,7 @@ from django.conf import settings
 from concord.uploads import safe_name, write_upload
 
 from ..models import IngestRun, Source
-from . import runs
+from . import runs, work
 
 
 def store_upload(uploaded) -> Path:
@@ -22,4 +22,4 @@ def store_upload(uploaded) -> Path:
 def start_file_run(source: Source, uploaded, file_format: str = "", user=None) -> IngestRun:
     path = store_upload(uploaded)
     run = runs.create_run(source, IngestRun.Kind.FILE, user=user, file_path=str(path), file_format=file_format)
-    return runs.enqueue(run)
+    return work.enqueue(run)

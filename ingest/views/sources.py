@@ -7,14 +7,13 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import HttpResponseStopPolling
 
-from concord import once, queueing
-from concord.http import HtmxHttpRequest
+from concord import jobs, once
+from concord.http import HtmxHttpRequest, job_progress
 
 from ..forms import SourceForm, UploadForm
 from ..models import IngestRun, Source, SummaryBatch
-from ..services import runs
+from ..services import runs, work
 from ..services.api import start_api_run
 from ..services.summaries import start_summary_batch
 from ..services.uploads import start_file_run
@@ -73,12 +72,12 @@ def source_ingest(request: HtmxHttpRequest, source_id: int):
         run = start_file_run(source, form.cleaned_data["file"], form.cleaned_data["format"], user=request.user)
     else:
         try:
-            run = runs.enqueue(start_api_run(source, user=request.user))
+            run = work.enqueue(start_api_run(source, user=request.user))
         except ValueError as exc:
             messages.error(request, str(exc))
             return redirect("ingest:source_detail", source_id=source.pk)
     run.refresh_from_db()
-    if run.status == IngestRun.Status.FAILED and run.message.startswith(queueing.UNAVAILABLE[:20]):
+    if run.status == IngestRun.Status.FAILED and run.message.startswith(jobs.UNAVAILABLE[:20]):
         messages.error(request, f"Run {run.pk}: {run.message}")
     else:
         messages.info(request, f"Started run {run.pk}.")
@@ -94,7 +93,7 @@ def run_retry(request: HtmxHttpRequest, run_id: int):
     try:
         with transaction.atomic():
             once.claim(request.POST.get(once.FIELD))
-            again = runs.retry(run, user=request.user)
+            again = work.retry(run, user=request.user)
     except (once.AlreadySent, ValueError) as exc:
         messages.error(request, f"Run {run.pk}: {exc}")
     else:
@@ -108,7 +107,7 @@ def run_retry(request: HtmxHttpRequest, run_id: int):
 def batch_progress(request: HtmxHttpRequest, batch_id: int):
     runs.interrupt_stale()
     batch = get_object_or_404(SummaryBatch.objects.select_related("source"), pk=batch_id)
-    return _polled(request, "ingest/_summary_batch.html", {"batch": batch}, batch.is_finished)
+    return job_progress(request, "ingest/_summary_batch.html", batch)
 
 
 @login_required
@@ -117,18 +116,8 @@ def batch_progress(request: HtmxHttpRequest, batch_id: int):
 def run_progress(request: HtmxHttpRequest, run_id: int):
     runs.interrupt_stale()
     run = get_object_or_404(IngestRun.objects.select_related("source"), pk=run_id)
-    response = _polled(request, "_job_progress.html", {"run": run}, run.is_finished)
+    response = job_progress(request, "ingest/_run.html", run)
     if request.htmx and run.is_finished:
         # The source's page re-reads its issue counts, which the run has just changed.
         response["HX-Trigger"] = "ingest-finished"
-    return response
-
-
-def _polled(request: HtmxHttpRequest, template: str, context: dict, finished: bool):
-    """A progress fragment; once the job has finished, htmx is told (status 286) to stop polling it."""
-    response = render(request, template, context)
-    if request.htmx and finished:
-        stop = HttpResponseStopPolling()
-        stop.content = response.content
-        return stop
     return response

@@ -12,10 +12,11 @@ from concord.errors import FieldError
 from concord.textcheck import fitted
 from stats.alt_test import EPSILONS
 
-from ..measures import LEVELS, below_decision, sentinel_baseline, sentinels
+from ..measures import LEVELS, below_decision, sentinel_baseline
 from ..models import ReplacementDecision
 from ..selectors import latest_run, machine_labels, measurement, panel
 from .measurements import panel_state, requested
+from .sentinels import sentinel_reports, sentinels_of
 
 DEFAULT_SENTINELS = 0.1
 
@@ -68,7 +69,7 @@ def record(rater, *, level: str, type_code: str, epsilon: float, reason: str, by
     # The sentinels' own kappa now, kept beside the figures: the watch compares the sentinels with themselves.
     the_panel = panel(study)
     loaded = machine_labels(rater)
-    chosen = _sentinels(study, share, the_panel.reference_types, level, type_code)
+    chosen = sentinels_of(study, share, the_panel.reference_types, level, type_code)
     figures = figures | {"sentinels_at_decision": sentinel_baseline(
         the_panel.humans, loaded.record if loaded else {}, sorted(chosen), level=level)}
     try:
@@ -103,20 +104,6 @@ class Watch:
     sentinels: int
     figures: dict | None
     below: bool
-
-
-def sentinel_reports(decision: ReplacementDecision, reference_types: dict[int, str]) -> set[int]:
-    return _sentinels(decision.rater.study, decision.sentinel_share, reference_types, decision.level,
-                      decision.type_code, decision.sentinel_seed)
-
-
-def _sentinels(study: Study, share: float, reference_types: dict[int, str], level: str, type_code: str,
-               seed: int | None = None) -> set[int]:
-    """The seeded share of the study's reports people keep labeling, those of `type_code` below type level."""
-    chosen = sentinels(list(study.issues.values_list("pk", flat=True)), share, study.seed if seed is None else seed)
-    if level != "type":
-        chosen = {r for r in chosen if reference_types.get(r) == type_code}
-    return chosen
 
 
 def watch(decision: ReplacementDecision, the_panel=None) -> Watch:

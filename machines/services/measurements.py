@@ -8,11 +8,12 @@ from django.db.models import Count, Max
 
 from annotation.models import Decision, Label, Queue, Study
 from annotation.selectors.studies import agreement_round
-from concord import queueing
+from concord import jobs
 from taxonomy.models import Taxonomy
 
 from ..models import MachineRun, Measurement, ReplacementDecision
 from ..selectors import machine_labels, measurement, panel
+from .sentinels import sentinel_reports
 
 MEASURING = 15 * 60  # seconds a requested measurement is taken to be under way; the task clears it when done
 
@@ -51,14 +52,12 @@ def requested(run: MachineRun, level: str, type_code: str, epsilon: float, decis
     when there are none yet, a worker is asked for them (once, however many pages ask while it works) and None
     is returned until they are there. Tasks run in-process (the zero-set-up default, tests) have them on return;
     with the queue away they are measured here. `state`: the panel's state, when the caller has read it."""
-    from ..tasks import measure_task  # cycle: the task calls measure()
-
     state = state or panel_state(run.rater.study)
     found = stored(run, level, type_code, epsilon, decision_id, state=state)
     if found is not None:
         return found
-    if not queueing.send_once(_key(run, level, type_code, epsilon, decision_id), MEASURING, measure_task, run.pk,
-                              level, type_code, epsilon, decision_id):
+    if not jobs.send_once(_key(run, level, type_code, epsilon, decision_id), MEASURING, measure_task, run.pk,
+                          level, type_code, epsilon, decision_id):
         return measure(run, level, type_code, epsilon, decision_id)
     # Measured already if tasks run in-process, against the state read then (or a newer one: asked again later).
     return stored(run, level, type_code, epsilon, decision_id, state=state)
@@ -67,8 +66,6 @@ def requested(run: MachineRun, level: str, type_code: str, epsilon: float, decis
 def measure(run: MachineRun, level: str, type_code: str, epsilon: float,
             decision_id: int | None = None) -> Measurement | None:
     """Measure the run (None if it is no longer the rater's run of record) and keep the figures."""
-    from .decisions import sentinel_reports  # cycle: a decision reads its figures from here
-
     try:
         # The panel's state is read first: labels that change while this runs make the figures stale, never
         # stale figures look current.
@@ -93,4 +90,16 @@ def measure(run: MachineRun, level: str, type_code: str, epsilon: float,
             defaults={"figures": figures, "seconds": time.perf_counter() - started})
         return found
     finally:
-        queueing.done(_key(run, level, type_code, epsilon, decision_id))
+        jobs.done(_key(run, level, type_code, epsilon, decision_id))
+
+
+def measure_by_id(run_id: int, level: str, type_code: str, epsilon: float, decision_id: int | None) -> None:
+    """The task's work: a run's figures against the panel at one level, type and ε (on a decision's sentinels,
+    with `decision_id`), kept for the rater's page, decisions and their watch."""
+    found = MachineRun.objects.select_related("rater__study").filter(pk=run_id).first()
+    if found is not None:
+        measure(found, level, type_code, epsilon, decision_id)
+
+
+# In a child process the worker ends when idle: the figures load scipy, statsmodels and pandas.
+measure_task = jobs.task(measure_by_id, queue="statistics", apart_from_worker=True)

@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
-from django.utils import timezone
 
-from concord import queueing
+from concord import jobs
 from concord.errors import FieldError
 
 from ..classifier import MODEL as CLASSIFIER_MODEL
@@ -45,49 +42,25 @@ def start_run(rater: MachineRater, *, by=None, expected_latest: int | None = Non
             raise RunError("expected", "a run of this rater is still going; wait for it to finish")
         run = MachineRun.objects.create(rater=rater, created_by=by, settings=rater.settings)
         if send:
-            transaction.on_commit(lambda: _send(run))
+            jobs.enqueue(run, rate_task)
     return run
 
 
-def _send(run: MachineRun) -> None:
-    from ..tasks import rate_task  # cycle: the task module imports the services it runs
-
-    try:
-        queueing.send(rate_task, run.pk)
-    except queueing.QueueUnavailable as exc:
-        _finish(run, MachineRun.Status.FAILED, str(exc))
-
-
 def _finish(run: MachineRun, status: str, message: str) -> None:
-    run.status, run.message, run.finished_at = status, message, timezone.now()
-    run.save(update_fields=["status", "message", "finished_at", "done", "cached", "unparseable", "failed"])
-
-
-def _beat(run: MachineRun, **fields) -> None:
-    for name, value in fields.items():
-        setattr(run, name, value)
-    run.heartbeat_at = timezone.now()
-    MachineRun.objects.filter(pk=run.pk).update(heartbeat_at=run.heartbeat_at, **fields)
+    jobs.finish(run, status, message, fields=("done", "cached", "unparseable", "failed"))
 
 
 def interrupt_stale(stale_after: float | None = None) -> int:
     """Runs whose heartbeat stopped (their worker was killed) are marked failed, with why; their labels stay
     until a new run replaces them, but only a succeeded run is a rater's labels of record."""
-    seconds = settings.INGEST_HEARTBEAT_STALE_SECONDS if stale_after is None else stale_after
-    cutoff = timezone.now() - timedelta(seconds=seconds)
-    stale = MachineRun.objects.filter(status=MachineRun.Status.RUNNING).filter(
-        Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff))
-    return stale.update(status=MachineRun.Status.FAILED, finished_at=timezone.now(),
-                        message="Interrupted: its heartbeat stopped (the worker was stopped or killed). Run it "
-                                "again: answers already received come from the cache.")
+    return jobs.interrupt_stale(
+        MachineRun, lambda _: ("Run it again: answers already received come from the cache.", {}), stale_after)
 
 
 def run(run: MachineRun) -> MachineRun:
     rater = run.rater
-    run.status, run.started_at, run.finished_at = MachineRun.Status.RUNNING, timezone.now(), None
-    run.heartbeat_at, run.message = run.started_at, ""
-    run.done = run.cached = run.unparseable = run.failed = 0
-    run.save()
+    run.started_at = None  # a run taken again (its worker was killed) starts again from nothing
+    jobs.start(run, message="", done=0, cached=0, unparseable=0, failed=0)
     MachineLabel.objects.filter(run=run).delete()
     issues = list(rater.study.issues.order_by("pk").values_list("pk", "title", "body"))
     run.total = len(issues) * rater.runs_per_report
@@ -112,7 +85,7 @@ def _run_builtin(run: MachineRun, issues: list[tuple[int, str, str]]) -> None:
     texts = [f"{title}\n{body or ''}" for _, title, body in issues]
 
     def progress(done: int, folds: int) -> None:
-        _beat(run)
+        jobs.beat(run)
         MachineRun.objects.filter(pk=run.pk).update(message=f"training and rating fold {min(done + 1, folds)} of "
                                                             f"{folds}")
 
@@ -122,7 +95,7 @@ def _run_builtin(run: MachineRun, issues: list[tuple[int, str, str]]) -> None:
             for (pk, _, _), chain in zip(issues, rated, strict=True) if chain is not None]
     for start in range(0, len(rows), WRITE_BATCH):
         MachineLabel.objects.bulk_create(rows[start:start + WRITE_BATCH])
-        _beat(run, done=min(len(rows), start + WRITE_BATCH))
+        jobs.beat(run, done=min(len(rows), start + WRITE_BATCH))
     unrated = len(issues) - len(rows)
     run.done = len(rows)
     _finish(run, MachineRun.Status.SUCCEEDED,
@@ -176,7 +149,7 @@ def _run_llm(run: MachineRun, issues: list[tuple[int, str, str]]) -> None:
             any_answer |= outcome != "down"
             seen += 1
             if seen % PROGRESS_EVERY == 0:
-                _beat(run, done=run.done, cached=run.cached, unparseable=run.unparseable, failed=run.failed)
+                jobs.beat(run, done=run.done, cached=run.cached, unparseable=run.unparseable, failed=run.failed)
         down_in_a_row = 0 if any_answer else down_in_a_row + 1
         if refused or down_in_a_row >= DOWN_AFTER:
             last = LlmCall.objects.filter(rater=rater).order_by("-pk").values_list("failure", flat=True).first()
@@ -232,3 +205,15 @@ def _rate_once(run: MachineRun, client: ChatClient, nodes: list[Node], system: s
     MachineLabel.objects.create(run=run, issue_id=issue_id, attempt=attempt, type_code=chain[0],
                                 theme_code=chain[1] or "", sub_theme_code=chain[2] or "", call=call)
     return outcome
+
+
+def rate(run_id: int) -> dict:
+    """The task's work: rate a study's reports with one machine rater; the run's row holds progress and outcome."""
+    done = run(MachineRun.objects.select_related("rater__study").get(pk=run_id))
+    return {"run": done.pk, "status": done.status}
+
+
+# In a child process the worker ends when idle: the built-in model loads scikit-learn and the statistics.
+# Acknowledged late (the settings' default): a worker killed mid-run gives the run back to the queue, and the
+# re-run takes what was answered from the call cache.
+rate_task = jobs.task(rate, queue="statistics", apart_from_worker=True)

@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 
 from agreement.reports import study_agreement
-from agreement.tasks import compute_agreement_task
+from agreement.services import compute_agreement_task
 from stats.kappa import fleiss
 from tests.factories import label_with, make_issue, make_study
 

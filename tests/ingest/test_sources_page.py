@@ -151,7 +151,7 @@ def test_a_run_whose_heartbeat_stopped_is_shown_interrupted_and_runs_again_in_on
     path = media / "issues.jsonl"
     path.write_text('{"number": 1, "title": "A"}\n{"number": 2, "title": "B"}\n')
     source = Source.objects.create(full_name="o/r")
-    long_ago = timezone.now() - dt.timedelta(seconds=settings.INGEST_HEARTBEAT_STALE_SECONDS + 60)
+    long_ago = timezone.now() - dt.timedelta(seconds=settings.JOB_HEARTBEAT_STALE_SECONDS + 60)
     dead = IngestRun.objects.create(source=source, kind="file", status="running", file_path=str(path),
                                     file_format="jsonl", fetched=1, started_at=long_ago, heartbeat_at=long_ago)
     alive = IngestRun.objects.create(source=source, kind="file", status="running", file_path=str(path),
@@ -177,7 +177,7 @@ def test_a_summary_batch_whose_heartbeat_stopped_is_shown_interrupted(client_as,
     from django.utils import timezone
 
     source = Source.objects.create(full_name="o/r")
-    long_ago = timezone.now() - dt.timedelta(seconds=settings.INGEST_HEARTBEAT_STALE_SECONDS + 60)
+    long_ago = timezone.now() - dt.timedelta(seconds=settings.JOB_HEARTBEAT_STALE_SECONDS + 60)
     batch = SummaryBatch.objects.create(source=source, backend="extractive", prompt_version="1", status="running",
                                         made=4, started_at=long_ago, heartbeat_at=long_ago)
     page = client_as(admin).get(reverse("ingest:source_detail", args=[source.pk])).content.decode()

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from annotation.models import Study
 from machines.models import MachineLabel, MachineRater, MachineRun, Measurement, ReplacementDecision
-from machines.services import decisions
+from machines.services import decisions, sentinels
 from taxonomy.models import Taxonomy
 from tests.factories import label_with, make_issue, make_study, make_user
 
@@ -103,8 +103,8 @@ def test_sentinels_are_a_seeded_share_and_a_withdrawal_happens_once(panel_study)
     run = _run(rater, truth)
     decision = decisions.record(rater, level="type", type_code="", epsilon=0.15, reason="ok", by=lead,
                                 expected_run=run.pk, sentinel_share=0.1)
-    chosen = decisions.sentinel_reports(decision, {})
-    assert len(chosen) == 6 and chosen == decisions.sentinel_reports(decision, {})
+    chosen = sentinels.sentinel_reports(decision, {})
+    assert len(chosen) == 6 and chosen == sentinels.sentinel_reports(decision, {})
     decisions.withdraw(decision, by=lead, reason="re-check")
     with pytest.raises(decisions.DecisionError, match="withdrawn already"):
         decisions.withdraw(decision, by=lead, reason="again")

@@ -36,7 +36,8 @@ def test_a_lead_adds_a_built_in_rater_runs_it_and_reads_its_figures(study, lead,
     for part in ('data-testid="cohen"', 'data-testid="replacing"', 'data-testid="alt-test"', "confusion"):
         assert part in text
     progress = client.get(reverse("machines:run_progress", args=[study.pk, run.pk]), headers={"HX-Request": "true"})
-    assert progress.status_code == 200 and b"Succeeded" in progress.content
+    # Finished: htmx is told to stop asking (286), as with every job's progress.
+    assert progress.status_code == 286 and b"Succeeded" in progress.content and b"hx-get" not in progress.content
 
 
 def test_hostile_query_parameters_fall_back_to_the_defaults(study, lead, client_as):

@@ -7,8 +7,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.management.arguments import study_from
+from corpus.columns import study_status
 from corpus.dataset_card import dataset_card
-from corpus.exports import csv_chunks, jsonl_rows, study_document, study_status
+from corpus.exports import csv_chunks, jsonl_rows, study_document
 
 
 class Command(BaseCommand):

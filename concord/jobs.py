@@ -1,0 +1,199 @@
+"""Background work, in one place: a job's row and its life, handing work to the queue, and making a task.
+
+Every long piece of work is a Celery task made here by `task(work, queue=…)` from a function of the service
+that does it, so that the service may send its own task without importing a tasks module that imports it back,
+and so that what a task runs is a reference that linters and "find usages" see, never a dotted string. Work
+with a row (an ingest run, a summary batch, a machine rater's run) is a `Job`: queued → running → succeeded |
+failed, with a heartbeat its worker sets while it works; `interrupt_stale` tells a job whose heartbeat stopped
+(its worker was killed) from one that is slow.
+
+With the broker away a send fails at once (no retries: the person who clicked is waiting) and the job's row
+says why, instead of the page failing. Labeling never needs the queue.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import timedelta
+
+from celery import shared_task
+from django.conf import settings
+from django.core.cache import cache
+from django.db import models, transaction
+from django.db.models import Q
+from django.utils import timezone
+from kombu.exceptions import OperationalError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from . import apart
+
+log = logging.getLogger(__name__)
+UNAVAILABLE = ("The task queue is unavailable (Redis does not answer), so this was not started; labeling goes on. "
+               "Start it again when the queue is back.")
+# The queues a task may name; each can have workers of its own, so that a long ingest never delays summaries
+# or statistics (docker-compose.yml runs one worker per queue; `make worker` and the tests' worker take all).
+QUEUES = ("ingest", "summaries", "statistics")
+_queue_of: dict[str, str] = {}  # task name → its queue, for `route`
+
+
+class QueueUnavailable(RuntimeError):
+    pass
+
+
+class JobStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+
+
+FINISHED = {JobStatus.SUCCEEDED, JobStatus.FAILED}
+
+
+class Job(models.Model):
+    """What every background job's row holds: its status, who started it, when, what it last said, and a
+    heartbeat set by the running process — a job whose heartbeat stops was killed."""
+
+    Status = JobStatus
+
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    message = models.TextField(blank=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["-created_at", "-id"]
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in FINISHED
+
+
+def task(work: Callable, *, queue: str, apart_from_worker: bool = False):
+    """A Celery task that runs `work(*args)`. `apart_from_worker`: in a child process the worker ends when idle
+    (concord.apart), for work that loads the statistics libraries. Its name is the work's own, so renaming the
+    function renames the task."""
+    if queue not in QUEUES:
+        raise ValueError(f"no queue {queue!r}; the queues are {', '.join(QUEUES)}")
+
+    def run(*args):
+        return apart.call(work, *args) if apart_from_worker else work(*args)
+
+    run.__name__, run.__qualname__, run.__doc__ = work.__name__, work.__qualname__, work.__doc__
+    name = f"{work.__module__}.{work.__qualname__}"
+    _queue_of[name] = queue
+    # No result is stored: a job's row, or what the work keeps, is the result; sending needs no result store.
+    return shared_task(run, name=name, ignore_result=True)
+
+
+def route(name: str, args, kwargs, options, task=None, **kw) -> dict | None:
+    """Celery's router (settings.CELERY_TASK_ROUTES): each task to the queue `task` named."""
+    return {"queue": _queue_of[name]} if name in _queue_of else None
+
+
+def send(celery_task, *args) -> None:
+    """celery_task.apply_async(args), or QueueUnavailable when the broker cannot take it."""
+    try:
+        celery_task.apply_async(args=args, retry=False)
+    except (OperationalError, RedisConnectionError, RedisTimeoutError, OSError) as exc:
+        log.warning("could not queue %s%r: %r", celery_task.name, args, exc)
+        raise QueueUnavailable(UNAVAILABLE) from exc
+
+
+def enqueue(job: Job, celery_task) -> Job:
+    """Hand the job to a worker once its row is committed, so that the worker can read it; with the queue away,
+    the row fails saying so."""
+
+    def send_it() -> None:
+        try:
+            send(celery_task, job.pk)
+        except QueueUnavailable as exc:
+            type(job).objects.filter(pk=job.pk, status=JobStatus.QUEUED).update(
+                status=JobStatus.FAILED, message=str(exc), finished_at=timezone.now())
+            job.status, job.message = JobStatus.FAILED, str(exc)
+
+    transaction.on_commit(send_it)
+    return job
+
+
+def send_once(key: str, seconds: int, celery_task, *args) -> bool:
+    """Send the task unless one sent under `key` is still under way (the work calls `done(key)` when it ends;
+    after `seconds` a lost one is sent again). False when the queue is unavailable: the caller does the work
+    itself. With tasks run in-process the work is done on return."""
+    # add() is false when the key exists, and also when the cache is away: only a key seen set means "running".
+    if not cache.add(key, True, timeout=seconds) and cache.get(key):
+        return True
+    try:
+        send(celery_task, *args)
+    except QueueUnavailable:
+        cache.delete(key)
+        return False
+    return True
+
+
+def under_way(key: str) -> bool:
+    return bool(cache.get(key))
+
+
+def done(key: str) -> None:
+    cache.delete(key)
+
+
+def start(job: Job, **fields) -> None:
+    """The job is running, from now (or from when it first started, if it is taken again): beating, not
+    finished; `fields` saved with it."""
+    now = timezone.now()
+    job.status, job.finished_at, job.heartbeat_at = JobStatus.RUNNING, None, now
+    job.started_at = job.started_at or now
+    for name, value in fields.items():
+        setattr(job, name, value)
+    job.save(update_fields=["status", "started_at", "finished_at", "heartbeat_at", *fields])
+
+
+def beat(job: Job, message: str = "", **fields) -> None:
+    """A heartbeat, with what the job is doing (waiting for a rate limit, say) and the counts it has reached.
+    Written by UPDATE: a job's other fields may be held by its own transaction."""
+    job.heartbeat_at = timezone.now()
+    if message:
+        fields["message"] = message
+    for name, value in fields.items():
+        setattr(job, name, value)
+    type(job).objects.filter(pk=job.pk).update(heartbeat_at=job.heartbeat_at, **fields)
+
+
+def finish(job: Job, status: str, message: str = "", fields: tuple[str, ...] = ()) -> None:
+    """The job ended: its outcome, what it says, and the counts it holds in `fields`."""
+    job.status, job.message, job.finished_at = status, message, timezone.now()
+    job.save(update_fields=["status", "message", "finished_at", *fields])
+
+
+def stale(model: type[Job], stale_after: float | None = None):
+    """Running jobs of this kind whose heartbeat stopped JOB_HEARTBEAT_STALE_SECONDS ago (their worker was
+    stopped or killed)."""
+    seconds = settings.JOB_HEARTBEAT_STALE_SECONDS if stale_after is None else stale_after
+    cutoff = timezone.now() - timedelta(seconds=seconds)
+    return model.objects.filter(status=JobStatus.RUNNING).filter(
+        Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff))
+
+
+def interrupt_stale(model: type[Job], kept: Callable[[Job], tuple[str, dict]],
+                    stale_after: float | None = None) -> int:
+    """Mark stale jobs of this kind failed, each saying when it last beat and what of its work is kept and what
+    to do: `kept(job)` gives those words and the fields to write with them (counts no longer true). Guarded by
+    the status, so that a job that finished meanwhile keeps its outcome. The number marked."""
+    marked = 0
+    for job in stale(model, stale_after):
+        last = job.heartbeat_at or job.started_at
+        said, fields = kept(job)
+        marked += model.objects.filter(pk=job.pk, status=JobStatus.RUNNING).update(
+            status=JobStatus.FAILED, finished_at=timezone.now(), **fields,
+            message=f"Interrupted: no heartbeat since {last:%Y-%m-%d %H:%M:%S} UTC (its worker was stopped or "
+                    f"killed). {said}")
+    return marked
