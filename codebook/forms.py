@@ -5,6 +5,7 @@ import re
 from django import forms
 
 from concord.errors import FieldError
+from concord.textcheck import INT64_MAX
 
 # A number (GitHub's digits, Gitee's letters and digits), "#number", "owner/repo#number" (the form every other
 # field takes), or an issue's URL.
@@ -93,3 +94,19 @@ class InstructionsForm(forms.Form):
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=5000,
                              error_messages={"required": "Say why: every change to the codebook needs a reason."})
     revision = forms.IntegerField(min_value=1, max_value=2**31 - 1, widget=forms.HiddenInput)
+
+
+class DetailForm(forms.Form):
+    """The lead's curated detail of a category, with the reports it came from; or, with `remove`, the id of one
+    to take away."""
+
+    remove = forms.IntegerField(required=False, min_value=1, max_value=INT64_MAX, widget=forms.HiddenInput,
+                                error_messages={"invalid": "that is not a detail's id"})
+    text = forms.CharField(required=False, max_length=5000, widget=forms.Textarea(attrs={"rows": 2}))
+    examples = forms.CharField(required=False, max_length=20_000, widget=forms.Textarea(attrs={"rows": 2}))
+
+    def clean_examples(self) -> list[str]:
+        try:
+            return report_numbers(self.cleaned_data["examples"])
+        except FieldError as exc:
+            raise forms.ValidationError(exc.message) from exc

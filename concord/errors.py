@@ -18,3 +18,9 @@ class FieldError(ValueError):
             form.add_error(self.field, self.message)
         else:
             form.add_error(None, str(self))
+
+
+def form_refusal(form) -> FieldError:
+    """A bound form's errors as one refusal, in words: the first field at fault, and every message."""
+    field, errors = next(iter(form.errors.items()))
+    return FieldError("" if field == "__all__" else field, " ".join(str(e) for e in errors))

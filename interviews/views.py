@@ -11,11 +11,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotation.access import get_study_for
 from annotation.permissions import can_manage
 from concord.csv_stream import csv_lines, csv_response
+from concord.errors import FieldError, form_refusal
 from concord.http import HtmxHttpRequest
-from concord.ids import parse_id
 from concord.uploads import upload_on_disk
 
 from .exports import RESULT_COLUMNS, results_rows
+from .forms import GuideForm, ImportForm, ParticipantForm, QuoteForm, SessionForm
 from .models import GuideQuestion, Participant
 from .selectors import participants_of, ranking_items, results
 from .services import (
@@ -30,7 +31,6 @@ from .services import (
     save_ranking,
     session_for,
 )
-from .tables import split_codes
 
 
 @login_required
@@ -40,12 +40,12 @@ def interviews(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_manage)
     report, error = None, ""
     if request.method == "POST":
-        upload = request.FILES.get("file")
-        if upload is None or not upload.name.lower().endswith((".csv", ".xlsx")):
-            error = "Choose a .csv or .xlsx file."
+        form = ImportForm(request.POST, request.FILES)
+        if not form.is_valid():
+            error = form_refusal(form).message
         else:
-            importer = import_quotes if request.POST.get("kind") == "quotes" else import_interviewees
-            with upload_on_disk(upload) as path:
+            importer = import_quotes if form.cleaned_data["kind"] == "quotes" else import_interviewees
+            with upload_on_disk(form.cleaned_data["file"]) as path:
                 try:
                     report = importer(study, path)
                 except InterviewError as exc:
@@ -68,20 +68,10 @@ def participant(request: HtmxHttpRequest, study_id: int, participant_id: int):
     questions = [q for q in asked if q.kind == "ranking"]
     if request.method == "POST":
         try:
-            if request.POST.get("action") == "quote":
-                add_quote(session, request.POST.get("text", ""), split_codes(request.POST.get("codes", "")),
-                          request.POST.get("insight", ""), request.POST.get("prompt", ""))
-            else:
-                for question in questions:
-                    order = [c for c in request.POST.getlist(f"rank-{question.pk}") if c]
-                    if order:
-                        save_ranking(session, question, order)
-                for question in (q for q in asked if q.kind != "ranking"):
-                    if f"answer-{question.pk}" in request.POST:
-                        save_answer(session, question, request.POST[f"answer-{question.pk}"])
+            _save_session(request, session, questions, [q for q in asked if q.kind != "ranking"])
             messages.success(request, "Saved.")
             return redirect("interviews:participant", study_id=study.pk, participant_id=person.pk)
-        except InterviewError as exc:
+        except (InterviewError, FieldError) as exc:
             messages.error(request, str(exc))
     answers = {a.question_id: a for a in session.answers.all()}
     rankings = [(q, ranking_items(q), answers[q.pk].order if q.pk in answers else [],
@@ -93,14 +83,35 @@ def participant(request: HtmxHttpRequest, study_id: int, participant_id: int):
     })
 
 
+def _save_session(request: HtmxHttpRequest, session, rankings, others) -> None:
+    """A coded quote (`action=quote`), or the interview's rankings and answers."""
+    if request.POST.get("action") == "quote":
+        form = QuoteForm(request.POST)
+        if not form.is_valid():
+            raise form_refusal(form)
+        data = form.cleaned_data
+        add_quote(session, data["text"], data["codes"], data["insight"], data["prompt"])
+        return
+    form = SessionForm(request.POST, rankings=rankings, others=others)
+    if not form.is_valid():
+        raise form_refusal(form)
+    for question, order in form.orders():
+        if order:
+            save_ranking(session, question, order)
+    for question, text in form.answers():
+        save_answer(session, question, text)
+
+
 @login_required
 @require_POST
 def participant_add(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_manage)
+    form = ParticipantForm(request.POST)
     try:
-        add_participant(study, **{name: request.POST.get(name, "") for name in ("code", "group", "role", "years",
-                                                                                 "frameworks", "tasks")})
-    except InterviewError as exc:
+        if not form.is_valid():
+            raise form_refusal(form)
+        add_participant(study, **form.cleaned_data)
+    except (InterviewError, FieldError) as exc:
         messages.error(request, str(exc))
     return redirect("interviews:interviews", study_id=study.pk)
 
@@ -128,17 +139,17 @@ def guide(request: HtmxHttpRequest, study_id: int):
     """The interview guide: parts and questions; every change makes a new version."""
     study = get_study_for(request, study_id, can_manage)
     if request.method == "POST":
+        form = GuideForm(request.POST)
         try:
-            if request.POST.get("remove"):
-                question_id = parse_id(request.POST["remove"])
-                if question_id is None:
-                    raise InterviewError(f"remove: {request.POST['remove'][:40]!r} is not a question's id")
-                revise_guide(study, remove=question_id)
+            if not form.is_valid():
+                raise form_refusal(form)
+            data = form.cleaned_data
+            if data["remove"]:
+                revise_guide(study, remove=data["remove"])
             else:
-                revise_guide(study, add={k: request.POST.get(k, "") for k in ("part", "text", "kind", "node", "top",
-                                                                             "group")})
+                revise_guide(study, add={k: data[k] for k in ("part", "text", "kind", "node", "top", "group")})
             messages.success(request, "The guide has a new version; earlier sessions keep theirs.")
-        except (InterviewError, ValueError) as exc:
+        except (InterviewError, FieldError, ValueError) as exc:
             messages.error(request, str(exc))
         return redirect("interviews:guide", study_id=study.pk)
     current = default_guide(study)

@@ -11,16 +11,17 @@ from django.views.decorators.http import require_GET, require_POST
 
 from concord import once
 from concord.csv_stream import csv_lines, csv_response
+from concord.errors import FieldError, form_refusal
 from concord.http import HtmxHttpRequest
 from ingest.models import Keyword
 
 from ..access import get_study_for
+from ..forms import BaselineForm, ComparisonForm, SubsetForm
 from ..models import ComparisonRecord
 from ..permissions import can_manage, can_manage_seeing_labels, can_view_agreement
 from ..selectors.comparison import (
     LEVELS,
     RULES,
-    ComparisonError,
     as_dict,
     compare_study,
     overlapping,
@@ -30,9 +31,9 @@ from ..services.subsets import define_subset, draw_baseline
 
 
 def _choice(request) -> tuple[str, str]:
-    by = request.GET.get("by") or request.POST.get("by") or "source"
-    level = request.GET.get("level") or request.POST.get("level") or "theme"
-    return (by if by in RULES else "source"), (level if level in LEVELS else "theme")
+    form = ComparisonForm(request.GET if request.method == "GET" else request.POST)
+    form.is_valid()  # never refuses: an unknown or unusable value falls back to the default
+    return form.cleaned_data.get("by", "source"), form.cleaned_data.get("level", "theme")
 
 
 @login_required
@@ -60,8 +61,12 @@ def comparison(request: HtmxHttpRequest, study_id: int):
         "rows": rows, "charts": charts, "manages": can_manage(request.user, study),
         "subsets": study.subsets.all(), "keyword_groups": Keyword.Origin.choices,
         "overlap": overlapping(study) if by == "subset" else 0,
-        "sources": sorted(set(study.issues.values_list("source__full_name", flat=True))),
+        "sources": _sources(study),
     })
+
+
+def _sources(study) -> list[str]:
+    return sorted(set(study.issues.values_list("source__full_name", flat=True)))
 
 
 @login_required
@@ -87,14 +92,16 @@ def comparison_csv(request: HtmxHttpRequest, study_id: int):
 @require_POST
 def baseline(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_manage_seeing_labels)
+    form = BaselineForm(request.POST)
     try:
-        size = int(request.POST.get("size", "0"))
-        seed = int(request.POST.get("seed", "0"))
+        if not form.is_valid():
+            raise form_refusal(form)
+        data = form.cleaned_data
         with transaction.atomic():
             once.claim(request.POST.get(once.FIELD))  # a double click draws once
-            subset = draw_baseline(study, size, seed, request.POST.get("name", "").strip() or "baseline",
-                                   keyword_group=request.POST.get("keyword_group", ""))
-    except (ValueError, ComparisonError) as exc:
+            subset = draw_baseline(study, data["size"], data["seed"] or 0, data["name"].strip() or "baseline",
+                                   keyword_group=data["keyword_group"])
+    except (FieldError, once.AlreadySent) as exc:
         messages.error(request, str(exc))
     else:
         messages.success(request, f"Drew {subset.issues.count()} reports into the study as subset {subset.name!r}; "
@@ -123,16 +130,18 @@ def add_to_card(request: HtmxHttpRequest, study_id: int):
 @require_POST
 def subset_define(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_manage_seeing_labels)
-    post = request.POST
+    form = SubsetForm(request.POST, sources=_sources(study))
     try:
-        years = [int(y) for y in post.get("years", "").replace(",", " ").split()]
+        if not form.is_valid():
+            raise form_refusal(form)
+        data = form.cleaned_data
         with transaction.atomic():
-            once.claim(post.get(once.FIELD))  # a double click defines the subset once
-            subset = define_subset(study, post.get("name", ""), sources=post.getlist("sources"), years=years,
-                                   type_code=post.get("type", "").strip(), keyword=post.get("keyword", ""),
-                                   keyword_group=post.get("keyword_group", ""), verdict=post.get("verdict", ""),
-                                   saved_list=post.get("saved_list", ""))
-    except (ValueError, ComparisonError, SelectionError) as exc:
+            once.claim(request.POST.get(once.FIELD))  # a double click defines the subset once
+            subset = define_subset(study, data["name"], sources=data["sources"], years=data["years"],
+                                   type_code=data["type"].strip(), keyword=data["keyword"],
+                                   keyword_group=data["keyword_group"], verdict=data["verdict"],
+                                   saved_list=data["saved_list"])
+    except (FieldError, SelectionError, once.AlreadySent) as exc:
         messages.error(request, str(exc))
     else:
         messages.success(request, f"Subset {subset.name!r}: {subset.issues.count()} reports.")

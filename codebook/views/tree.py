@@ -12,16 +12,15 @@ from django.views.decorators.http import require_GET, require_http_methods
 from annotation.access import get_study_for
 from annotation.permissions import can_manage, can_view_all_labels
 from concord.csv_stream import csv_response
-from concord.errors import FieldError
+from concord.errors import FieldError, form_refusal
 from concord.http import HtmxHttpRequest
-from concord.ids import parse_id
 from interviews.selectors import quote_of
 from taxonomy.exports import to_json, to_markdown, to_qdc
 from taxonomy.models import Category
 from taxonomy.services import CodebookError
 
 from ..exports import details_rows
-from ..forms import ChangeForm, report_numbers
+from ..forms import ChangeForm, DetailForm
 from ..models import Proposal
 from ..selectors import label_counts, notes_for, reports_numbered, searched_tree
 from ..services.details import add_detail, remove_detail
@@ -77,15 +76,15 @@ def details(request: HtmxHttpRequest, study_id: int, category_id: int):
     if request.method == "POST":
         if not manages:
             raise PermissionDenied
+        form = DetailForm(request.POST)
         try:
-            if request.POST.get("remove"):
-                detail_id = parse_id(request.POST["remove"])
-                if detail_id is None:
-                    raise CodebookError("remove", f"{request.POST['remove'][:40]!r} is not a detail's id")
-                remove_detail(study, request.user, detail_id)
+            if not form.is_valid():
+                raise form_refusal(form)
+            if form.cleaned_data["remove"]:
+                remove_detail(study, request.user, form.cleaned_data["remove"])
             else:
-                add_detail(study, request.user, category, request.POST.get("text", ""),
-                           reports_numbered(study, report_numbers(request.POST.get("examples", ""))))
+                add_detail(study, request.user, category, form.cleaned_data["text"],
+                           reports_numbered(study, form.cleaned_data["examples"]))
         except (CodebookError, FieldError) as exc:
             messages.error(request, str(exc))
         return redirect("codebook:details", study_id=study.pk, category_id=category.pk)
