@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
@@ -11,24 +10,16 @@ from concord import rows
 from concord.textcheck import INT64_MAX
 from taxonomy.models import Taxonomy
 
+from . import sql
 from .models import Round, Study
 from .permissions import can_view_study, is_lead, labels_blind
-
-
-@cache
-def _study_sql() -> str:
-    # Every page and API call of a study starts here, so it is one hand-written query (see concord.rows).
-    return (f"SELECT {rows.columns(Study, 's')}, {rows.columns(Taxonomy, 't')}, {rows.columns(Round, 'r')}, "
-            "(SELECT m.role FROM annotation_membership m WHERE m.study_id = s.id AND m.user_id = %s) "
-            "FROM annotation_study s INNER JOIN taxonomy_taxonomy t ON t.id = s.taxonomy_id "
-            "LEFT OUTER JOIN annotation_round r ON r.id = s.current_round_id WHERE s.id = %s")
 
 
 def load_study(study_id: int, user_id: int | None) -> Study | None:
     """The study with its codebook and current round, and the user's role in it (None: not a member)."""
     if not 0 < study_id <= INT64_MAX:  # the URL's <int:…> takes any length; no id is past bigint
         return None
-    row = rows.fetch_one(_study_sql(), [user_id, study_id])
+    row = rows.fetch_one(sql.study_with_role(), [user_id, study_id])
     if row is None:
         return None
     study = rows.instance(Study, row)

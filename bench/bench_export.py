@@ -41,7 +41,7 @@ def finals(study) -> None:
     from django.utils import timezone
 
     from annotation.models import Decision, Label
-    from annotation.services.bulk_rows import insert_rows
+    from annotation.sql import insert_rows
 
     first = Label.objects.filter(study=study, annotator__username="lead").order_by().values_list(
         "issue_id", "type_id", "theme_id")

@@ -9,6 +9,7 @@ ORM; tests compare each of these reads with its ORM equivalent.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import cache
 
@@ -88,3 +89,23 @@ def insert(instance: Model) -> None:
     values = [field.get_db_prep_save(field.pre_save(instance, True), connection) for field in fields]
     instance.pk = fetch_one(sql, values)[0]
     instance._state.adding, instance._state.db = False, DEFAULT_DB_ALIAS
+
+
+_NAMED = re.compile(r"\[\[(\w+)(?:\.(\w+))?\]\]")
+
+
+def named(template: str, **aliases: type[Model]) -> str:
+    """SQL whose tables and columns are named from the models: `[[i]]` is the table of the model given as `i`,
+    followed by the alias (`"ingest_issue" i`), and `[[i.title]]` that alias's column for the field (`i."title"`),
+    so that a renamed table or column changes the statement with it. KeyError on an alias not given,
+    FieldDoesNotExist on a field the model lacks."""
+    quote = connection.ops.quote_name
+
+    def name(found: re.Match) -> str:
+        alias, field = found.groups()
+        model = aliases[alias]
+        if field is None:
+            return f"{quote(model._meta.db_table)} {alias}"
+        return f"{alias}.{quote(model._meta.get_field(field).column)}"
+
+    return _NAMED.sub(name, template)

@@ -13,13 +13,17 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
+from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from psycopg import sql
 
-from annotation.models import NOT_RELEVANT, Decision, Study
+from annotation.models import NOT_RELEVANT, Decision, Label, Round, Study
 from annotation.selectors.labels import screening_verdicts
+from concord import rows
 from concord.csv_stream import FORMULA_STARTS
+from ingest.models import Issue, Keyword, Source, Summary
 from machines.exports import labels_by_report
+from taxonomy.models import Category
 
 from .columns import CSV_COLUMNS, study_status
 
@@ -46,36 +50,36 @@ def _how() -> str:
     """Decision.how in SQL."""
     named = " ".join(f"WHEN {sql.quote(value)} THEN {sql.quote(str(label).lower())}"
                      for value, label in Decision.Method.choices)
-    return (f"CASE WHEN d.id IS NULL THEN '' WHEN d.method = {sql.quote(Decision.Method.MAJORITY.value)} "
-            "AND COALESCE(d.support, 0) <> 0 AND COALESCE(d.raters, 0) <> 0 "
-            f"THEN 'majority ' || d.support || '/' || d.raters ELSE CASE d.method {named} ELSE d.method END END")
+    return (f"CASE WHEN d.id IS NULL THEN '' WHEN [[d.method]] = {sql.quote(Decision.Method.MAJORITY.value)} "
+            "AND COALESCE([[d.support]], 0) <> 0 AND COALESCE([[d.raters]], 0) <> 0 "
+            "THEN 'majority ' || [[d.support]] || '/' || [[d.raters]] "
+            f"ELSE CASE [[d.method]] {named} ELSE [[d.method]] END END")
 
 
 def _query(study: Study, status: str, codebook: str, raw: bool) -> str:
-
+    study_id = int(study.pk)
     cells = [
-        sql.quote(study.name), sql.quote(status), "src.full_name", "i.number", "i.url", "i.title", "i.body",
-        f"CASE WHEN i.created_at IS NULL THEN '' ELSE {_iso('i.created_at')} END",
-        "(SELECT string_agg(k.term, ' ' ORDER BY k.term COLLATE \"C\") FROM ingest_issue_matched_keywords ik "
-        "JOIN ingest_keyword k ON k.id = ik.keyword_id WHERE ik.issue_id = i.id)",
+        sql.quote(study.name), sql.quote(status), "[[src.full_name]]", "[[i.number]]", "[[i.url]]", "[[i.title]]",
+        "[[i.body]]", f"CASE WHEN [[i.created_at]] IS NULL THEN '' ELSE {_iso('[[i.created_at]]')} END",
+        "(SELECT string_agg([[k.term]], ' ' ORDER BY [[k.term]] COLLATE \"C\") FROM [[ik]] "
+        "JOIN [[k]] ON k.id = [[ik.keyword]] WHERE [[ik.issue]] = i.id)",
         "COALESCE(x.screening, 'undecided')", "COALESCE(x.screening_reason, 'not screened')",
-        "(SELECT s.text FROM ingest_summary s WHERE s.issue_id = i.id AND s.status = 'ok' "
-        "ORDER BY s.updated_at DESC, s.id DESC LIMIT 1)",
-        "CASE WHEN d.id IS NULL THEN '' WHEN d.is_relevant THEN COALESCE(ft.code, '') "
+        f"(SELECT [[s.text]] FROM [[s]] WHERE [[s.issue]] = i.id "
+        f"AND [[s.status]] = {sql.quote(Summary.Status.OK.value)} ORDER BY [[s.updated_at]] DESC, s.id DESC LIMIT 1)",
+        "CASE WHEN d.id IS NULL THEN '' WHEN [[d.is_relevant]] THEN COALESCE([[ft.code]], '') "
         f"ELSE {sql.quote(NOT_RELEVANT)} END",
-        "CASE WHEN d.id IS NULL THEN '' WHEN d.is_relevant THEN COALESCE(ft.name, '') ELSE 'Not relevant' END",
-        "ftm.code", "ftm.name", "fs.code", "fs.name", _how(), "d.rationale", sql.quote(codebook),
+        "CASE WHEN d.id IS NULL THEN '' WHEN [[d.is_relevant]] THEN COALESCE([[ft.name]], '') ELSE 'Not relevant' END",
+        "[[ftm.code]]", "[[ftm.name]]", "[[fs.code]]", "[[fs.name]]", _how(), "[[d.rationale]]", sql.quote(codebook),
         "COALESCE((SELECT json_agg(json_build_object("
-        "'annotator', u.username, 'round', r.number, 'round_kind', r.kind, "
-        "'choice', CASE WHEN l.is_relevant THEN COALESCE(ls.code, lh.code, ly.code) "
+        "'annotator', [[u.username]], 'round', [[r.number]], 'round_kind', [[r.kind]], "
+        "'choice', CASE WHEN [[l.is_relevant]] THEN COALESCE([[ls.code]], [[lh.code]], [[ly.code]]) "
         f"ELSE {sql.quote(NOT_RELEVANT)} END, "
-        f"'note', l.note, 'time', {_iso('l.updated_at')}, 'codebook_revision', l.codebook_revision, "
-        "'summary_shown', l.summary_shown) ORDER BY r.number, u.username) "
-        "FROM annotation_label l JOIN auth_user u ON u.id = l.annotator_id "
-        "JOIN annotation_round r ON r.id = l.round_id "
-        "LEFT JOIN taxonomy_category ly ON ly.id = l.type_id LEFT JOIN taxonomy_category lh ON lh.id = l.theme_id "
-        "LEFT JOIN taxonomy_category ls ON ls.id = l.sub_theme_id "
-        f"WHERE l.study_id = {int(study.pk)} AND l.issue_id = i.id)::text, '[]')",
+        f"'note', [[l.note]], 'time', {_iso('[[l.updated_at]]')}, 'codebook_revision', [[l.codebook_revision]], "
+        "'summary_shown', [[l.summary_shown]]) ORDER BY [[r.number]], [[u.username]]) "
+        "FROM [[l]] JOIN [[u]] ON u.id = [[l.annotator]] JOIN [[r]] ON r.id = [[l.round]] "
+        "LEFT JOIN [[ly]] ON ly.id = [[l.type]] LEFT JOIN [[lh]] ON lh.id = [[l.theme]] "
+        "LEFT JOIN [[ls]] ON ls.id = [[l.sub_theme]] "
+        f"WHERE [[l.study]] = {study_id} AND [[l.issue]] = i.id)::text, '[]')",
         "COALESCE(x.machine_labels, '{}')",
     ]
     # The cells are computed once in an inner query; the outer one only neutralises them (a CASE that named a
@@ -84,16 +88,18 @@ def _query(study: Study, status: str, codebook: str, raw: bool) -> str:
     # 40,000 reports, half again the time). tests/corpus/test_copy_export.py checks the order.
     inner = ", ".join(f"({cell})::text AS c{n}" for n, cell in enumerate(cells))
     columns = ", ".join(f'{_text(f"c{n}", raw)} AS "{name}"' for n, name in enumerate(CSV_COLUMNS))
-    return (
+    return rows.named(
         f"COPY (SELECT {columns} FROM (SELECT {inner} "
-        "FROM annotation_study_issues si JOIN ingest_issue i ON i.id = si.issue_id "
-        "JOIN ingest_source src ON src.id = i.source_id "
+        "FROM [[si]] JOIN [[i]] ON i.id = [[si.issue]] JOIN [[src]] ON src.id = [[i.source]] "
         f"LEFT JOIN {EXTRA} x ON x.issue_id = i.id "
-        f"LEFT JOIN annotation_decision d ON d.study_id = {int(study.pk)} AND d.issue_id = i.id "
-        "LEFT JOIN taxonomy_category ft ON ft.id = d.type_id LEFT JOIN taxonomy_category ftm ON ftm.id = d.theme_id "
-        "LEFT JOIN taxonomy_category fs ON fs.id = d.sub_theme_id "
-        f"WHERE si.study_id = {int(study.pk)} ORDER BY i.created_at, i.id) AS cells) "
-        "TO STDOUT WITH (FORMAT csv, HEADER)"
+        f"LEFT JOIN [[d]] ON [[d.study]] = {study_id} AND [[d.issue]] = i.id "
+        "LEFT JOIN [[ft]] ON ft.id = [[d.type]] LEFT JOIN [[ftm]] ON ftm.id = [[d.theme]] "
+        "LEFT JOIN [[fs]] ON fs.id = [[d.sub_theme]] "
+        f"WHERE [[si.study]] = {study_id} ORDER BY [[i.created_at]], i.id) AS cells) "
+        "TO STDOUT WITH (FORMAT csv, HEADER)",
+        si=Study.issues.through, i=Issue, src=Source, d=Decision, ft=Category, ftm=Category, fs=Category,
+        ik=Issue.matched_keywords.through, k=Keyword, s=Summary, l=Label, u=get_user_model(), r=Round,
+        ly=Category, lh=Category, ls=Category,
     )
 
 

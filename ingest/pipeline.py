@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 
 from django.db import transaction
 
-from . import bulk
+from . import sql
 from .filtering import OUTSIDE_WINDOW, PULL_REQUEST, FilterRules, RecordFilter, Verdict
 from .importers import IssueRecord
 from .keywords import normalise_term
@@ -95,12 +95,12 @@ class IssueWriter:
             return
         batch, self._batch = self._batch, {}
         with transaction.atomic():
-            written = bulk.upsert(self.source.pk, list(batch.values()))
+            written = sql.upsert(self.source.pk, list(batch.values()))
             self._write_matches(written, [v.terms for v in batch.values()])
         for _pk, state in written:
-            if state == bulk.NEW:
+            if state == sql.NEW:
                 self.counts.created += 1
-            elif state == bulk.UPDATED:
+            elif state == sql.UPDATED:
                 self.counts.updated += 1
             else:
                 self.counts.unchanged += 1
@@ -110,8 +110,8 @@ class IssueWriter:
             return
         # Only issues that existed before can have old matches to replace (the keyword list may have changed
         # while the issue did not).
-        bulk.replace_matches(
-            [pk for pk, state in written if state != bulk.NEW],
+        sql.replace_matches(
+            [pk for pk, state in written if state != sql.NEW],
             [(pk, self.keyword_ids[term]) for (pk, _state), terms in zip(written, terms_per_issue, strict=True)
              for term in terms],
         )

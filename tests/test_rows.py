@@ -15,8 +15,8 @@ from annotation.selectors.queue import next_assignment, progress_for
 from annotation.services.queues import skip
 from concord.auth import UserRowBackend
 from concord.textcheck import INT64_MAX
-from ingest.models import Issue, Summary
-from ingest.services.summaries import latest_summary
+from ingest.models import Issue, Source, Summary
+from ingest.sql import latest_summary
 from tests.factories import label_with, make_issue
 
 pytestmark = pytest.mark.django_db
@@ -171,3 +171,20 @@ def test_outside_a_request_the_history_row_has_no_author(study, annotator_a):
     insert(label)
     record_created(label)
     assert label.history.get().history_user_id is None
+
+
+def test_named_sql_takes_tables_and_columns_from_the_models():
+    from django.core.exceptions import FieldDoesNotExist
+    from django.db import connection
+
+    from concord.rows import named
+
+    quote = connection.ops.quote_name
+    assert named("SELECT [[i.title]] FROM [[i]] JOIN [[s]] ON s.id = [[i.source]] WHERE x = '{}'", i=Issue,
+                 s=Source) == (f"SELECT i.{quote('title')} FROM {quote(Issue._meta.db_table)} i "
+                               f"JOIN {quote(Source._meta.db_table)} s ON s.id = i.{quote('source_id')} "
+                               "WHERE x = '{}'")
+    with pytest.raises(KeyError):
+        named("[[q.title]]", i=Issue)
+    with pytest.raises(FieldDoesNotExist):
+        named("[[i.no_such_field]]", i=Issue)

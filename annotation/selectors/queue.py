@@ -3,32 +3,20 @@ Nothing here reads anyone else's label except as counts, for those who may see t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 
 from django.db.models import Count, Q, QuerySet
 
 from concord import rows
 from ingest.models import Issue, Source
 
+from .. import sql
 from ..models import NOT_RELEVANT, Assignment, Label, Queue, Round, Study
-
-
-@cache
-def _next_sql() -> str:
-    # On every "next report" (see concord.rows). The queue's id as a scalar subquery, not a join: then the
-    # planner walks the (queue, done, skipped, position) index in order and stops at the first row, instead of
-    # sorting the whole remaining queue (8 ms at 40,000 reports, 0.1 ms so).
-    return (f"SELECT {rows.columns(Assignment, 'a')}, {rows.columns(Issue, 'i')}, {rows.columns(Source, 'src')} "
-            "FROM annotation_assignment a INNER JOIN ingest_issue i ON i.id = a.issue_id "
-            "INNER JOIN ingest_source src ON src.id = i.source_id "
-            "WHERE a.queue_id = (SELECT q.id FROM annotation_queue q WHERE q.round_id = %s AND q.annotator_id = %s) "
-            "AND a.done = %s ORDER BY a.skipped, a.position LIMIT 1")
 
 
 def next_assignment(user, round: Round) -> Assignment | None:
     """The first report of the user's queue not labeled yet; skipped reports come after all the others.
     One read of the queue's index, however long the queue."""
-    row = rows.fetch_one(_next_sql(), [round.pk, user.pk, False])
+    row = rows.fetch_one(sql.next_assignment(), [round.pk, user.pk, False])
     if row is None:
         return None
     assignment = rows.instance(Assignment, row)
@@ -65,24 +53,16 @@ class Progress:
 
 
 def progress_for(user, round: Round) -> Progress:
-    # On every round trip: one row of sums, however many queues the round has (plain SQL, see concord.rows); the
+    # On every round trip: one row of sums, however many queues the round has (plain SQL, annotation.sql); the
     # reports sent back are read in the same statement, from their partial index.
     own_done, own_total, done, total, back = rows.fetch_one(
-        "SELECT COALESCE(SUM(CASE WHEN annotator_id = %s THEN done END), 0), "
-        "COALESCE(SUM(CASE WHEN annotator_id = %s THEN total END), 0), COALESCE(SUM(done), 0), "
-        f"COALESCE(SUM(total), 0), ({_SENT_BACK.format(columns='COUNT(*)')}) "
-        "FROM annotation_queue WHERE round_id = %s", [user.pk, user.pk, round.pk, "", False, round.pk])
+        sql.progress(), [user.pk, user.pk, round.pk, "", False, round.pk])
     return Progress(int(own_done), int(own_total), int(done) + int(back), int(total))
-
-
-_SENT_BACK = (f"SELECT {{columns}} FROM {Assignment._meta.db_table} a JOIN {Queue._meta.db_table} q "
-              "ON q.id = a.queue_id WHERE q.round_id = %s AND a.requeued_because <> %s AND a.done = %s")
 
 
 def sent_back(round: Round) -> dict[int, int]:
     """Per annotator, the reports a codebook change sent back to choose again and not yet re-chosen."""
-    sql = _SENT_BACK.format(columns="q.annotator_id, COUNT(*)") + " GROUP BY q.annotator_id"
-    return dict(rows.fetch_all(sql, [round.pk, "", False]))
+    return dict(rows.fetch_all(sql.sent_back_per_annotator(), [round.pk, "", False]))
 
 
 def label_of(user, round: Round, issue: Issue) -> Label | None:

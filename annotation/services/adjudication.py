@@ -7,13 +7,12 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from concord.history import record_rows_created
 from stats.ties import final_label
 
+from .. import sql
 from ..models import NOT_RELEVANT, Decision, Study, TiedReport
 from ..permissions import can_manage
 from ..selectors.votes import current_votes
-from .bulk_rows import insert_rows
 from .labels import LabelError, LabelInput, _validated
 
 
@@ -73,7 +72,7 @@ def finalize(study: Study) -> int:
         rows.append((study.pk, issue_id, relevant, type_id if relevant else None, theme_id, sub_id, method,
                      support, len(by), "", now))
     before = Decision.objects.aggregate(top=Max("pk"))["top"] or 0
-    insert_rows(Decision, ["study_id", "issue_id", "is_relevant", "type_id", "theme_id", "sub_theme_id", "method",
+    sql.insert_rows(Decision, ["study_id", "issue_id", "is_relevant", "type_id", "theme_id", "sub_theme_id", "method",
                            "support", "raters", "rationale", "decided_at"], rows)
-    record_rows_created(Decision, "study_id = %s AND id > %s", [study.pk, before], reason="final label from the votes")
+    sql.record_history_of_new_rows(Decision, "study", study.pk, before, "final label from the votes")
     return len(rows)

@@ -21,19 +21,18 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Count, Exists, Max, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from concord.history import record_rows_created
 from concord.textcheck import length_problem, text_problem
 from ingest.models import Issue, Source
 from taxonomy.models import Category, Taxonomy
 from taxonomy.services import load_codebook
 
+from .. import sql
 from ..models import NOT_RELEVANT, Assignment, Decision, Label, Membership, Queue, Round, Study
-from .bulk_rows import insert_rows
 
 REPORT_COLUMNS = ("report", "issue", "issue_url", "url")
 FINAL_COLUMNS = ("final_label", "final")
@@ -424,20 +423,18 @@ def import_labels(study_name: str, path: str | Path, *, codebook: Taxonomy | Non
     summary.labels_new = len(new)
     _sync_queues(round)
     summary.decisions = _import_finals(study, finals, report_ids)
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(f"ANALYZE {Label._meta.db_table}")
+    sql.analyze(Label)
     return summary
 
 
 def _write_labels(round: Round, new: list[tuple[int, int, Chain, str]], reason: str) -> None:
     before = Label.objects.aggregate(top=Max("pk"))["top"] or 0
     now = timezone.now()
-    insert_rows(Label, ["study_id", "round_id", "issue_id", "annotator_id", "is_relevant", "type_id", "theme_id",
+    sql.insert_rows(Label, ["study_id", "round_id", "issue_id", "annotator_id", "is_relevant", "type_id", "theme_id",
                         "sub_theme_id", "note", "created_at", "updated_at"],
                 ((round.study_id, round.pk, issue_id, annotator_id, c.is_relevant, c.type_id, c.theme_id,
                   c.sub_theme_id, note, now, now) for issue_id, annotator_id, c, note in new))
-    record_rows_created(Label, "round_id = %s AND id > %s", [round.pk, before], reason=reason)
+    sql.record_history_of_new_rows(Label, "round", round.pk, before, reason)
 
 
 def _import_finals(study: Study, finals: dict[tuple, Chain], report_ids: dict[tuple, int]) -> int:
@@ -445,9 +442,9 @@ def _import_finals(study: Study, finals: dict[tuple, Chain], report_ids: dict[tu
     new = [(report_ids[key], c) for key, c in finals.items() if report_ids[key] not in existing]
     before = Decision.objects.aggregate(top=Max("pk"))["top"] or 0
     now = timezone.now()
-    insert_rows(Decision, ["study_id", "issue_id", "is_relevant", "type_id", "theme_id", "sub_theme_id", "method",
+    sql.insert_rows(Decision, ["study_id", "issue_id", "is_relevant", "type_id", "theme_id", "sub_theme_id", "method",
                            "rationale", "decided_at"],
                 ((study.pk, issue_id, c.is_relevant, c.type_id, c.theme_id, c.sub_theme_id,
                   Decision.Method.IMPORTED, "", now) for issue_id, c in new))
-    record_rows_created(Decision, "study_id = %s AND id > %s", [study.pk, before], reason="imported final label")
+    sql.record_history_of_new_rows(Decision, "study", study.pk, before, "imported final label")
     return len(new)

@@ -13,6 +13,7 @@ from concord.errors import FieldError
 from ingest.models import Issue
 from taxonomy.models import Category
 
+from .. import sql
 from ..models import Assignment, Label, Membership, Queue, Round, Study
 from ..permissions import labels_blind, role_in
 from ..summary_arms import arm_of
@@ -71,13 +72,9 @@ def _validated(round: Round, data: LabelInput) -> dict:
     if data.sub_theme_id and not data.theme_id:
         raise LabelError("sub_theme", "a sub-theme needs its theme")
     wanted = [pk for pk in (data.type_id, data.theme_id, data.sub_theme_id) if pk]
-    # One query for the three choices, and whether the chosen type has themes at all (see concord.rows).
+    # One query for the three choices, and whether the chosen type has themes at all.
     found = {}
-    for row in rows.fetch_all(
-            f"SELECT {rows.columns(Category, 'c')}, "
-            "(SELECT COUNT(*) FROM taxonomy_category k WHERE k.parent_id = c.id) FROM taxonomy_category c "
-            f"WHERE c.id IN ({', '.join(['%s'] * len(wanted))}) AND c.taxonomy_id = %s",
-            [*wanted, round.study.taxonomy_id]):
+    for row in rows.fetch_all(sql.categories_with_children(len(wanted)), [*wanted, round.study.taxonomy_id]):
         category = rows.instance(Category, row)
         category.n_children = row[-1]
         found[category.pk] = category
@@ -169,11 +166,6 @@ def _store(key: dict, fields: dict, revise: bool, version: str | None, came_back
     return label
 
 
-# The user's assignment of one report in the round, not done yet: params round, annotator, issue, False.
-_MINE = ("queue_id = (SELECT q.id FROM annotation_queue q WHERE q.round_id = %s AND q.annotator_id = %s) "
-         "AND issue_id = %s AND done = %s")
-
-
 def submit_label(user, round: Round, issue: Issue | int, data: LabelInput) -> Label:
     """Record the user's label for a report of their queue; a second submission revises it, and history keeps
     the first. Marking the report done in the queue and storing the label commit together or not at all."""
@@ -193,17 +185,12 @@ def submit_label(user, round: Round, issue: Issue | int, data: LabelInput) -> La
             with transaction.atomic():
                 # The assignment row is locked first, so two tabs submitting the same report queue up here
                 # and only the first one counts the report as done.
-                # Plain SQL on the round trip's path (see concord.rows).
                 mine = [round.pk, user.pk, issue_id, False, ""]
-                first_time = bool(rows.execute(f"UPDATE annotation_assignment SET done = %s WHERE {_MINE} "
-                                               "AND requeued_because = %s", [True, *mine]))
+                first_time = bool(rows.execute(sql.first_done(), [True, *mine]))
                 # A report a codebook change sent back has its old label: this submission revises it.
-                came_back = not first_time and bool(rows.execute(
-                    f"UPDATE annotation_assignment SET done = %s, requeued_because = %s WHERE {_MINE} "
-                    "AND requeued_because <> %s", [True, "", *mine]))
+                came_back = not first_time and bool(rows.execute(sql.done_again(), [True, "", *mine]))
                 if first_time or came_back:
-                    rows.execute("UPDATE annotation_queue SET done = done + 1 WHERE round_id = %s "
-                                 "AND annotator_id = %s", [round.pk, user.pk])
+                    rows.execute(sql.count_done(), [round.pk, user.pk])
                 elif not Assignment.objects.filter(queue__round=round, queue__annotator=user,
                                                    issue_id=issue_id).exists():
                     raise LabelError("issue", f"report {issue_id} is not in your queue for round {round.number} "

@@ -8,6 +8,7 @@ from django.db.models import Count, Exists, F, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from .. import sql
 from ..models import Assignment, Label, Membership, Queue, Round
 from ..planning import spread
 
@@ -35,12 +36,10 @@ def fill_queues(round: Round, plan: dict[int, Sequence[int]]) -> None:
 def _insert(queue: Queue, issue_ids: list[int], start: int) -> None:
     if connection.vendor == "postgresql" and len(issue_ids) > BATCH:
         # COPY writes 40,000 rows in well under a second; bulk_create takes several.
-        table = Assignment._meta.db_table
-        with connection.cursor() as cursor, cursor.cursor.copy(
-            f"COPY {table} (queue_id, issue_id, position, done, skipped, skip_reason, requeued_because) FROM STDIN"
-        ) as copy:
-            for offset, issue_id in enumerate(issue_ids):
-                copy.write_row((queue.pk, issue_id, start + offset, False, False, "", ""))
+        sql.insert_rows(Assignment, ["queue", "issue", "position", "done", "skipped", "skip_reason",
+                                     "requeued_because"],
+                        ((queue.pk, issue_id, start + offset, False, False, "", "")
+                         for offset, issue_id in enumerate(issue_ids)))
         return
     rows = (Assignment(queue=queue, issue_id=i, position=start + n) for n, i in enumerate(issue_ids))
     batch: list[Assignment] = []

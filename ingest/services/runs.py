@@ -9,6 +9,7 @@ from concord import jobs
 
 from ..models import IngestRun, Source, SummaryBatch
 from ..pipeline import Counts
+from ..sql import publish_progress
 from .summaries import summary_batch_kept
 
 READ_FIELDS = ["fetched", "skipped_pull_requests", "filtered_out"]
@@ -87,10 +88,4 @@ class ProgressChannel:
     def publish(self, counts: Counts) -> None:
         """What has been read, and a heartbeat. Not what has been written: those writes are not committed yet,
         and a run killed now must not claim them."""
-        values = {field: getattr(counts, field) for field in READ_FIELDS}
-        assignments = ", ".join(f"{field} = %s" for field in values)
-        with self.connection.cursor() as cursor:
-            cursor.execute(
-                f"UPDATE {IngestRun._meta.db_table} SET {assignments}, heartbeat_at = now() WHERE id = %s",
-                [*values.values(), self.run.pk],
-            )
+        publish_progress(self.connection, self.run, {field: getattr(counts, field) for field in READ_FIELDS})

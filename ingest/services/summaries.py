@@ -1,13 +1,12 @@
 """Making summaries in batches: cached by content, failures recorded one by one, the batch goes on."""
 from __future__ import annotations
 
-from functools import cache
-
 from django.db.models import Exists, OuterRef
 
-from concord import jobs, rows
+from concord import jobs
 
 from ..models import Issue, Source, Summary, SummaryBatch
+from ..sql import latest_summary
 from ..summaries import content_hash, summariser_from_settings
 from ..summaries.extractive import summarise_text
 from ..summaries.openai_compat import EndpointDown, SummaryError
@@ -105,18 +104,6 @@ summarise_task = jobs.task(summarise, queue="summaries")
 def _error_of(issue: Issue, batch: SummaryBatch) -> str:
     return Summary.objects.filter(issue=issue, backend=batch.backend, model=batch.model,
                                   prompt_version=batch.prompt_version).values_list("error", flat=True).first() or ""
-
-
-@cache
-def _latest_sql() -> str:
-    # Read with every report an annotator opens (see concord.rows).
-    return (f"SELECT {rows.columns(Summary, 's')} FROM ingest_summary s WHERE s.issue_id = %s AND s.status = %s "
-            "ORDER BY s.updated_at DESC, s.id DESC LIMIT 1")
-
-
-def latest_summary(issue: Issue) -> Summary | None:
-    row = rows.fetch_one(_latest_sql(), [issue.pk, Summary.Status.OK.value])
-    return rows.instance(Summary, row) if row else None
 
 
 def summary_for_display(issue: Issue, made: Summary | None = None) -> str:

@@ -20,7 +20,8 @@ from ..forms import KeywordSampleForm, StratumSampleForm
 from ..models import ScreeningItem, ScreeningSample, ScreeningVote, Source
 from ..selectors import decisions, meets_threshold, next_item_for, sample_figures, summary_sufficiency
 from ..services import screening
-from ..services.summaries import latest_summary, summary_for_display
+from ..services.summaries import summary_for_display
+from ..sql import latest_summary
 from .access import staff_required
 
 SKIPPED_KEY = "skipped_screening_items"

@@ -1,22 +1,34 @@
-"""Bulk upsert of issue rows on (source, number). PostgreSQL streams rows with COPY (new issues straight
-into the table, re-ingested ones through a staging table and one INSERT … ON CONFLICT); other databases
-take the ORM's bulk_create. Both say which rows were new.
+"""The ingest app's hand-written SQL, in one place, every table named from the models (`_meta`; the issue
+columns COPY writes are copy_rows.COLUMNS, which tests/ingest/test_copy_rows.py checks against the model):
+
+- the bulk upsert of issue rows on (source, number): PostgreSQL streams rows with COPY (new issues straight into
+  the table, re-ingested ones through a staging table and one INSERT … ON CONFLICT); other databases take the
+  ORM's bulk_create. Both say which rows were new. COPY is PostgreSQL's: the tests of that path say they were
+  skipped on SQLite, and the ORM path is tested on both;
+- a run's progress, written on a connection of its own while the import's transaction is open;
+- the newest summary of a report, read with every report an annotator opens (concord.rows says why by hand).
 """
 from __future__ import annotations
+
+from functools import cache
 
 from django.db import connection
 from django.utils import timezone
 
+from concord import rows
+
 from . import copy_rows
 from .filtering import Verdict
-from .models import Issue
+from .models import IngestRun, Issue, Summary
 
 STAGE = "concord_issue_stage"
 COLUMN_LIST = ", ".join(copy_rows.COLUMNS)
+ISSUES = Issue._meta.db_table
 # A stored row is rewritten only when a stored field differs (jsonb compares by value, not by text).
 _CHANGED = "({}) IS DISTINCT FROM ({})".format(
-    ", ".join(f"ingest_issue.{c}" for c in copy_rows.FIELDS), ", ".join(f"EXCLUDED.{c}" for c in copy_rows.FIELDS))
-_NUMBERS_AND_IDS = "SELECT number, id FROM ingest_issue WHERE source_id = %s AND number = ANY(%s)"
+    ", ".join(f"{ISSUES}.{c}" for c in copy_rows.FIELDS), ", ".join(f"EXCLUDED.{c}" for c in copy_rows.FIELDS))
+_NUMBER, _SOURCE = Issue._meta.get_field("number").column, Issue._meta.get_field("source").column
+_NUMBERS_AND_IDS = f"SELECT {_NUMBER}, id FROM {ISSUES} WHERE {_SOURCE} = %s AND {_NUMBER} = ANY(%s)"
 
 
 NEW, UPDATED, UNCHANGED = "new", "updated", "unchanged"
@@ -68,17 +80,17 @@ def _upsert_postgres(source_id: int, lines: dict[str, str]) -> list[tuple[int, s
         raw.execute(_NUMBERS_AND_IDS, [source_id, numbers])
         existing = {number for number, _id in raw.fetchall()}
         # New issues go straight in; only re-ingested ones need the staging table and ON CONFLICT.
-        _copy(raw, "ingest_issue", (line for number, line in lines.items() if number not in existing))
+        _copy(raw, ISSUES, (line for number, line in lines.items() if number not in existing))
         if existing:
             # The staging table lives as long as the connection; the caller's transaction bounds its rows.
             raw.execute(
-                f"CREATE TEMP TABLE IF NOT EXISTS {STAGE} AS SELECT {COLUMN_LIST} FROM ingest_issue WITH NO DATA"
+                f"CREATE TEMP TABLE IF NOT EXISTS {STAGE} AS SELECT {COLUMN_LIST} FROM {ISSUES} WITH NO DATA"
             )
             _copy(raw, STAGE, (line for number, line in lines.items() if number in existing))
             updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in [*copy_rows.FIELDS, "updated_at"])
             raw.execute(
-                f"INSERT INTO ingest_issue ({COLUMN_LIST}) SELECT {COLUMN_LIST} FROM {STAGE} "
-                f"ON CONFLICT (source_id, number) DO UPDATE SET {updates} WHERE {_CHANGED} RETURNING number"
+                f"INSERT INTO {ISSUES} ({COLUMN_LIST}) SELECT {COLUMN_LIST} FROM {STAGE} "
+                f"ON CONFLICT ({_SOURCE}, {_NUMBER}) DO UPDATE SET {updates} WHERE {_CHANGED} RETURNING {_NUMBER}"
             )
             changed = {number for (number,) in raw.fetchall()}
             raw.execute(f"TRUNCATE {STAGE}")
@@ -97,9 +109,32 @@ def replace_matches(old_issue_ids: list[int], pairs: list[tuple[int, int]]) -> N
         return
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor, cursor.cursor.copy(
-            f"COPY {through._meta.db_table} (issue_id, keyword_id) FROM STDIN"
+            f"COPY {through._meta.db_table} ({through._meta.get_field('issue').column}, "
+            f"{through._meta.get_field('keyword').column}) FROM STDIN"
         ) as copy:
             for pair in pairs:
                 copy.write_row(pair)
     else:
         through.objects.bulk_create([through(issue_id=i, keyword_id=k) for i, k in pairs])
+
+
+def publish_progress(on, run: IngestRun, values: dict[str, int]) -> None:
+    """A run's counts and a heartbeat, written on the connection `on` (not the import's own)."""
+    columns = ", ".join(f"{IngestRun._meta.get_field(name).column} = %s" for name in values)
+    heartbeat = IngestRun._meta.get_field("heartbeat_at").column
+    with on.cursor() as cursor:
+        cursor.execute(f"UPDATE {IngestRun._meta.db_table} SET {columns}, {heartbeat} = now() WHERE id = %s",
+                       [*values.values(), run.pk])
+
+
+@cache
+def _latest_summary() -> str:
+    column = {name: f"s.{Summary._meta.get_field(name).column}" for name in ("issue", "status", "updated_at")}
+    return (f"SELECT {rows.columns(Summary, 's')} FROM {Summary._meta.db_table} s WHERE {column['issue']} = %s "
+            f"AND {column['status']} = %s ORDER BY {column['updated_at']} DESC, s.id DESC LIMIT 1")
+
+
+def latest_summary(issue: Issue) -> Summary | None:
+    """The report's newest summary that was made."""
+    row = rows.fetch_one(_latest_summary(), [issue.pk, Summary.Status.OK.value])
+    return rows.instance(Summary, row) if row else None
