@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from django.contrib.auth import get_user_model
 from django.db.models import Count
 
-from annotation.models import NOT_RELEVANT, Decision, Round
+from annotation.models import NOT_RELEVANT, FinalLabel, Round
 from annotation.selectors.labels import counted_in_round
 from concord.int_columns import int_columns
 from stats.alpha import alpha_counts_figure
@@ -138,7 +138,7 @@ def _controversial(labels: _Labels) -> dict[str, int]:
 
 def _final_types(round: Round, labels: _Labels) -> tuple[np.ndarray, str]:
     """Per row, the final type's name: the decision if there is one, else the plurality ("" when tied)."""
-    decided, decided_types = int_columns(Decision.objects.filter(study=round.study_id).order_by(),
+    decided, decided_types = int_columns(FinalLabel.objects.filter(study=round.study_id).order_by(),
                                          ["issue_id", "type_id"])
     categories = labels.tables["type"].categories
     winner, tied = _plurality(counts_of(labels.tables["type"]))

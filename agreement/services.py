@@ -7,7 +7,7 @@ from datetime import timedelta
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Max
 
-from annotation.models import Decision, Round
+from annotation.models import FinalLabel, Round
 from annotation.selectors.labels import counted_in_round
 from concord import jobs
 from stats.planner import simulate
@@ -33,7 +33,7 @@ def is_current(found: AgreementSnapshot | Plan | None, round: Round) -> bool:
     if found is None or found.round_id != round.pk:
         return False
     now = counted_in_round(round).aggregate(n=Count("pk"), last=Max("updated_at"))
-    decided = Decision.objects.filter(study_id=round.study_id).aggregate(last=Max("decided_at"))["last"]
+    decided = FinalLabel.objects.filter(study_id=round.study_id).aggregate(last=Max("decided_at"))["last"]
     started = found.computed_at - timedelta(seconds=found.seconds)
     return now["n"] == found.labels and all(when is None or when < started for when in (now["last"], decided))
 

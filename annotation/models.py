@@ -273,7 +273,7 @@ class Label(Choice):
 NOT_RELEVANT = "NR"
 
 
-class Decision(Choice):
+class FinalLabel(Choice):
     """A report's final label in a study, and how it was reached. History keeps every
     change, so a decision revised by the lead still shows what it was before."""
 
@@ -283,8 +283,8 @@ class Decision(Choice):
         LEAD = "lead", "Lead decision"
         IMPORTED = "imported", "Imported final label"
 
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="decisions")
-    issue = models.ForeignKey(Issue, on_delete=models.PROTECT, related_name="decisions")
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="final_labels")
+    issue = models.ForeignKey(Issue, on_delete=models.PROTECT, related_name="final_labels")
     method = models.CharField(max_length=16, choices=Method.choices)
     support = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Raters who gave the final label")
     raters = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Raters of the report")

@@ -40,13 +40,13 @@ def finals(study) -> None:
     from django.db import connection
     from django.utils import timezone
 
-    from annotation.models import Decision, Label
+    from annotation.models import FinalLabel, Label
     from annotation.sql import insert_rows
 
     first = Label.objects.filter(study=study, annotator__username="lead").order_by().values_list(
         "issue_id", "type_id", "theme_id")
     now = timezone.now()
-    insert_rows(Decision, ["study_id", "issue_id", "is_relevant", "type_id", "theme_id", "method", "support",
+    insert_rows(FinalLabel, ["study_id", "issue_id", "is_relevant", "type_id", "theme_id", "method", "support",
                            "raters", "rationale", "decided_at"],
                 ((study.pk, issue_id, True, type_id, theme_id, "majority", 5, 7, "", now)
                  for issue_id, type_id, theme_id in first))
@@ -113,7 +113,7 @@ def main() -> None:
     setup_django(args.database_url, fresh=not args.reuse)
     from bench_label import build
 
-    from annotation.models import Decision, Label, Study
+    from annotation.models import FinalLabel, Label, Study
 
     started = time.perf_counter()
     if args.reuse:
@@ -122,7 +122,7 @@ def main() -> None:
         study, _, _ = build(args.path)
         finals(study)
     print(f"set-up                 {time.perf_counter() - started:.0f} s: {study.issues.count()} reports, "
-          f"{Label.objects.count()} labels, {Decision.objects.count()} final labels")
+          f"{Label.objects.count()} labels, {FinalLabel.objects.count()} final labels")
     env = {**os.environ, "DATABASE_URL": args.database_url, "DJANGO_SETTINGS_MODULE": "concord.settings"}
     with tempfile.TemporaryDirectory() as folder:
         floor = copy_floor(study, Path(folder) / "floor.csv")

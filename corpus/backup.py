@@ -36,7 +36,7 @@ from annotation.models import (
     Assignment,
     Comment,
     ComparisonRecord,
-    Decision,
+    FinalLabel,
     Label,
     Membership,
     Queue,
@@ -69,7 +69,7 @@ from taxonomy.services import free_version
 
 from .backup_format import FORMATS, RENAMED, Kind
 
-FORMAT, VERSION = "concord-study", 3
+FORMAT, VERSION = "concord-study", 4
 # A record's own keys; the study's record also names its current round.
 RECORD_KEYS = {"kind", "pk", "fields", "fk", "m2m"}
 
@@ -111,8 +111,8 @@ def _rows(study) -> Iterator[dict]:
                      sample.decided_by_id}
     for query, column in (
         (Label.history.filter(study_id=study.pk), "history_user_id"),
-        (Decision.history.filter(study_id=study.pk), "history_user_id"),
-        (Decision.objects.filter(study=study), "decided_by_id"),
+        (FinalLabel.history.filter(study_id=study.pk), "history_user_id"),
+        (FinalLabel.objects.filter(study=study), "decided_by_id"),
         (Label.objects.filter(study=study), "annotator_id"),
         (Comment.objects.filter(study=study), "author_id"),
         (Proposal.objects.filter(study=study), "proposer_id"),
@@ -160,10 +160,10 @@ def _rows(study) -> Iterator[dict]:
     for model, query in (
         (Membership, {"study": study}), (Round, {"study": study}), (Queue, {"round__study": study}),
         (Assignment, {"queue__round__study": study}), (TiedReport, {"round__study": study}),
-        (Label, {"study": study}), (Decision, {"study": study}), (Comment, {"study": study}),
+        (Label, {"study": study}), (FinalLabel, {"study": study}), (Comment, {"study": study}),
     ):
         yield from (_record(x) for x in model.objects.filter(**query).order_by("pk").iterator(5000))
-    for model in (Label, Decision):
+    for model in (Label, FinalLabel):
         history = model.history.model
         for row in history.objects.filter(study_id=study.pk).order_by("history_id").iterator(5000):
             yield _record(row)

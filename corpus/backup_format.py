@@ -273,6 +273,11 @@ V3["machines.replacementdecision"] = Kind(
             "withdrawn_at", "withdrawn_reason"),
     fk=("rater", "decided_by", "withdrawn_by"))
 
-FORMATS = {1: V1, 2: V2, 3: V3}
+# Version 4: a report's final label is called so (annotation.finallabel; it was annotation.decision).
+FINAL = {"annotation.decision": "annotation.finallabel",
+         "annotation.historicaldecision": "annotation.historicalfinallabel"}
+V4: dict[str, Kind] = {FINAL.get(kind, kind): spec for kind, spec in V3.items()}
+
+FORMATS = {1: V1, 2: V2, 3: V3, 4: V4}
 # What each version's kinds are called in this Concord.
-RENAMED = {1: MOVED, 2: {}, 3: {}}
+RENAMED = {1: MOVED | FINAL, 2: FINAL, 3: FINAL, 4: {}}

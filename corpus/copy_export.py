@@ -17,7 +17,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from psycopg import sql
 
-from annotation.models import NOT_RELEVANT, Decision, Label, Round, Study
+from annotation.models import NOT_RELEVANT, FinalLabel, Label, Round, Study
 from annotation.selectors.labels import screening_verdicts
 from concord import rows
 from concord.csv_stream import FORMULA_STARTS
@@ -47,10 +47,10 @@ def _iso(column: str) -> str:
 
 
 def _how() -> str:
-    """Decision.how in SQL."""
+    """FinalLabel.how in SQL."""
     named = " ".join(f"WHEN {sql.quote(value)} THEN {sql.quote(str(label).lower())}"
-                     for value, label in Decision.Method.choices)
-    return (f"CASE WHEN d.id IS NULL THEN '' WHEN [[d.method]] = {sql.quote(Decision.Method.MAJORITY.value)} "
+                     for value, label in FinalLabel.Method.choices)
+    return (f"CASE WHEN d.id IS NULL THEN '' WHEN [[d.method]] = {sql.quote(FinalLabel.Method.MAJORITY.value)} "
             "AND COALESCE([[d.support]], 0) <> 0 AND COALESCE([[d.raters]], 0) <> 0 "
             "THEN 'majority ' || [[d.support]] || '/' || [[d.raters]] "
             f"ELSE CASE [[d.method]] {named} ELSE [[d.method]] END END")
@@ -97,7 +97,7 @@ def _query(study: Study, status: str, codebook: str, raw: bool) -> str:
         "LEFT JOIN [[fs]] ON fs.id = [[d.sub_theme]] "
         f"WHERE [[si.study]] = {study_id} ORDER BY [[i.created_at]], i.id) AS cells) "
         "TO STDOUT WITH (FORMAT csv, HEADER)",
-        si=Study.issues.through, i=Issue, src=Source, d=Decision, ft=Category, ftm=Category, fs=Category,
+        si=Study.issues.through, i=Issue, src=Source, d=FinalLabel, ft=Category, ftm=Category, fs=Category,
         ik=Issue.matched_keywords.through, k=Keyword, s=Summary, l=Label, u=get_user_model(), r=Round,
         ly=Category, lh=Category, ls=Category,
     )

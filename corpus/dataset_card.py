@@ -7,7 +7,7 @@ import html
 from django.db.models import Count, Max, Min
 from django.utils import timezone
 
-from annotation.models import Decision, Study
+from annotation.models import FinalLabel, Study
 from annotation.selectors.final_labels import final_label_counts
 from annotation.selectors.labels import raters
 from annotation.selectors.studies import agreement_round
@@ -73,7 +73,7 @@ def dataset_card(study: Study, document: dict) -> str:
         lines.append("No round has been labeled yet.")
     lines += ["", "## Final labels and ties", ""]
     made = final_label_counts(study)
-    counts = {label: made.get(method, 0) for method, label in Decision.Method.choices}
+    counts = {label: made.get(method, 0) for method, label in FinalLabel.Method.choices}
     total = study.issues.count()
     decided = sum(counts.values())
     if decided:
@@ -137,7 +137,7 @@ def _machines(machines: dict) -> list[str]:
         where = decision["level"] + (f" of {decision['type']}" if decision["type"] else "")
         state = f"withdrawn {decision['withdrawn_at'][:10]}" if decision["withdrawn_at"] else (
             "below its decided agreement on the sentinels" if decision["below"] else "holding on the sentinels")
-        lines.append(f"- Decision: {_text(decision['rater'])} may replace one annotator at {where} (epsilon "
+        lines.append(f"- FinalLabel: {_text(decision['rater'])} may replace one annotator at {where} (epsilon "
                      f"{decision['epsilon']}, by {_text(decision['decided_by'])} on {decision['decided_at'][:10]}; "
                      f"{decision['sentinels']} sentinel reports): {state}.")
     return lines

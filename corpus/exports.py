@@ -12,7 +12,7 @@ from django.db.models import Prefetch
 from django.utils import timezone
 
 from agreement.reports import agreement_figures, study_agreement
-from annotation.models import NOT_RELEVANT, Decision, Label, Study
+from annotation.models import NOT_RELEVANT, FinalLabel, Label, Study
 from annotation.selectors.final_labels import final_label_counts
 from annotation.selectors.labels import screening_verdicts
 from annotation.selectors.studies import agreement_round
@@ -52,7 +52,7 @@ def records(study: Study) -> Iterator[dict]:
         for issue_id, text in (Summary.objects.filter(issue_id__in=chunk, status=Summary.Status.OK)
                                .order_by("issue_id", "updated_at").values_list("issue_id", "text")):
             summaries[issue_id] = text  # the newest wins
-        finals = {d.issue_id: d for d in Decision.objects.filter(study=study, issue_id__in=chunk)}
+        finals = {d.issue_id: d for d in FinalLabel.objects.filter(study=study, issue_id__in=chunk)}
         labels = defaultdict(list)
         for row in (Label.objects.filter(study=study, issue_id__in=chunk).order_by("issue_id", "round__number",
                                                                                    "annotator__username")

@@ -17,7 +17,7 @@ RELEVANT, NOT_RELEVANT, UNCLEAR = Summary.Verdict.RELEVANT, Summary.Verdict.NOT_
 
 @dataclass(frozen=True)
 class ScreeningDecision:
-    """Whether screening keeps an issue in the corpus, and why (not a study's final label: annotation.Decision)."""
+    """Whether screening keeps an issue in the corpus, and why (not a study's final label: annotation.FinalLabel)."""
 
     included: bool | None  # None: not decided yet
     why: str

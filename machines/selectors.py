@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from django.db.models import QuerySet
 
-from annotation.models import NOT_RELEVANT, Assignment, Decision, Label, Study
+from annotation.models import NOT_RELEVANT, Assignment, FinalLabel, Label, Study
 from annotation.permissions import BLIND_PHASES, can_manage_seeing_labels, can_view_all_labels
 from annotation.selectors.labels import counted_in_round
 from annotation.selectors.studies import agreement_round
@@ -40,7 +40,7 @@ def _chain(codes: dict[int, str], relevant: bool, type_id, theme_id, sub_id) -> 
 
 def finals(study: Study) -> dict[int, Chain]:
     codes = _codes(study)
-    rows = Decision.objects.filter(study=study).order_by().values_list(
+    rows = FinalLabel.objects.filter(study=study).order_by().values_list(
         "issue_id", "is_relevant", "type_id", "theme_id", "sub_theme_id")
     return {issue: _chain(codes, *rest) for issue, *rest in rows}
 

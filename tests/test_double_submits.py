@@ -9,7 +9,7 @@ import pytest
 from django.db import connection, connections
 from django.urls import reverse
 
-from annotation.models import Decision, Invitation, Study
+from annotation.models import FinalLabel, Invitation, Study
 from annotation.services.adjudication import decide
 from annotation.services.labels import LabelError, LabelInput
 from annotation.services.phases import PhaseError, advance
@@ -95,7 +95,7 @@ def test_a_decision_sent_twice_is_refused_the_second_time(client_as, study, lead
     assert client_as(lead).post(url, form).status_code == 302
     second = client_as(lead).post(url, {**form, "theme": category("C.2").pk})
     assert second.status_code == 400 and "changed since the page was shown" in second.content.decode()
-    assert Decision.objects.get(issue=issue).theme.code == "C.1" and Decision.history.count() == 1
+    assert FinalLabel.objects.get(issue=issue).theme.code == "C.1" and FinalLabel.history.count() == 1
 
 
 @pytest.fixture
@@ -176,7 +176,7 @@ def test_two_decisions_at_once_make_one(study, lead, admin, annotator_a):
     outcomes = _at_once(lambda: decide(study, lead, issue.pk, pick[0], "one", expected_version="none"),
                         lambda: decide(study, admin, issue.pk, pick[1], "two", expected_version="none"))
     assert sorted(type(o).__name__ for o in outcomes) == ["LabelError", "NoneType"]
-    assert Decision.objects.filter(issue=issue).count() == 1 and Decision.history.filter(issue=issue).count() == 1
+    assert FinalLabel.objects.filter(issue=issue).count() == 1 and FinalLabel.history.filter(issue=issue).count() == 1
 
 
 @needs_postgresql

@@ -16,7 +16,7 @@ from stats.ties import final_label
 from taxonomy.codes import sort_key
 from taxonomy.models import Category
 
-from ..models import NOT_RELEVANT, Decision, Study, Subset
+from ..models import NOT_RELEVANT, FinalLabel, Study, Subset
 from .labels import screening_verdicts
 from .votes import current_votes
 
@@ -43,7 +43,7 @@ def labels_at(study: Study, level: str) -> dict[int, str]:
     codes = dict(Category.objects.filter(taxonomy=study.taxonomy_id).values_list("pk", "code"))
     index = LEVELS.index(level)
     out: dict[int, str] = {}
-    for issue_id, relevant, *chain in Decision.objects.filter(study=study).values_list(
+    for issue_id, relevant, *chain in FinalLabel.objects.filter(study=study).values_list(
             "issue_id", "is_relevant", "type_id", "theme_id", "sub_theme_id"):
         pick = chain[index] if relevant else None
         if not relevant:

@@ -4,24 +4,24 @@ from __future__ import annotations
 
 from django.db.models import Count, QuerySet
 
-from ..models import Decision, Study
+from ..models import FinalLabel, Study
 from ..permissions import can_view_all_labels
 
 
 def final_label_counts(study: Study) -> dict[str, int]:
     """How many final labels each way of reaching them gave (majority, consensus, lead, imported)."""
-    return dict(Decision.objects.filter(study=study).order_by().values_list("method").annotate(n=Count("pk")))
+    return dict(FinalLabel.objects.filter(study=study).order_by().values_list("method").annotate(n=Count("pk")))
 
 
-def lead_decisions(viewer, study: Study) -> QuerySet[Decision]:
+def lead_decisions(viewer, study: Study) -> QuerySet[FinalLabel]:
     """The lead's decisions, newest first; none for a viewer the blind rule keeps from everyone's labels."""
     if not can_view_all_labels(viewer, study):
-        return Decision.objects.none()
-    return (Decision.objects.filter(study=study, method=Decision.Method.LEAD)
+        return FinalLabel.objects.none()
+    return (FinalLabel.objects.filter(study=study, method=FinalLabel.Method.LEAD)
             .select_related("issue__source", "type", "theme", "sub_theme", "decided_by").order_by("-decided_at"))
 
 
-def final_label_of(viewer, study: Study, issue) -> Decision | None:
+def final_label_of(viewer, study: Study, issue) -> FinalLabel | None:
     if not can_view_all_labels(viewer, study):
         return None
-    return Decision.objects.filter(study=study, issue=issue).first()
+    return FinalLabel.objects.filter(study=study, issue=issue).first()

@@ -12,7 +12,7 @@ from ingest.selectors import source_report
 from stats.ties import final_label
 from taxonomy.models import Category
 
-from ..models import NOT_RELEVANT, Decision, Study
+from ..models import NOT_RELEVANT, FinalLabel, Study
 from .votes import current_votes
 
 NO_FINAL = "no final label"
@@ -63,7 +63,7 @@ def provisional(study: Study) -> bool:
 def _finals(study: Study) -> dict[int, tuple[int | None, int | None, bool]]:
     """Each report's final label (type, theme, relevant); before the study closes, the reports without one yet
     count with what their current votes settle on, as the comparisons do. Reports still tied are left out."""
-    finals = {i: (t, th, rel) for i, t, th, rel in Decision.objects.filter(study=study).values_list(
+    finals = {i: (t, th, rel) for i, t, th, rel in FinalLabel.objects.filter(study=study).values_list(
         "issue_id", "type_id", "theme_id", "is_relevant")}
     if not provisional(study):
         return finals

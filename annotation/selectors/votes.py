@@ -6,7 +6,7 @@ from collections import defaultdict
 
 from stats.ties import controversial_levels
 
-from ..models import NOT_RELEVANT, Decision, Label, Round, Study
+from ..models import NOT_RELEVANT, FinalLabel, Label, Round, Study
 from .labels import counted_labels
 
 Vote = tuple  # (type id or NR, theme id, sub-theme id)
@@ -42,7 +42,7 @@ def still_tied(study: Study, votes: dict[int, dict[int, Vote]] | None = None) ->
 
 def needing_decision(study: Study) -> dict[int, list[str]]:
     """Reports the lead must decide before the study closes: those still tied, and those nobody labeled."""
-    decided = set(Decision.objects.filter(study=study).values_list("issue_id", flat=True))
+    decided = set(FinalLabel.objects.filter(study=study).values_list("issue_id", flat=True))
     votes = current_votes(study)
     result = {i: levels for i, levels in still_tied(study, votes).items() if i not in decided}
     for issue_id in study.issues.order_by("id").values_list("id", flat=True):

@@ -10,20 +10,20 @@ from django.utils import timezone
 from stats.ties import final_label
 
 from .. import sql
-from ..models import NOT_RELEVANT, Decision, Study, TiedReport
+from ..models import NOT_RELEVANT, FinalLabel, Study, TiedReport
 from ..permissions import can_manage
 from ..selectors.votes import current_votes
 from .labels import LabelError, LabelInput, _validated
 
 
-def decision_version(decision: Decision | None) -> str:
+def decision_version(decision: FinalLabel | None) -> str:
     """What a decision form was shown for: no decision yet, or the one made at that moment."""
     return decision.decided_at.isoformat() if decision is not None else "none"
 
 
 @transaction.atomic
 def decide(study: Study, user, issue_id: int, data: LabelInput, rationale: str,
-           expected_version: str | None = None) -> Decision:
+           expected_version: str | None = None) -> FinalLabel:
     """The lead's final label for a report, with the reason; a second decision revises it (history keeps both).
     With `expected_version`, refused when the report's decision is no longer the one the form was shown for
     (a double click, or the lead and an admin deciding at once): a decision is never silently overwritten."""
@@ -32,7 +32,7 @@ def decide(study: Study, user, issue_id: int, data: LabelInput, rationale: str,
     # Decisions of one study queue up here, so the version read below cannot change before the write.
     study = Study.objects.select_for_update().get(pk=study.pk)
     if expected_version is not None:
-        now = decision_version(Decision.objects.filter(study=study, issue_id=issue_id).first())
+        now = decision_version(FinalLabel.objects.filter(study=study, issue_id=issue_id).first())
         if now != expected_version:
             raise LabelError("decision", "this report's final label changed since the page was shown (a second "
                                          "click, or someone else deciding); nothing was changed. Look at it again.")
@@ -45,9 +45,9 @@ def decide(study: Study, user, issue_id: int, data: LabelInput, rationale: str,
     round = study.current_round or study.rounds.order_by("-number").first()
     fields = _validated(round, data)
     votes = current_votes(study).get(issue_id, {})
-    decision, _ = Decision.objects.update_or_create(
+    decision, _ = FinalLabel.objects.update_or_create(
         study=study, issue_id=issue_id,
-        defaults={**fields, "method": Decision.Method.LEAD, "rationale": rationale.strip(), "decided_by": user,
+        defaults={**fields, "method": FinalLabel.Method.LEAD, "rationale": rationale.strip(), "decided_by": user,
                   "support": None, "raters": len(votes) or None},
     )
     return decision
@@ -56,7 +56,7 @@ def decide(study: Study, user, issue_id: int, data: LabelInput, rationale: str,
 def finalize(study: Study) -> int:
     """Give every report without a decision its final label from the votes; returns how many were written.
     The caller has checked that no tie is left undecided."""
-    decided = set(Decision.objects.filter(study=study).values_list("issue_id", flat=True))
+    decided = set(FinalLabel.objects.filter(study=study).values_list("issue_id", flat=True))
     reviewed = set(TiedReport.objects.filter(round__study=study).values_list("issue_id", flat=True))
     rows = []
     now = timezone.now()
@@ -68,11 +68,11 @@ def finalize(study: Study) -> int:
             raise LabelError("issue", f"report {issue_id} is still tied and has no decision")
         (type_id, theme_id, sub_id), support = settled
         relevant = type_id != NOT_RELEVANT
-        method = Decision.Method.CONSENSUS if issue_id in reviewed else Decision.Method.MAJORITY
+        method = FinalLabel.Method.CONSENSUS if issue_id in reviewed else FinalLabel.Method.MAJORITY
         rows.append((study.pk, issue_id, relevant, type_id if relevant else None, theme_id, sub_id, method,
                      support, len(by), "", now))
-    before = Decision.objects.aggregate(top=Max("pk"))["top"] or 0
-    sql.insert_rows(Decision, ["study_id", "issue_id", "is_relevant", "type_id", "theme_id", "sub_theme_id", "method",
+    before = FinalLabel.objects.aggregate(top=Max("pk"))["top"] or 0
+    sql.insert_rows(FinalLabel, ["study_id", "issue_id", "is_relevant", "type_id", "theme_id", "sub_theme_id", "method",
                            "support", "raters", "rationale", "decided_at"], rows)
-    sql.record_history_of_new_rows(Decision, "study", study.pk, before, "final label from the votes")
+    sql.record_history_of_new_rows(FinalLabel, "study", study.pk, before, "final label from the votes")
     return len(rows)

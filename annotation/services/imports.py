@@ -32,7 +32,7 @@ from taxonomy.models import Category, Taxonomy
 from taxonomy.services import load_codebook
 
 from .. import sql
-from ..models import NOT_RELEVANT, Assignment, Decision, Label, Membership, Queue, Round, Study
+from ..models import NOT_RELEVANT, Assignment, FinalLabel, Label, Membership, Queue, Round, Study
 
 REPORT_COLUMNS = ("report", "issue", "issue_url", "url")
 FINAL_COLUMNS = ("final_label", "final")
@@ -438,13 +438,13 @@ def _write_labels(round: Round, new: list[tuple[int, int, Chain, str]], reason: 
 
 
 def _import_finals(study: Study, finals: dict[tuple, Chain], report_ids: dict[tuple, int]) -> int:
-    existing = set(Decision.objects.filter(study=study).values_list("issue_id", flat=True))
+    existing = set(FinalLabel.objects.filter(study=study).values_list("issue_id", flat=True))
     new = [(report_ids[key], c) for key, c in finals.items() if report_ids[key] not in existing]
-    before = Decision.objects.aggregate(top=Max("pk"))["top"] or 0
+    before = FinalLabel.objects.aggregate(top=Max("pk"))["top"] or 0
     now = timezone.now()
-    sql.insert_rows(Decision, ["study_id", "issue_id", "is_relevant", "type_id", "theme_id", "sub_theme_id", "method",
+    sql.insert_rows(FinalLabel, ["study_id", "issue_id", "is_relevant", "type_id", "theme_id", "sub_theme_id", "method",
                            "rationale", "decided_at"],
                 ((study.pk, issue_id, c.is_relevant, c.type_id, c.theme_id, c.sub_theme_id,
-                  Decision.Method.IMPORTED, "", now) for issue_id, c in new))
-    sql.record_history_of_new_rows(Decision, "study", study.pk, before, "imported final label")
+                  FinalLabel.Method.IMPORTED, "", now) for issue_id, c in new))
+    sql.record_history_of_new_rows(FinalLabel, "study", study.pk, before, "imported final label")
     return len(new)

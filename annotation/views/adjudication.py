@@ -14,7 +14,7 @@ from taxonomy.selectors import codebook_tree
 
 from ..access import get_study_for
 from ..forms import NOT_RELEVANT_CHOICE, LabelForm
-from ..models import Comment, Decision
+from ..models import Comment, FinalLabel
 from ..permissions import can_manage_seeing_labels
 from ..selectors.final_labels import final_label_counts, final_label_of, lead_decisions
 from ..selectors.labels import labels_of_report
@@ -37,11 +37,11 @@ def adjudication_list(request: HtmxHttpRequest, study_id: int):
     made = final_label_counts(study)
     context = {"study": study, "waiting": [(issues[i], levels) for i, levels in waiting.items()],
                "decided": lead_decisions(request.user, study),
-               "counts": {m.label: made.get(m.value, 0) for m in Decision.Method}}
+               "counts": {m.label: made.get(m.value, 0) for m in FinalLabel.Method}}
     return render(request, "annotation/adjudication_list.html", context)
 
 
-def _initial(decision: Decision | None, form) -> dict:
+def _initial(decision: FinalLabel | None, form) -> dict:
     if form is not None and form.is_bound:
         return {k: form.data.get(k, "") for k in ("type", "theme", "sub_theme")}
     if decision is None:

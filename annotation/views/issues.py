@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET
 from concord.http import HtmxHttpRequest
 
 from ..access import get_study_for
-from ..models import Decision
+from ..models import FinalLabel
 from ..permissions import can_manage, can_view_all_labels, can_view_history
 from ..selectors.labels import visible_labels
 from ..selectors.queue import issues_in, own_labels_by_issue, queued_ids, skips_by_issue
@@ -61,7 +61,7 @@ def report(request: HtmxHttpRequest, study_id: int, issue_id: int):
         "study": study, "issue": issue, "sees_all": sees_all,
         "labels": visible_labels(request.user, study).filter(issue=issue).order_by("round__number",
                                                                                    "annotator__username"),
-        "decision": Decision.objects.filter(study=study, issue=issue).select_related(
+        "decision": FinalLabel.objects.filter(study=study, issue=issue).select_related(
             "type", "theme", "sub_theme").first() if sees_all else None,
         "can_label": issue.pk in queued_ids(request.user, round, [issue.pk]),
         "can_view_history": can_view_history(request.user, study),

@@ -20,7 +20,7 @@ from taxonomy.services import copy_codebook
 from ..access import get_study_for
 from ..exports.labels import label_csv_rows
 from ..forms import StudySettingsForm, StudySetupForm
-from ..models import Decision, Study
+from ..models import FinalLabel, Study
 from ..permissions import can_export, can_manage, can_view_agreement, is_lead, labels_blind, role_in
 from ..selectors.final_labels import final_label_counts
 from ..selectors.phases import NEXT_PHASE, missing_labels, next_step, open_round, what_next
@@ -83,7 +83,7 @@ def study_detail(request: HtmxHttpRequest, study_id: int):
 
 def _finals(study) -> list[tuple[str, int]]:
     made = final_label_counts(study)
-    return [(label.lower(), made[method]) for method, label in Decision.Method.choices if made.get(method)]
+    return [(label.lower(), made[method]) for method, label in FinalLabel.Method.choices if made.get(method)]
 
 
 @login_required

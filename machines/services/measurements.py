@@ -6,7 +6,7 @@ import time
 
 from django.db.models import Count, Max
 
-from annotation.models import Decision, Label, Queue, Study
+from annotation.models import FinalLabel, Label, Queue, Study
 from annotation.selectors.studies import agreement_round
 from concord import jobs
 from taxonomy.models import Taxonomy
@@ -24,7 +24,7 @@ def panel_state(study: Study) -> str:
     revision (a renamed code changes no label but the figures' names)."""
     round = agreement_round(study)
     labels = Label.objects.filter(round=round).aggregate(n=Count("pk"), last=Max("updated_at"))
-    finals = Decision.objects.filter(study=study).aggregate(n=Count("pk"), last=Max("decided_at"))
+    finals = FinalLabel.objects.filter(study=study).aggregate(n=Count("pk"), last=Max("decided_at"))
     stopped = Queue.objects.filter(round=round, stopped_at__isnull=False).count()
     runs = MachineRun.objects.filter(rater__study=study, status=MachineRun.Status.SUCCEEDED).aggregate(
         n=Count("pk"), last=Max("pk"))

@@ -115,7 +115,7 @@ def test_the_api_answers_202_while_a_worker_computes(client_as, labeled_study, l
 
 def test_the_api_computes_again_once_a_final_label_is_made(client_as, labeled_study, lead):
     from agreement.models import AgreementSnapshot
-    from annotation.models import Decision
+    from annotation.models import FinalLabel
     from annotation.services.phases import advance
     from taxonomy.models import Category
 
@@ -126,7 +126,7 @@ def test_the_api_computes_again_once_a_final_label_is_made(client_as, labeled_st
     # The tied report 4 (B.2, NR, B.2 → type B) decided as a bug: the per-type figures change with it.
     issue = labeled_study.issues.order_by("pk").last()
     bug = Category.objects.get(taxonomy=labeled_study.taxonomy, code="C")
-    Decision.objects.create(study=labeled_study, issue=issue, method=Decision.Method.LEAD, type=bug,
+    FinalLabel.objects.create(study=labeled_study, issue=issue, method=FinalLabel.Method.LEAD, type=bug,
                             decided_by=lead)
     again = client_as(lead).get(url).json()
     assert again["snapshot"]["id"] != first["snapshot"]["id"] and AgreementSnapshot.objects.count() == 2

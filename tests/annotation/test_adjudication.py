@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from annotation.models import Decision, Round, Study
+from annotation.models import FinalLabel, Round, Study
 from annotation.selectors.votes import needing_decision
 from annotation.services.phases import PhaseError, advance
 from tests.factories import category, label_with
@@ -54,10 +54,10 @@ def test_the_decision_page_shows_every_label_and_note_and_records_the_rationale(
         assert f"{name} on {stays_tied.number}" in page
     refused = client.post(url, {"type": category("C").pk, "theme": category("C.1").pk, "rationale": "",
                                 "expected": "none"})
-    assert refused.status_code == 400 and not Decision.objects.exists()
+    assert refused.status_code == 400 and not FinalLabel.objects.exists()
     client.post(url, {"type": category("C").pk, "theme": category("C.1").pk, "rationale": "A crash: a bug.",
                        "expected": "none"})
-    decision = Decision.objects.get(issue=stays_tied)
+    decision = FinalLabel.objects.get(issue=stays_tied)
     assert (decision.code, decision.method, decision.rationale, decision.decided_by) == (
         "C.1", "lead", "A crash: a bug.", lead)
 
@@ -68,12 +68,12 @@ def test_closing_gives_every_report_its_final_label_and_how_it_was_reached(adjud
                          {"type": category("A").pk, "theme": category("A.1").pk, "rationale": "Asks how to.",
                           "expected": "none"})
     advance(study, lead)
-    finals = {d.issue_id: d for d in Decision.objects.filter(study=study)}
+    finals = {d.issue_id: d for d in FinalLabel.objects.filter(study=study)}
     assert len(finals) == study.issues.count() == 3
     assert (finals[stays_tied.pk].how, finals[stays_tied.pk].code) == ("lead decision", "A.1")
     assert (finals[settles.pk].how, finals[settles.pk].code) == ("consensus after review", "C.1")
     assert (finals[majority.pk].how, finals[majority.pk].code) == ("majority 3/4", "C.3.i")
-    assert Decision.history.filter(study=study).count() == 3
+    assert FinalLabel.history.filter(study=study).count() == 3
 
 
 def test_annotators_cannot_adjudicate(adjudicating, client_as, annotator_a):
@@ -83,7 +83,7 @@ def test_annotators_cannot_adjudicate(adjudicating, client_as, annotator_a):
     response = client.post(reverse("annotation:adjudicate", args=[study.pk, stays_tied.pk]),
                            {"type": category("C").pk, "theme": category("C.1").pk, "rationale": "mine",
                             "expected": "none"})
-    assert response.status_code == 403 and not Decision.objects.exists()
+    assert response.status_code == 403 and not FinalLabel.objects.exists()
 
 
 def test_per_type_agreement_uses_the_final_type_once_decided(adjudicating, client_as, lead):

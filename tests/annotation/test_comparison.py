@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from annotation.models import Assignment, Decision, Subset
+from annotation.models import Assignment, FinalLabel, Subset
 from annotation.selectors.comparison import ComparisonError, compare_study, labels_at, subsets_by
 from annotation.services.subsets import draw_baseline
 from concord.once import new_token
@@ -35,7 +35,7 @@ def two_sources(lead, annotator_a):
         # vLLM reports are mostly C.1, PyTorch's mostly C.2: a planted difference.
         code = ("C.1" if n % 5 else "C.2") if n < 20 else ("C.2" if n % 5 else "C.1")
         theme = category(code)
-        Decision.objects.create(study=study, issue=issue, type=theme.parent, theme=theme, method="majority")
+        FinalLabel.objects.create(study=study, issue=issue, type=theme.parent, theme=theme, method="majority")
     for _ in range(30):
         make_issue(torch, kept=False)  # matched no keyword: the baseline's population
     return study
@@ -102,7 +102,7 @@ def test_small_subsets_warn_and_use_an_exact_test(client_as, lead, annotator_a):
     study = make_study(lead, [annotator_a], issues=issues)
     for n, issue in enumerate(issues):
         theme = category("C.1" if n < 3 else "C.2")
-        Decision.objects.create(study=study, issue=issue, type=theme.parent, theme=theme, method="majority")
+        FinalLabel.objects.create(study=study, issue=issue, type=theme.parent, theme=theme, method="majority")
     Subset.objects.create(study=study, name="first three").issues.set(issues[:3])
     page = client_as(lead).get(reverse("annotation:comparison", args=[study.pk]), {"by": "subset"}).content
     assert 'data-testid="small-expected"' in page.decode() and "Fisher" in page.decode()

@@ -6,7 +6,7 @@ import lxml.html
 import pytest
 from django.urls import reverse
 
-from annotation.models import Decision, Study
+from annotation.models import FinalLabel, Study
 from annotation.services.phases import advance
 from annotation.services.studies import create_study
 from tests.factories import codebook, label_with, make_issue
@@ -62,7 +62,7 @@ def test_the_lead_moves_a_study_from_its_pilot_to_closed_with_the_page_as_shown(
         seen.append(study.phase)
     assert seen == [Phase.PILOT, Phase.INDEPENDENT, Phase.REVIEW, Phase.ADJUDICATION, Phase.CLOSED]
     # Closing wrote the final labels.
-    assert Decision.objects.filter(study=study).count() == len(issues)
+    assert FinalLabel.objects.filter(study=study).count() == len(issues)
     # The page of a closed study offers no form that moves it, and points to the corpus.
     closed = client.get(page_url).content.decode()
     assert action not in closed and 'href="#corpus"' in closed

@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from agreement.reports import study_agreement
-from annotation.models import Decision, Label, Queue, Study
+from annotation.models import FinalLabel, Label, Queue, Study
 from annotation.services.imports import ImportError_, import_labels
 from ingest.models import Issue
 from tests.factories import codebook, label_with, make_issue
@@ -102,7 +102,7 @@ def test_wide_layout_with_final_labels(tmp_path):
             "https://github.com/o/r/issues/2,B.1,C.1,B.1,B.1\n")
     summary = import_labels("Wide", _write(tmp_path, text), codebook=codebook())
     assert summary.layout == "wide" and summary.labels_new == 6 and summary.decisions == 2
-    finals = {d.issue.number: d.code for d in Decision.objects.select_related("issue", "theme")}
+    finals = {d.issue.number: d.code for d in FinalLabel.objects.select_related("issue", "theme")}
     assert finals == {"1": "C.1", "2": "B.1"}
 
 

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from annotation.models import Decision
+from annotation.models import FinalLabel
 from annotation.selectors.statistics import figure3, parse_groups, share, table1
 from tests.factories import category, label_with, make_issue, make_source, make_study
 
@@ -27,10 +27,10 @@ def finished(lead, annotator_a):
     study = make_study(lead, [annotator_a], issues=issues)
     for issue, (_, _, code) in zip(issues, plan, strict=True):
         if code == "NR":
-            Decision.objects.create(study=study, issue=issue, is_relevant=False, method="majority")
+            FinalLabel.objects.create(study=study, issue=issue, is_relevant=False, method="majority")
         elif code:
             theme = category(code)
-            Decision.objects.create(study=study, issue=issue, type=theme.parent, theme=theme, method="majority")
+            FinalLabel.objects.create(study=study, issue=issue, type=theme.parent, theme=theme, method="majority")
     return study
 
 

@@ -108,7 +108,7 @@ def test_a_version_1_file_written_before_the_interviews_app_restores_its_intervi
     path, old = tmp_path / "study.gz", tmp_path / "v1.gz"
     call_command("export_study", finished.name, str(path))
     lines = [json.loads(line) for line in gzip.open(path, "rt")]
-    assert lines[0]["version"] == 3 and {"interviews.quote", "interviews.participant"} <= {r["kind"] for r in lines[1:]}
+    assert lines[0]["version"] == 4 and {"interviews.quote", "interviews.participant"} <= {r["kind"] for r in lines[1:]}
     # As a Concord of version 1 wrote it: the interview records were the taxonomy app's, a tied report was a
     # review item, and summary reviews and instructions were not carried.
     lines = [r for r in lines
@@ -119,7 +119,7 @@ def test_a_version_1_file_written_before_the_interviews_app_restores_its_intervi
                       "summary_shown"):
             record.get("fields", {}).pop(field, None)
         record["kind"] = record["kind"].replace("interviews.", "taxonomy.").replace("codebook.", "taxonomy.").replace(
-            "annotation.tiedreport", "annotation.reviewitem")
+            "annotation.tiedreport", "annotation.reviewitem").replace("finallabel", "decision")
     with gzip.open(old, "wt") as f:
         f.write("".join(json.dumps(r) + "\n" for r in lines))
     call_command("flush", "--no-input")

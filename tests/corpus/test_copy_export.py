@@ -12,7 +12,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from annotation.models import Decision, Label
+from annotation.models import FinalLabel, Label
 from corpus.copy_export import copy_csv
 from corpus.exports import csv_rows
 from ingest.models import Issue, Keyword, KeywordList, Summary
@@ -61,11 +61,11 @@ def varied(lead, annotator_a, annotator_b, annotator_c):
         for person, code in zip(people, codes, strict=True):
             label_with(person, study, issue, code, note=f'{person.username}: "{code}",\n+note')
     Label.objects.filter(issue=issues[0]).update(updated_at=when)  # no microseconds
-    Decision.objects.create(study=study, issue=issues[0], is_relevant=True, type=category("C", study.taxonomy),
+    FinalLabel.objects.create(study=study, issue=issues[0], is_relevant=True, type=category("C", study.taxonomy),
                             theme=category("C.1", study.taxonomy), method="majority", support=4, raters=4,
                             rationale="all four")
-    Decision.objects.create(study=study, issue=issues[1], is_relevant=False, method="lead", rationale="=not ours")
-    Decision.objects.create(study=study, issue=issues[2], is_relevant=True, type=category("C", study.taxonomy),
+    FinalLabel.objects.create(study=study, issue=issues[1], is_relevant=False, method="lead", rationale="=not ours")
+    FinalLabel.objects.create(study=study, issue=issues[2], is_relevant=True, type=category("C", study.taxonomy),
                             theme=category("C.3", study.taxonomy), sub_theme=category("C.3.i", study.taxonomy),
                             method="majority", support=None, raters=4, rationale="")
     rater = MachineRater.objects.create(study=study, name="tfidf", kind="builtin", created_by=lead)
