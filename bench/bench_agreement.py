@@ -63,10 +63,12 @@ def main() -> None:
     # new rows runs beside the first dashboards and the planner has no statistics for them.
     from django.db import connection
 
+    from annotation.models import FinalLabel, Label, Queue
+
     started = time.perf_counter()
     with connection.cursor() as cursor:
-        for table in ("annotation_label", "annotation_decision", "annotation_queue"):
-            cursor.execute(f"VACUUM (ANALYZE) {table}")
+        for model in (Label, FinalLabel, Queue):
+            cursor.execute(f"VACUUM (ANALYZE) {model._meta.db_table}")
     print(f"vacuum, analyze        {time.perf_counter() - started:.1f} s")
     # The statistics libraries are imported where they are used; a worker pays that once, not per dashboard.
     import scipy.stats  # noqa: F401
