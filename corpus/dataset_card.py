@@ -137,7 +137,7 @@ def _machines(machines: dict) -> list[str]:
         where = decision["level"] + (f" of {decision['type']}" if decision["type"] else "")
         state = f"withdrawn {decision['withdrawn_at'][:10]}" if decision["withdrawn_at"] else (
             "below its decided agreement on the sentinels" if decision["below"] else "holding on the sentinels")
-        lines.append(f"- FinalLabel: {_text(decision['rater'])} may replace one annotator at {where} (epsilon "
+        lines.append(f"- Decision: {_text(decision['rater'])} may replace one annotator at {where} (epsilon "
                      f"{decision['epsilon']}, by {_text(decision['decided_by'])} on {decision['decided_at'][:10]}; "
                      f"{decision['sentinels']} sentinel reports): {state}.")
     return lines

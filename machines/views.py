@@ -153,7 +153,7 @@ def decide(request: HtmxHttpRequest, study_id: int, rater_id: int):
         except decisions.DecisionError as exc:
             messages.error(request, str(exc) if exc.field else exc.message)
         else:
-            messages.success(request, "FinalLabel recorded, with the figures it rests on.")
+            messages.success(request, "Decision recorded, with the figures it rests on.")
     else:
         messages.error(request, "; ".join(f"{field}: {' '.join(errs)}" for field, errs in form.errors.items()))
     query = f"?level={form.data.get('level', 'type')}&type={form.data.get('type_code', '')}"
@@ -174,7 +174,7 @@ def withdraw(request: HtmxHttpRequest, study_id: int, decision_id: int):
         except decisions.DecisionError as exc:
             messages.error(request, exc.message)
         else:
-            messages.success(request, "FinalLabel withdrawn.")
+            messages.success(request, "Decision withdrawn.")
     else:
         messages.error(request, "reason: say why the decision is withdrawn")
     return redirect("machines:rater", study.pk, decision.rater_id)
