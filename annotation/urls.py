@@ -4,15 +4,12 @@ from . import api
 from .views import (
                     adjudication,
                     annotators,
-                    comparison,
                     history,
                     issues,
                     members,
                     queue,
                     review,
-                    statistics,
                     studies,
-                    summary_experiment,
 )
 
 app_name = "annotation"
@@ -26,16 +23,6 @@ urlpatterns = [
     path("studies/<id:study_id>/stop-labeling/", studies.stop_labeling, name="stop_labeling"),
     path("studies/<id:study_id>/settings/", studies.study_settings, name="study_settings"),
     path("studies/<id:study_id>/export.csv", studies.study_export_csv, name="study_export_csv"),
-    path("studies/<id:study_id>/statistics/", statistics.statistics, name="statistics"),
-    path("studies/<id:study_id>/compare/", comparison.comparison, name="comparison"),
-    path("studies/<id:study_id>/compare.csv", comparison.comparison_csv, name="comparison_csv"),
-    path("studies/<id:study_id>/compare/baseline/", comparison.baseline, name="baseline"),
-    path("studies/<id:study_id>/compare/card/", comparison.add_to_card, name="comparison_card"),
-    path("studies/<id:study_id>/compare/subsets/", comparison.subset_define, name="subset_define"),
-    path("studies/<id:study_id>/statistics/table1.csv", statistics.table1_csv, name="table1_csv"),
-    path("studies/<id:study_id>/statistics/figure3.csv", statistics.figure3_csv, name="figure3_csv"),
-    # Table 1 over every source, for admins
-    path("screening/report/", statistics.screening_report, name="screening_report"),
     path("studies/<id:study_id>/history/", history.history, name="history"),
     path("studies/<id:study_id>/history.csv", history.history_csv, name="history_csv"),
     # Members and invitations
@@ -53,8 +40,6 @@ urlpatterns = [
     path("studies/<id:study_id>/queue/", queue.queue, name="queue"),
     path("studies/<id:study_id>/queue/previous/", queue.previous, name="previous"),
     path("studies/<id:study_id>/annotators/", annotators.annotators, name="annotators"),
-    path("studies/<id:study_id>/summary-experiment/", summary_experiment.summary_experiment,
-         name="summary_experiment"),
     path("studies/<id:study_id>/instructions/read/", queue.instructions_read, name="instructions_read"),
     path("studies/<id:study_id>/issues/<id:issue_id>/", queue.issue_label, name="issue_label"),
     path("studies/<id:study_id>/issues/<id:issue_id>/label/", queue.label_submit, name="label_submit"),

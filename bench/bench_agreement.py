@@ -48,7 +48,7 @@ def main() -> None:
     args = parser.parse_args()
     setup_django(args.database_url)
     from agreement.reports import agreement_from, read_round, study_agreement
-    from annotation.services.imports import import_labels
+    from corpus.imports import import_labels
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "labels.csv"

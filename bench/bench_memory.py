@@ -82,7 +82,7 @@ def task_latency() -> None:
     from agreement.services import compute_agreement_task
     from annotation.models import Study
     from annotation.selectors.studies import agreement_round
-    from annotation.services.demo import PUBLISHED_STUDY
+    from demo.services import PUBLISHED_STUDY
 
     round_id = agreement_round(Study.objects.get(name=PUBLISHED_STUDY)).pk
     for state in ("no task process kept", "its process kept"):
@@ -111,7 +111,7 @@ def pages() -> list[tuple[str, str]]:
     from django.urls import reverse
 
     from annotation.models import Study
-    from annotation.services.demo import LABELING_STUDY, PUBLISHED_STUDY, SIMULATED_STUDY
+    from demo.services import LABELING_STUDY, PUBLISHED_STUDY, SIMULATED_STUDY
     from ingest.models import Source
     from machines.models import MachineRater
 
@@ -123,7 +123,7 @@ def pages() -> list[tuple[str, str]]:
     lead = [
         reverse("annotation:study_list"), reverse("annotation:study_detail", args=[published.pk]),
         reverse("agreement:study_agreement", args=[published.pk]) + "?level=sub_theme",
-        reverse("annotation:statistics", args=[published.pk]),
+        reverse("findings:statistics", args=[published.pk]),
         reverse("annotation:adjudication_list", args=[simulated.pk]),
         reverse("codebook:changelog", args=[published.pk]),
         reverse("ingest:source_detail", args=[source.pk]),
@@ -149,7 +149,7 @@ def requests_of_each_kind(port: int) -> None:
         assert response.status == 200, (path, response.status)
     # And a label saved through the API, as the labeling page does.
     from annotation.models import Study
-    from annotation.services.demo import LABELING_STUDY
+    from demo.services import LABELING_STUDY
     from taxonomy.models import Category
 
     study = Study.objects.get(name=LABELING_STUDY)
@@ -171,7 +171,7 @@ def tasks_of_each_kind() -> None:
     from agreement.services import compute_agreement_task
     from annotation.models import Study
     from annotation.selectors.studies import agreement_round
-    from annotation.services.demo import DEMO_ISSUES, PUBLISHED_STUDY
+    from demo.services import DEMO_ISSUES, PUBLISHED_STUDY
     from ingest.models import IngestRun, Source
     from ingest.services import runs, work
     from ingest.services.summaries import start_summary_batch

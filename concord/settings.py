@@ -68,7 +68,9 @@ INSTALLED_APPS = [
     "interviews",
     "machines",
     "codebook",
+    "findings",
     "corpus",
+    "demo",
 ]
 
 MIDDLEWARE = [

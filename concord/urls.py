@@ -8,6 +8,7 @@ from annotation import urls as annotation_urls
 from annotation.views.members import join
 from codebook import urls as codebook_urls
 from corpus import urls as corpus_urls
+from findings import urls as findings_urls
 from ingest import urls as ingest_urls
 from interviews import urls as interviews_urls
 from machines import urls as machines_urls
@@ -39,6 +40,7 @@ urlpatterns = [
     path("", include(taxonomy_urls)),
     path("", include(codebook_urls)),
     path("", include(interviews_urls)),
+    path("", include(findings_urls)),
     path("", include(corpus_urls)),
     path("", include(machines_urls)),
 ]

@@ -76,10 +76,10 @@ def test_every_page_and_endpoint_hides_other_annotators(client_as, open_round, a
             "api:report_list", "api:report_detail", "api:queue_next", "api:label_history",
             "api:comment_list", "codebook:codebook", "codebook:changelog", "codebook:proposals",
             "codebook:details", "codebook:details_csv", "codebook:export", "corpus:corpus_csv",
-            "corpus:corpus_jsonl", "corpus:study_json", "corpus:dataset_card", "annotation:statistics",
-            "annotation:table1_csv", "annotation:figure3_csv", "interviews:interviews", "interviews:interview_results",
-            "interviews:interview_results_csv", "interviews:guide", "annotation:comparison",
-            "annotation:comparison_csv"} <= visited
+            "corpus:corpus_jsonl", "corpus:study_json", "corpus:dataset_card", "findings:statistics",
+            "findings:table1_csv", "findings:figure3_csv", "interviews:interviews", "interviews:interview_results",
+            "interviews:interview_results_csv", "interviews:guide", "findings:comparison",
+            "findings:comparison_csv"} <= visited
 
 
 def test_api_lists_only_the_annotators_own_labels(client_as, open_round, annotator_a):

@@ -154,9 +154,9 @@ def test_no_hostile_value_is_a_server_error(phase, settings):
 
 
 @pytest.mark.parametrize(("url_name", "data", "message"), [
-    ("annotation:subset_define", {"name": "s" * 201}, "name: 201 characters long (at most 200)"),
-    ("annotation:baseline", {"name": "b" * 201, "size": "1", "seed": "1"}, "name: 201 characters long"),
-    ("annotation:baseline", {"name": "b", "size": "1", "seed": "9" * 30},
+    ("findings:subset_define", {"name": "s" * 201}, "name: 201 characters long (at most 200)"),
+    ("findings:baseline", {"name": "b" * 201, "size": "1", "seed": "1"}, "name: 201 characters long"),
+    ("findings:baseline", {"name": "b", "size": "1", "seed": "9" * 30},
      "is out of range (0 to 9,223,372,036,854,775,807)"),
     ("interviews:participant_add", {"code": "U" * 21, "group": "user"}, "code: 21 characters long (at most 20)"),
     ("interviews:guide", {"text": "Q?", "part": "p" * 201}, "part: 201 characters long (at most 200)"),

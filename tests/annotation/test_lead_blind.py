@@ -24,8 +24,8 @@ pytestmark = pytest.mark.django_db
 CLOSED_TO_A_BLIND_LEAD = ["agreement:study_agreement", "api:study_agreement", "annotation:history",
                           "annotation:history_csv", "annotation:study_export_csv", "corpus:corpus_csv",
                           "corpus:corpus_jsonl", "corpus:study_json", "corpus:dataset_card",
-                          "annotation:statistics", "annotation:review_list", "api:label_history",
-                          "annotation:comparison", "annotation:adjudication_list", "annotation:annotators"]
+                          "findings:statistics", "annotation:review_list", "api:label_history",
+                          "findings:comparison", "annotation:adjudication_list", "annotation:annotators"]
 
 
 @pytest.fixture

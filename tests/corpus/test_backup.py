@@ -11,13 +11,13 @@ from django.urls import reverse
 
 from agreement.reports import agreement_figures, study_agreement
 from annotation.models import Label, Study, TiedReport
-from annotation.selectors.statistics import as_json
 from annotation.selectors.studies import agreement_round
 from annotation.services.phases import advance
 from codebook.services import changes
 from codebook.services.proposals import cast_vote as vote
 from codebook.services.proposals import open_proposal
 from corpus.exports import records
+from findings.tables import as_json
 from ingest.models import Issue, Source, Summary, SummaryReview
 from ingest.services.screening import cast_vote, draw_stratum_sample, review_summary
 from taxonomy.services import copy_codebook

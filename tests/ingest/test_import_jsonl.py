@@ -117,7 +117,7 @@ def test_command_rejects_a_source_that_is_not_owner_name(tmp_path):
 
 
 def test_demo_corpus_imports_whole(tmp_path):
-    from annotation.services.demo import DEMO_ISSUES
+    from demo.services import DEMO_ISSUES
 
     result = import_jsonl(DEMO_ISSUES, make_source("vllm-project/vllm"))
     assert result.created == 300

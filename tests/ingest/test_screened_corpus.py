@@ -61,7 +61,7 @@ def test_report_page(client_as, admin, lead, annotator_a, db):
     source = Source.objects.create(full_name="o/r", display_name="PyTorch")
     labeled = _issue(source, "relevant", year=2024)
     label_with(annotator_a, make_study(lead, [annotator_a], issues=[labeled]), labeled, "C.1")
-    page = client_as(admin).get(reverse("annotation:screening_report")).content.decode()
+    page = client_as(admin).get(reverse("findings:screening_report")).content.decode()
     assert "PyTorch" in page and "2024" in page and "0/1" in page
     # The type columns: one report labeled Bug by the majority of its labels.
     assert "<th>Bug</th>" in page and '<td class="num">1</td>' in page

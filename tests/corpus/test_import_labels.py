@@ -1,0 +1,111 @@
+"""import_labels: labels made elsewhere come in all or nothing; the study's published kappas reproduce."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+
+from agreement.reports import study_agreement
+from annotation.models import FinalLabel, Label, Queue, Study
+from corpus.imports import ImportError_, import_labels
+from ingest.models import Issue
+from tests.factories import codebook, label_with, make_issue
+
+pytestmark = pytest.mark.django_db
+RELEASE = Path(__file__).parent.parent / "stats" / "data" / "paper_release_labels.csv.gz"
+
+
+def _write(tmp_path, text: str, name: str = "labels.csv") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_the_studys_release_reproduces_its_published_kappas(capsys):
+    call_command("import_labels", "Published", str(RELEASE), "--keep-first", "--prefix", "paper-")
+    out = capsys.readouterr().out
+    assert "271152 labels imported" in out and "38736 final labels" in out and "42 repeated labels skipped" in out
+    study = Study.objects.get(name="Published")
+    agreement = study_agreement(study.rounds.get(), resamples=50)
+    by_type = {t.type.code: t.fleiss for t in agreement.per_type}
+    assert round(by_type["A"].value, 3) == 0.757 and by_type["A"].n_reports == 542
+    assert round(by_type["B"].value, 3) == 0.755 and by_type["B"].n_reports == 12491
+    assert round(by_type["C"].value, 3) == 0.717
+    assert all(t.n_raters == 7 for t in by_type.values())
+    assert agreement.basis == "final labels"
+
+
+def test_the_release_is_refused_without_keep_first_and_names_the_repeated_reports():
+    with pytest.raises(ImportError_, match=r"6 reports are labeled twice .*mindspore/mindspore#I6UHT3"):
+        import_labels("Published", RELEASE)
+    assert not Label.objects.exists() and not Study.objects.filter(name="Published").exists()
+
+
+LONG = """report,annotator,label,note
+https://github.com/vllm-project/vllm/issues/1,ann,C.6.iv,OOM at 70B
+https://github.com/vllm-project/vllm/issues/1,bob,Data Pipeline and I/O Management,
+vllm-project/vllm#2,ann,NR,
+https://gitee.com/mindspore/mindspore/issues/I8SLI3,ann,B.2,
+ext-77,bob,A,
+"""
+
+
+def test_long_layout_resolves_codes_names_and_reports_and_creates_what_is_missing(tmp_path):
+    existing = make_issue(number="1")  # vllm-project/vllm#1 is stored already, with its text
+    summary = import_labels("Spreadsheet study", _write(tmp_path, LONG.replace(",A,", ",A.1,")), prefix="sheet-")
+    assert summary.study_created and summary.layout == "long" and summary.labels_new == 5
+    assert sorted(summary.annotators_created) == ["sheet-ann", "sheet-bob"]
+    assert summary.reports_created == 3  # vllm#2, the Gitee report and the external id
+    labels = {(lb.issue.number, lb.annotator.username): lb for lb in Label.objects.select_related("issue", "annotator")}
+    assert labels[("1", "sheet-ann")].code == "C.6.iv" and labels[("1", "sheet-ann")].note == "OOM at 70B"
+    assert labels[("1", "sheet-ann")].issue == existing
+    assert labels[("1", "sheet-bob")].code == "C.6" and labels[("2", "sheet-ann")].code == "NR"
+    gitee = Issue.objects.get(number="I8SLI3")
+    assert gitee.source.platform == "gitee" and gitee.url == "https://gitee.com/mindspore/mindspore/issues/I8SLI3"
+    assert not get_user_model().objects.get(username="sheet-ann").is_active
+    assert Label.history.count() == 5
+    again = import_labels("Spreadsheet study", _write(tmp_path, LONG.replace(",A,", ",A.1,")), prefix="sheet-")
+    assert again.labels_new == 0 and again.labels_unchanged == 5 and Label.objects.count() == 5
+
+
+@pytest.mark.parametrize("text, message", [
+    (LONG.replace(",A,", ",Z.9,"), r"labels.csv:6: column label: 'Z.9' is not a code or name"),
+    ("Issue_URL,Label1,Label2\nhttps://github.com/o/r/issues/1,C.1,C.99\n", r"labels.csv:2: column Label2: 'C.99'"),
+    ("annotator,label\nann,C.1\n", "no report column"),
+])
+def test_bad_files_name_row_and_column_and_change_nothing(tmp_path, message, text):
+    with pytest.raises(ImportError_, match=message):
+        import_labels("Broken", _write(tmp_path, text))
+    assert not Study.objects.exists() and not Label.objects.exists() and not Issue.objects.exists()
+
+
+def test_an_import_never_overwrites_a_different_label(tmp_path, study, annotator_a):
+    issue = study.issues.order_by("created_at", "id").first()
+    label_with(annotator_a, study, issue, "C.1")
+    text = f"report,annotator,label\n{issue.url},alice,C.2\n"
+    with pytest.raises(ImportError_, match="already has a different label"):
+        import_labels(study.name, _write(tmp_path, text))
+    assert Label.objects.get().code == "C.1"
+
+
+def test_imported_labels_count_in_the_annotators_queues(tmp_path, study, annotator_a):
+    issue = study.issues.order_by("created_at", "id").first()
+    import_labels(study.name, _write(tmp_path, f"report,annotator,label\n{issue.url},alice,C.2\n"))
+    assert Queue.objects.get(annotator=annotator_a).done == 1
+
+
+def test_wide_layout_with_final_labels(tmp_path):
+    text = ("Issue_URL,Label1,Label2,Label3,Final_Label\n"
+            "https://github.com/o/r/issues/1,C.1,C.1,C.2,C.1\n"
+            "https://github.com/o/r/issues/2,B.1,C.1,B.1,B.1\n")
+    summary = import_labels("Wide", _write(tmp_path, text), codebook=codebook())
+    assert summary.layout == "wide" and summary.labels_new == 6 and summary.decisions == 2
+    finals = {d.issue.number: d.code for d in FinalLabel.objects.select_related("issue", "theme")}
+    assert finals == {"1": "C.1", "2": "B.1"}
+
+
+def test_the_command_reports_errors_as_command_errors(tmp_path):
+    with pytest.raises(CommandError, match="no such file"):
+        call_command("import_labels", "X", str(tmp_path / "missing.csv"))
