@@ -86,7 +86,7 @@ def _level_codes(values: np.ndarray, names: dict[int, str]) -> tuple[list[str], 
 
 
 def _labels(round: Round) -> _Labels:
-    names = dict(Category.objects.filter(taxonomy=round.study.taxonomy_id).values_list("pk", "code"))
+    names = dict(Category.objects.filter(codebook=round.study.codebook_id).values_list("pk", "code"))
     counted = counted_in_round(round)
     names6 = ["issue", "annotator", "relevant", "type", "theme", "sub_theme"]
     # order_by() drops the model's default ordering, which would join and sort every row.
@@ -187,10 +187,10 @@ class RoundLabels:
 def read_round(round: Round) -> RoundLabels:
     labels = _labels(round)
     final, basis = _final_types(round, labels)
-    live = dict(Category.objects.filter(taxonomy=round.study.taxonomy_id, retired_at__isnull=True).order_by()
+    live = dict(Category.objects.filter(codebook=round.study.codebook_id, retired_at__isnull=True).order_by()
                 .values_list("level").annotate(n=Count("pk")))
     offered = {level: live.get(level, 0) + 1 for level in LEVELS + ("type",)}
-    return RoundLabels(round, labels, final, basis, list(types_of(round.study.taxonomy)), offered)
+    return RoundLabels(round, labels, final, basis, list(types_of(round.study.codebook)), offered)
 
 
 def agreement_from(read: RoundLabels, level: str = "theme", resamples: int = RESAMPLES,
@@ -291,7 +291,7 @@ def figure_counts(round: Round, level: str = "theme") -> list[tuple[str, np.ndar
     n_raters = len(labels.raters)
     final, _ = _final_types(round, labels)
     out = [("Type", complete_counts(labels.tables["type"], None, n_raters).counts)]
-    for type_ in types_of(round.study.taxonomy):
+    for type_ in types_of(round.study.codebook):
         matrix = complete_counts(labels.tables[level], final == type_.code, n_raters)
         out.append((f"{type_.name} ({type_.code}), at {level.replace('_', '-')} level", matrix.counts))
     return out

@@ -88,7 +88,7 @@ def planned(round: Round, level: str) -> None:
 
 def compute(round_id: int, level: str = "theme", by_id: int | None = None) -> dict:
     """The task's work: a round's agreement figures at a level, kept as a dashboard snapshot."""
-    round = Round.objects.select_related("study__taxonomy").get(pk=round_id)
+    round = Round.objects.select_related("study__codebook").get(pk=round_id)
     try:
         by = get_user_model().objects.filter(pk=by_id).first() if by_id else None
         return snapshot(round, level, by=by).figures
@@ -98,7 +98,7 @@ def compute(round_id: int, level: str = "theme", by_id: int | None = None) -> di
 
 def compute_plan(round_id: int, level: str = "theme") -> None:
     """The task's work: the planner's simulations for one round, kept for the planner page."""
-    round = Round.objects.select_related("study__taxonomy").get(pk=round_id)
+    round = Round.objects.select_related("study__codebook").get(pk=round_id)
     try:
         plan_snapshot(round, level)
     finally:

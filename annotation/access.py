@@ -8,7 +8,7 @@ from django.http import Http404
 
 from concord import rows
 from concord.textcheck import INT64_MAX
-from taxonomy.models import Taxonomy
+from taxonomy.models import Codebook
 
 from . import sql
 from .models import Round, Study
@@ -24,8 +24,8 @@ def load_study(study_id: int, user_id: int | None) -> Study | None:
         return None
     study = rows.instance(Study, row)
     at = rows.width(Study)
-    study.taxonomy = rows.instance(Taxonomy, row, at)
-    study.current_round = rows.instance(Round, row, at + rows.width(Taxonomy))
+    study.codebook = rows.instance(Codebook, row, at)
+    study.current_round = rows.instance(Round, row, at + rows.width(Codebook))
     if user_id is not None:
         study._role_of = (user_id, row[-1])
     return study

@@ -41,7 +41,7 @@ class RoundInline(admin.TabularInline):
 
 @admin.register(Study)
 class StudyAdmin(admin.ModelAdmin):
-    list_display = ["name", "taxonomy", "created_at"]
+    list_display = ["name", "codebook", "created_at"]
     inlines = [MembershipInline, RoundInline]
     autocomplete_fields = ["issues"]
 

@@ -43,11 +43,11 @@ class ProgressSerializer(serializers.Serializer):
 class StudySerializer(serializers.ModelSerializer):
     role = serializers.SerializerMethodField()
     issue_count = serializers.IntegerField(read_only=True)
-    taxonomy = serializers.StringRelatedField()
+    codebook = serializers.StringRelatedField()
 
     class Meta:
         model = Study
-        fields = ["id", "name", "description", "taxonomy", "issue_count", "role", "phase", "overlap",
+        fields = ["id", "name", "description", "codebook", "issue_count", "role", "phase", "overlap",
                   "pilot_fraction", "seed"]
 
     def get_role(self, study) -> str | None:

@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from concord.ids import parse_id
 from concord.textcheck import INT64_MAX
 from ingest.models import Keyword, Source
-from taxonomy.models import Taxonomy
+from taxonomy.models import Codebook
 
 from .services.labels import LabelInput
 from .services.review import COMMENT_MAX_CHARS
@@ -104,7 +104,7 @@ class StudySetupForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         users = get_user_model().objects.filter(is_active=True).order_by("username")
-        self.fields["codebook"].queryset = Taxonomy.objects.order_by("name", "version")
+        self.fields["codebook"].queryset = Codebook.objects.order_by("name", "version")
         self.fields["sources"].queryset = Source.objects.order_by("full_name")
         self.fields["keywords"].queryset = Keyword.objects.filter(status=Keyword.Status.ACCEPTED).select_related(
             "keyword_list").order_by("keyword_list__name", "term")

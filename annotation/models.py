@@ -5,7 +5,7 @@ from django.db import models
 
 from concord.history import HistoricalRecords
 from ingest.models import Issue
-from taxonomy.models import Category, Taxonomy
+from taxonomy.models import Category, Codebook
 
 
 class Study(models.Model):
@@ -20,7 +20,7 @@ class Study(models.Model):
 
     name = models.CharField(max_length=200, unique=True)
     description = models.TextField(blank=True)
-    taxonomy = models.ForeignKey(Taxonomy, on_delete=models.PROTECT, related_name="studies")
+    codebook = models.ForeignKey(Codebook, on_delete=models.PROTECT, related_name="studies")
     issues = models.ManyToManyField(Issue, related_name="studies", blank=True)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="studies")
     phase = models.CharField(max_length=16, choices=Phase.choices, default=Phase.INDEPENDENT)

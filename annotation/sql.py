@@ -14,7 +14,7 @@ from django.db.models import Model
 
 from concord import history, rows
 from ingest.models import Issue, Source
-from taxonomy.models import Category, Taxonomy
+from taxonomy.models import Category, Codebook
 
 from .models import Assignment, Membership, Queue, Round, Study
 
@@ -37,8 +37,8 @@ def study_with_role() -> str:
     API call of a study starts here."""
     role = (f"(SELECT {_on('m', Membership, 'role')} FROM {_table(Membership)} m "
             f"WHERE {_on('m', Membership, 'study')} = s.id AND {_on('m', Membership, 'user')} = %s)")
-    return (f"SELECT {rows.columns(Study, 's')}, {rows.columns(Taxonomy, 't')}, {rows.columns(Round, 'r')}, {role} "
-            f"FROM {_table(Study)} s INNER JOIN {_table(Taxonomy)} t ON t.id = {_on('s', Study, 'taxonomy')} "
+    return (f"SELECT {rows.columns(Study, 's')}, {rows.columns(Codebook, 't')}, {rows.columns(Round, 'r')}, {role} "
+            f"FROM {_table(Study)} s INNER JOIN {_table(Codebook)} t ON t.id = {_on('s', Study, 'codebook')} "
             f"LEFT OUTER JOIN {_table(Round)} r ON r.id = {_on('s', Study, 'current_round')} WHERE s.id = %s")
 
 
@@ -47,7 +47,7 @@ def categories_with_children(count: int) -> str:
     """`count` categories of a codebook, each with how many children it has (params: the ids, the codebook)."""
     children = f"(SELECT COUNT(*) FROM {_table(Category)} k WHERE {_on('k', Category, 'parent')} = c.id)"
     return (f"SELECT {rows.columns(Category, 'c')}, {children} FROM {_table(Category)} c "
-            f"WHERE c.id IN ({', '.join(['%s'] * count)}) AND {_on('c', Category, 'taxonomy')} = %s")
+            f"WHERE c.id IN ({', '.join(['%s'] * count)}) AND {_on('c', Category, 'codebook')} = %s")
 
 
 def _mine() -> str:

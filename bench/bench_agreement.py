@@ -27,8 +27,8 @@ def write_corpus(path: Path, reports: int, raters: int, seed: int = 7) -> None:
     from taxonomy.models import Category
     from taxonomy.services import load_codebook
 
-    taxonomy = load_codebook()
-    subs = list(Category.objects.filter(taxonomy=taxonomy, level=Category.Level.SUB_THEME).values_list("code",
+    codebook = load_codebook()
+    subs = list(Category.objects.filter(codebook=codebook, level=Category.Level.SUB_THEME).values_list("code",
                                                                                                      flat=True))
     rng = random.Random(seed)
     with open(path, "w", newline="", encoding="utf-8") as f:

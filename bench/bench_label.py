@@ -68,13 +68,13 @@ def build(path: str):
     from taxonomy.models import Category
     from taxonomy.services import load_codebook
 
-    taxonomy = load_codebook()
+    codebook = load_codebook()
     source = Source.objects.create(full_name="bench-org/bench-repo", display_name="Bench")
     import_file(path, source, file_format="jsonl")
     User = get_user_model()
     lead = User.objects.create_user("lead", password="bench-pw-lead")
     people = [User.objects.create_user(f"ann{i}", password=f"bench-pw-ann{i}") for i in range(1, LABELERS)]
-    study = create_study(name="Bench study", taxonomy=taxonomy, issues=Issue.objects.all(), lead=lead,
+    study = create_study(name="Bench study", codebook=codebook, issues=Issue.objects.all(), lead=lead,
                          annotators=people)
     round_ = study.rounds.get()
     themes = list(Category.objects.filter(level=Category.Level.THEME).values_list("pk", "parent_id"))

@@ -153,7 +153,7 @@ def requests_of_each_kind(port: int) -> None:
     from taxonomy.models import Category
 
     study = Study.objects.get(name=LABELING_STUDY)
-    theme = Category.objects.filter(taxonomy=study.taxonomy, level=Category.Level.THEME).first()
+    theme = Category.objects.filter(codebook=study.codebook, level=Category.Level.THEME).first()
     headers = {"Cookie": f"sessionid={cookies['ann1']}; csrftoken={'c' * 32}", "X-CSRFToken": "c" * 32,
                "Referer": "http://127.0.0.1/", "Accept": "application/json", "Content-Type": "application/json"}
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)

@@ -28,7 +28,7 @@ def main() -> None:
     from taxonomy.models import Category
 
     study = Study.objects.get(name=study_name)
-    theme = Category.objects.filter(taxonomy=study.taxonomy, level=Category.Level.THEME).order_by("pk")[1]
+    theme = Category.objects.filter(codebook=study.codebook, level=Category.Level.THEME).order_by("pk")[1]
     user = get_user_model().objects.get(username=username)
     session = session_key(user)
     token = "c" * 32

@@ -4,14 +4,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from concord.csv_stream import csv_lines
-from taxonomy.models import Detail, Taxonomy
+from taxonomy.models import Codebook, Detail
 
 DETAIL_COLUMNS = ["type", "theme", "sub_theme", "code", "category", "detail", "example_reports"]
 
 
-def details_rows(taxonomy: Taxonomy) -> Iterator[str]:
+def details_rows(codebook: Codebook) -> Iterator[str]:
     def rows():
-        details = (Detail.objects.filter(category__taxonomy=taxonomy)
+        details = (Detail.objects.filter(category__codebook=codebook)
                    .select_related("category__parent__parent").prefetch_related("examples__source")
                    .order_by("category__position", "position"))
         for d in details:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from taxonomy.models import Category, Taxonomy
+from taxonomy.models import Category, Codebook
 
 
 class Proposal(models.Model):
@@ -80,7 +80,7 @@ class ChangeLogEntry(models.Model):
         RETIRE = "retire", "Retire"
         INSTRUCTIONS = "instructions", "Instructions"
 
-    taxonomy = models.ForeignKey(Taxonomy, on_delete=models.CASCADE, related_name="changes")
+    codebook = models.ForeignKey(Codebook, on_delete=models.CASCADE, related_name="changes")
     revision = models.PositiveIntegerField()
     kind = models.CharField(max_length=16, choices=Kind.choices)
     before = models.JSONField(default=list, blank=True)  # [{code, name, definition}] of the categories changed
@@ -97,7 +97,7 @@ class ChangeLogEntry(models.Model):
     class Meta:
         db_table = "taxonomy_changelogentry"
         ordering = ["revision"]
-        constraints = [models.UniqueConstraint(fields=["taxonomy", "revision"], name="change_one_per_revision")]
+        constraints = [models.UniqueConstraint(fields=["codebook", "revision"], name="change_one_per_revision")]
 
     def __str__(self) -> str:
-        return f"{self.taxonomy} r{self.revision}: {self.get_kind_display()}"
+        return f"{self.codebook} r{self.revision}: {self.get_kind_display()}"

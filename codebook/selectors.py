@@ -19,8 +19,8 @@ from .models import Proposal
 def searched_tree(study, query: str, with_retired: bool) -> list[Category]:
     """The codebook tree; with a query, the categories whose code, name, definition, inclusion or exclusion
     contain it, each with its ancestors (`.hit` marks the matches)."""
-    types = codebook_tree(study.taxonomy, with_retired=with_retired,
-                          nodes=Category.objects.filter(taxonomy=study.taxonomy).prefetch_related("examples__source"))
+    types = codebook_tree(study.codebook, with_retired=with_retired,
+                          nodes=Category.objects.filter(codebook=study.codebook).prefetch_related("examples__source"))
     if not query:
         return types
     q = query.lower()

@@ -67,9 +67,9 @@ from machines.services.raters import checked_settings
 from taxonomy.models import Detail
 from taxonomy.services import free_version
 
-from .backup_format import FORMATS, RENAMED, Kind
+from .backup_format import FORMATS, REFERENCES_RENAMED, RENAMED, Kind
 
-FORMAT, VERSION = "concord-study", 4
+FORMAT, VERSION = "concord-study", 5
 # A record's own keys; the study's record also names its current round.
 RECORD_KEYS = {"kind", "pk", "fields", "fk", "m2m"}
 
@@ -117,8 +117,8 @@ def _rows(study) -> Iterator[dict]:
         (Comment.objects.filter(study=study), "author_id"),
         (Proposal.objects.filter(study=study), "proposer_id"),
         (Vote.objects.filter(proposal__study=study), "voter_id"),
-        (ChangeLogEntry.objects.filter(taxonomy=study.taxonomy_id), "made_by_id"),
-        (Detail.objects.filter(category__taxonomy=study.taxonomy_id), "added_by_id"),
+        (ChangeLogEntry.objects.filter(codebook=study.codebook_id), "made_by_id"),
+        (Detail.objects.filter(category__codebook=study.codebook_id), "added_by_id"),
         (AgreementSnapshot.objects.filter(study=study), "computed_by_id"),
         (ScreeningVote.objects.filter(item__sample__in=samples), "reviewer_id"),
         (SummaryReview.objects.filter(summary__issue__source__in=sources), "reviewer_id"),
@@ -151,10 +151,10 @@ def _rows(study) -> Iterator[dict]:
     yield from (_record(x) for x in samples)
     yield from (_record(x) for x in ScreeningItem.objects.filter(sample__in=samples))
     yield from (_record(x) for x in ScreeningVote.objects.filter(item__sample__in=samples))
-    taxonomy = study.taxonomy
-    yield _record(taxonomy)
+    codebook = study.codebook
+    yield _record(codebook)
     levels = {"type": 0, "theme": 1, "sub_theme": 2}
-    for category in sorted(taxonomy.categories.all(), key=lambda c: (levels[c.level], c.pk)):
+    for category in sorted(codebook.categories.all(), key=lambda c: (levels[c.level], c.pk)):
         yield _record(category, m2m=("examples",))
     yield _record(study, skip=("current_round",), m2m=("issues",)) | {"current_round": study.current_round_id}
     for model, query in (
@@ -180,8 +180,8 @@ def _rows(study) -> Iterator[dict]:
     for proposal in Proposal.objects.filter(study=study).order_by("pk"):
         yield _record(proposal, m2m=("examples",))
     yield from (_record(x) for x in Vote.objects.filter(proposal__study=study))
-    yield from (_record(x) for x in ChangeLogEntry.objects.filter(taxonomy=taxonomy))
-    for detail in Detail.objects.filter(category__taxonomy=taxonomy):
+    yield from (_record(x) for x in ChangeLogEntry.objects.filter(codebook=codebook))
+    for detail in Detail.objects.filter(category__codebook=codebook):
         yield _record(detail, m2m=("examples",))
     yield from (_record(x) for x in AgreementSnapshot.objects.filter(study=study))
     for subset in Subset.objects.filter(study=study):
@@ -442,6 +442,8 @@ def _import(path: Path) -> Restored:
             continue
         kind = _checked_shape(record, FORMATS[version], path.name, line, version)
         count += 1
+        if renamed := REFERENCES_RENAMED[version]:
+            record["fk"] = {renamed.get(name, name): old for name, old in record["fk"].items()}
         _restore_record(restore, RENAMED[version].get(kind, kind), record, line)
     if not ended:
         raise StudyImportError(f"{path.name}: the file ends before its end record; it is truncated")
@@ -487,7 +489,7 @@ def _restore_record(restore: _Restore, kind: str, record: dict, line: int) -> No
         restore.dropped.add((kind, record["pk"]))
         restore.warnings.append(f"{restore.name}: line {line}: {kind} not restored: {why}")
         return
-    if kind == "taxonomy.taxonomy":
+    if kind == "taxonomy.codebook":
         instance.version = free_version(instance.name, instance.version, mark="restored ")
     if kind == "annotation.study":
         restore.current_round = record.get("current_round")

@@ -278,6 +278,15 @@ FINAL = {"annotation.decision": "annotation.finallabel",
          "annotation.historicaldecision": "annotation.historicalfinallabel"}
 V4: dict[str, Kind] = {FINAL.get(kind, kind): spec for kind, spec in V3.items()}
 
-FORMATS = {1: V1, 2: V2, 3: V3, 4: V4}
-# What each version's kinds are called in this Concord.
-RENAMED = {1: MOVED | FINAL, 2: FINAL, 3: FINAL, 4: {}}
+# Version 5: the codebook is called so (taxonomy.codebook; it was taxonomy.taxonomy), and so is every reference
+# to one (a study's, a category's, a change's "codebook"; it was "taxonomy").
+CODEBOOK = {"taxonomy.taxonomy": "taxonomy.codebook"}
+V5: dict[str, Kind] = {CODEBOOK.get(kind, kind): spec._replace(fk=tuple("codebook" if f == "taxonomy" else f
+                                                                        for f in spec.fk))
+                       for kind, spec in V4.items()}
+
+FORMATS = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5}
+# What each version's kinds, and its records' references, are called in this Concord.
+RENAMED = {1: MOVED | FINAL | CODEBOOK, 2: FINAL | CODEBOOK, 3: FINAL | CODEBOOK, 4: CODEBOOK, 5: {}}
+REFERENCES_RENAMED = {1: {"taxonomy": "codebook"}, 2: {"taxonomy": "codebook"}, 3: {"taxonomy": "codebook"},
+                      4: {"taxonomy": "codebook"}, 5: {}}

@@ -107,7 +107,7 @@ def copy_csv(study: Study, raw: bool = False) -> Iterator[bytes]:
     """The corpus CSV in blocks of bytes, as csv_rows would write it (see the module's note)."""
 
     status = study_status(study)
-    codebook = f"{study.taxonomy.name} {study.taxonomy.version}, revision {study.taxonomy.revision}"
+    codebook = f"{study.codebook.name} {study.codebook.version}, revision {study.codebook.revision}"
     screening = screening_verdicts(study)
     machine = labels_by_report(study)
     # One transaction: the temporary table lives until its end (also behind PgBouncer in transaction mode).

@@ -54,9 +54,9 @@ def dataset_card(study: Study, document: dict) -> str:
         first = span["first"].date().isoformat() if span["first"] else "—"
         last = span["last"].date().isoformat() if span["last"] else "—"
         lines.append(f"| {_text(source.full_name)} | {n} | {first} | {last} | {_rate(report.false_positive)} |")
-    taxonomy = study.taxonomy
-    lines += ["", "## Codebook", "", f"{_text(taxonomy.name)}, {_text(taxonomy.version)}, revision {taxonomy.revision} "
-              f"({taxonomy.changes.count()} recorded changes).", "", "## Agreement", ""]
+    codebook = study.codebook
+    lines += ["", "## Codebook", "", f"{_text(codebook.name)}, {_text(codebook.version)}, revision {codebook.revision} "
+              f"({codebook.changes.count()} recorded changes).", "", "## Agreement", ""]
     agreement = document.get("agreement")
     if agreement:
         lines.append(f"Round {agreement['round']}; per type, reports grouped by the {agreement['basis']}.")

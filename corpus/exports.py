@@ -30,7 +30,7 @@ CHUNK = 2000
 
 
 def _names(study: Study) -> dict[int, tuple[str, str]]:
-    return {pk: (code, name) for pk, code, name in Category.objects.filter(taxonomy=study.taxonomy_id)
+    return {pk: (code, name) for pk, code, name in Category.objects.filter(codebook=study.codebook_id)
             .values_list("pk", "code", "name")}
 
 
@@ -39,7 +39,7 @@ def records(study: Study) -> Iterator[dict]:
     names = _names(study)
     screening = screening_verdicts(study)
     status = study_status(study)
-    codebook = f"{study.taxonomy.name} {study.taxonomy.version}, revision {study.taxonomy.revision}"
+    codebook = f"{study.codebook.name} {study.codebook.version}, revision {study.codebook.revision}"
     ids = list(study.issues.order_by("created_at", "id").values_list("id", flat=True))
     # Each machine rater's label of record (its most specific code), beside the people's and never in them.
     machine = labels_by_report(study)
@@ -140,7 +140,7 @@ def study_document(study: Study, *, with_contacts: bool = False) -> dict:
     return {
         "study": study.name, "description": study.description, "status": study_status(study),
         "phase": study.phase, "exported_at": timezone.now().isoformat(),
-        "codebook": json.loads(to_json(study.taxonomy)),
+        "codebook": json.loads(to_json(study.codebook)),
         "members": members,
         "agreement": agreement_figures(study_agreement(round)) if round else None,
         "final_labels": final_label_counts(study),

@@ -30,7 +30,7 @@ from annotation import sql
 from annotation.models import NOT_RELEVANT, Assignment, FinalLabel, Label, Membership, Queue, Round, Study
 from concord.textcheck import length_problem, text_problem
 from ingest.models import Issue, Source
-from taxonomy.models import Category, Taxonomy
+from taxonomy.models import Category, Codebook
 from taxonomy.services import load_codebook
 
 REPORT_COLUMNS = ("report", "issue", "issue_url", "url")
@@ -99,8 +99,8 @@ _READ_FAULTS = (UnicodeDecodeError, gzip.BadGzipFile, zlib.error, EOFError, csv.
 class Codes:
     """A category by code at any level (C.5, C.5.ii) or by name; the levels above follow from the tree."""
 
-    def __init__(self, taxonomy: Taxonomy):
-        self.by_id = {c.pk: c for c in Category.objects.filter(taxonomy=taxonomy)}
+    def __init__(self, codebook: Codebook):
+        self.by_id = {c.pk: c for c in Category.objects.filter(codebook=codebook)}
         self.by_code = {c.code.lower(): c for c in self.by_id.values()}
         self.by_name = {c.name.strip().lower(): c for c in self.by_id.values()}
 
@@ -367,7 +367,7 @@ def _sync_queues(round: Round) -> None:
 
 
 @transaction.atomic
-def import_labels(study_name: str, path: str | Path, *, codebook: Taxonomy | None = None, prefix: str = "",
+def import_labels(study_name: str, path: str | Path, *, codebook: Codebook | None = None, prefix: str = "",
                   lead=None, keep_first: bool = False, raters: list[str] | None = None) -> ImportSummary:
     """raters: the wide layout's annotator columns, when not Label1…LabelN."""
     path = Path(path)
@@ -379,12 +379,12 @@ def import_labels(study_name: str, path: str | Path, *, codebook: Taxonomy | Non
             raise ImportError_(f"{what}: {problem}")
     if not study_name.strip():
         raise ImportError_("study: a name is needed")
-    study = Study.objects.filter(name=study_name).select_related("taxonomy").first()
+    study = Study.objects.filter(name=study_name).select_related("codebook").first()
     created = study is None
     if created:
-        study = Study.objects.create(name=study_name, taxonomy=codebook or load_codebook(),
+        study = Study.objects.create(name=study_name, codebook=codebook or load_codebook(),
                                      phase=Study.Phase.INDEPENDENT, description=f"Labels imported from {path.name}")
-    layout, rows, finals = _parse(path, Codes(study.taxonomy), raters=raters, prefix=prefix)
+    layout, rows, finals = _parse(path, Codes(study.codebook), raters=raters, prefix=prefix)
     summary = ImportSummary(study=study, study_created=created, layout=layout, rows=len(rows))
     if lead is not None:
         Membership.objects.get_or_create(study=study, user=lead, defaults={"role": Membership.Role.LEAD})

@@ -45,7 +45,7 @@ def schema() -> etree.XMLSchema:
 
 
 def _codes(xf, study: Study, guids: dict) -> None:
-    nodes = list(Category.objects.filter(taxonomy=study.taxonomy_id).order_by("position", "code"))
+    nodes = list(Category.objects.filter(codebook=study.codebook_id).order_by("position", "code"))
     children: dict = {}
     for node in nodes:
         children.setdefault(node.parent_id, []).append(node)

@@ -138,21 +138,21 @@ def build(study: Study, path: str | Path, viewer) -> int:
                      for issue, type_ in reference.items()}
     changes = [{"revision": e.revision, "kind": e.kind, "before": e.before, "after": e.after, "reason": e.reason,
                 "made_by": e.made_by.username, "made_at": e.made_at.isoformat()}
-               for e in ChangeLogEntry.objects.filter(taxonomy=study.taxonomy_id).select_related("made_by")
+               for e in ChangeLogEntry.objects.filter(codebook=study.codebook_id).select_related("made_by")
                .order_by("revision")]
     now = [{"code": c.code, "name": c.name, "definition": c.definition, "inclusion": c.inclusion,
             "exclusion": c.exclusion, "live": c.retired_at is None}
-           for c in Category.objects.filter(taxonomy=study.taxonomy_id)]
+           for c in Category.objects.filter(codebook=study.codebook_id)]
     revisions = codebook_revisions(now, [c for c in changes if c["kind"] != "instructions"],
-                                   study.taxonomy.revision)
+                                   study.codebook.revision)
     files = {
         "README.md": README.read_text(encoding="utf-8").format(
             name=study.name, version=version, made=f"{timezone.now():%Y-%m-%d %H:%M}", status=document["status"],
-            revision=study.taxonomy.revision),
+            revision=study.codebook.revision),
         "study.json": json.dumps(document, indent=2, ensure_ascii=False),
         "dataset-card.md": dataset_card(study, document),
-        "codebook/codebook.json": to_json(study.taxonomy),
-        "codebook/codebook.md": to_markdown(study.taxonomy),
+        "codebook/codebook.json": to_json(study.codebook),
+        "codebook/codebook.md": to_markdown(study.codebook),
         "codebook/changes.json": json.dumps(changes, indent=2, ensure_ascii=False),
         **{f"codebook/revisions/revision-{r}.json": json.dumps(c, indent=1, ensure_ascii=False)
            for r, c in revisions.items()},

@@ -62,7 +62,7 @@ def _load_published_labels(study: Study) -> None:
     """The seven annotators' published theme labels for the demo reports, as seven read-only raters."""
     raters = _raters("paper-rater", 7)
     study.memberships.bulk_create([study.memberships.model(study=study, user=r) for r in raters])
-    themes = {c.code: c for c in Category.objects.filter(taxonomy=study.taxonomy).select_related("parent")}
+    themes = {c.code: c for c in Category.objects.filter(codebook=study.codebook).select_related("parent")}
     issues = {i.url: i for i in study.issues.all()}
     round = study.rounds.get(number=1)
     labels = []
@@ -97,7 +97,7 @@ def _load_simulated_labels(study: Study) -> None:
     description says they are simulated."""
     raters = _raters("simulated-rater", 4)
     study.memberships.bulk_create([study.memberships.model(study=study, user=r) for r in raters])
-    categories = list(Category.objects.filter(taxonomy=study.taxonomy, level=Category.Level.THEME)
+    categories = list(Category.objects.filter(codebook=study.codebook, level=Category.Level.THEME)
                       .select_related("parent").order_by("position"))
     themes = {c.code: c for c in categories}
     issues = {i.url: i for i in study.issues.all()}
@@ -129,7 +129,7 @@ def _load_simulated_labels(study: Study) -> None:
 @transaction.atomic
 def load_demo() -> dict[str, str]:
     """Idempotent: a second run adds nothing. Returns passwords of users created by this run."""
-    taxonomy = load_codebook()
+    codebook = load_codebook()
     load_shipped_lists()
     source = get_or_create_source("vllm-project/vllm", display_name="vLLM", kind=Source.Kind.TOOLKIT)
     import_file(DEMO_ISSUES, source, file_format="jsonl")
@@ -140,12 +140,12 @@ def load_demo() -> dict[str, str]:
     issues = source.issues.all()
     if not Study.objects.filter(name=LABELING_STUDY).exists():
         # Each demo study has its own copy of the codebook, so that its lead can try changes on it.
-        create_study(name=LABELING_STUDY, taxonomy=copy_codebook(taxonomy, f"{taxonomy.version} for {LABELING_STUDY}"),
+        create_study(name=LABELING_STUDY, codebook=copy_codebook(codebook, f"{codebook.version} for {LABELING_STUDY}"),
                      issues=issues, lead=lead, annotators=annotators,
                      description="300 real vLLM issue reports to label with the study's final codebook.")
     if not Study.objects.filter(name=PUBLISHED_STUDY).exists():
         study = create_study(name=PUBLISHED_STUDY,
-                             taxonomy=copy_codebook(taxonomy, f"{taxonomy.version} for {PUBLISHED_STUDY}"),
+                             codebook=copy_codebook(codebook, f"{codebook.version} for {PUBLISHED_STUDY}"),
                              issues=issues, lead=lead,
                              description="The same reports with the labels the study's seven annotators published.")
         _load_published_labels(study)
@@ -154,7 +154,7 @@ def load_demo() -> dict[str, str]:
         with open(PAPER_LABELS, encoding="utf-8", newline="") as f:
             urls = [row["Issue_URL"] for row in csv.DictReader(f)][:SIMULATED_REPORTS]
         study = create_study(
-            name=SIMULATED_STUDY, taxonomy=copy_codebook(taxonomy, f"{taxonomy.version} for {SIMULATED_STUDY}"),
+            name=SIMULATED_STUDY, codebook=copy_codebook(codebook, f"{codebook.version} for {SIMULATED_STUDY}"),
             issues=issues.filter(url__in=urls), lead=lead, with_pilot=False,
             description="Simulated labels, not a finding: four made-up annotators labeled 120 of the reports by a "
                         "seeded script from the study's final labels, keeping each 70 % of the time and otherwise "

@@ -39,7 +39,7 @@ class ComparisonError(FieldError):
 def labels_at(study: Study, level: str) -> dict[int, str]:
     """Each report's label at `level`: its final label, else what its current votes settle on; reports still
     tied or unlabeled are left out."""
-    codes = dict(Category.objects.filter(taxonomy=study.taxonomy_id).values_list("pk", "code"))
+    codes = dict(Category.objects.filter(codebook=study.codebook_id).values_list("pk", "code"))
     index = LEVELS.index(level)
     out: dict[int, str] = {}
     for issue_id, relevant, *chain in FinalLabel.objects.filter(study=study).values_list(

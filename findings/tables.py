@@ -76,14 +76,14 @@ def _finals(study: Study) -> dict[int, tuple[int | None, int | None, bool]]:
 
 
 def table1(study: Study) -> tuple[list[SourceRow], list[int], list[str]]:
-    names = dict(Category.objects.filter(taxonomy=study.taxonomy_id).values_list("pk", "name"))
+    names = dict(Category.objects.filter(codebook=study.codebook_id).values_list("pk", "name"))
     finals = _finals(study)
     issues = study.issues.values_list("pk", "source_id", "created_at__year")
     per_source: dict[int, list[tuple[int, int | None]]] = defaultdict(list)
     for pk, source_id, year in issues:
         per_source[source_id].append((pk, year))
     rows, years = [], set()
-    type_names = [c.name for c in Category.objects.filter(taxonomy=study.taxonomy_id, level=Category.Level.TYPE,
+    type_names = [c.name for c in Category.objects.filter(codebook=study.codebook_id, level=Category.Level.TYPE,
                                                           retired_at__isnull=True).order_by("position")]
     for source in Source.objects.filter(pk__in=per_source).order_by("full_name"):
         by_year, by_type = Counter(), Counter()
@@ -102,7 +102,7 @@ def table1(study: Study) -> tuple[list[SourceRow], list[int], list[str]]:
 def figure3(study: Study, groups: dict[str, list[str]] | None = None) -> list[TypeBlock]:
     """Per type: reports per theme (final labels) and each theme's share of the type; a group's share is its
     summed count over the same total, so parts always add up to their group."""
-    categories = list(Category.objects.filter(taxonomy=study.taxonomy_id).order_by("position", "code"))
+    categories = list(Category.objects.filter(codebook=study.codebook_id).order_by("position", "code"))
     counts = Counter(theme for _, theme, rel in _finals(study).values() if rel and theme)
     blocks = []
     for type_ in (c for c in categories if c.level == Category.Level.TYPE and c.retired_at is None):
@@ -123,7 +123,7 @@ def figure3(study: Study, groups: dict[str, list[str]] | None = None) -> list[Ty
 def unknown_in_groups(study: Study, groups: dict[str, list[str]]) -> list[str]:
     """The codes a group names that are no theme of the study's codebook, as "C.99 (in Resources)": said on the
     page rather than silently left out of the group's share."""
-    themes = set(Category.objects.filter(taxonomy=study.taxonomy_id, level=Category.Level.THEME)
+    themes = set(Category.objects.filter(codebook=study.codebook_id, level=Category.Level.THEME)
                  .values_list("code", flat=True))
     return [f"{code} (in {name})" for name, members in groups.items() for code in members if code not in themes]
 

@@ -23,7 +23,7 @@ class ImportReport:
 
 
 def _codes(study) -> dict[str, Category]:
-    return {c.code: c for c in Category.objects.filter(taxonomy=study.taxonomy_id, retired_at__isnull=True)}
+    return {c.code: c for c in Category.objects.filter(codebook=study.codebook_id, retired_at__isnull=True)}
 
 
 def session_for(participant: Participant, guide: InterviewGuide | None = None, interviewer=None) -> InterviewSession:
@@ -139,7 +139,7 @@ def default_guide(study) -> InterviewGuide:
         GuideQuestion.objects.create(guide=guide, part="Part I. Background", position=n, text=text,
                                      kind=GuideQuestion.Kind.BACKGROUND)
     parts = {"A": "Part II. Questions and usability", "C": "Part III. Bug reports", "B": "Part IV. Requirements"}
-    for n, type_ in enumerate(Category.objects.filter(taxonomy=study.taxonomy_id, level=Category.Level.TYPE,
+    for n, type_ in enumerate(Category.objects.filter(codebook=study.codebook_id, level=Category.Level.TYPE,
                                                      retired_at__isnull=True).order_by("position")):
         GuideQuestion.objects.create(guide=guide, part=parts.get(type_.code, type_.name), position=10 + n,
                                      text=f"Rank the top 3 {type_.name.lower()} themes by frequency or impact.",
@@ -166,7 +166,7 @@ def revise_guide(study, *, add: dict | None = None, remove: int | None = None) -
         _check_question(add)
         node = None
         if add.get("node"):
-            node = Category.objects.filter(taxonomy=study.taxonomy_id, code=add["node"].strip(),
+            node = Category.objects.filter(codebook=study.codebook_id, code=add["node"].strip(),
                                            retired_at__isnull=True).first()
             if node is None:
                 raise InterviewError(f"node: {add['node']} is not in the study's codebook")

@@ -29,7 +29,7 @@ class Panel:
 
 
 def _codes(study: Study) -> dict[int, str]:
-    return dict(Category.objects.filter(taxonomy=study.taxonomy_id).values_list("pk", "code"))
+    return dict(Category.objects.filter(codebook=study.codebook_id).values_list("pk", "code"))
 
 
 def _chain(codes: dict[int, str], relevant: bool, type_id, theme_id, sub_id) -> Chain:
@@ -190,7 +190,7 @@ def scopes(study: Study) -> list[tuple[str, str]]:
     """(level, type) pairs a machine is measured at: the type itself, then theme and sub-theme per type."""
     from taxonomy.selectors import types_of  # deferred: only the full report needs the codebook's types
 
-    codes = [t.code for t in types_of(study.taxonomy)]
+    codes = [t.code for t in types_of(study.codebook)]
     return [("type", ""), *((level, code) for code in codes for level in ("theme", "sub_theme"))]
 
 

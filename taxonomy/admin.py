@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import Category, Taxonomy
+from .models import Category, Codebook
 
 
 class CategoryInline(admin.TabularInline):
@@ -10,13 +10,13 @@ class CategoryInline(admin.TabularInline):
     show_change_link = True
 
 
-@admin.register(Taxonomy)
+@admin.register(Codebook)
 class TaxonomyAdmin(admin.ModelAdmin):
     list_display = ["name", "version", "created_at"]
 
 
 @admin.register(Category)
 class CategoryAdmin(admin.ModelAdmin):
-    list_display = ["code", "name", "level", "taxonomy"]
-    list_filter = ["taxonomy", "level"]
+    list_display = ["code", "name", "level", "codebook"]
+    list_filter = ["codebook", "level"]
     search_fields = ["code", "name"]

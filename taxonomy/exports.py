@@ -9,7 +9,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from .models import Category, Taxonomy
+from .models import Category, Codebook
 from .selectors import codebook_tree
 
 QDC_NS = "urn:QDA-XML:codebook:1.0"
@@ -33,14 +33,14 @@ def _node(category: Category) -> dict:
     return data
 
 
-def to_json(taxonomy: Taxonomy) -> str:
-    return json.dumps({"name": taxonomy.name, "version": f"{taxonomy.version} (revision {taxonomy.revision})",
-                       "source": taxonomy.source, "note": taxonomy.note,
-                       "types": [_node(t) for t in codebook_tree(taxonomy)]}, indent=2, ensure_ascii=False) + "\n"
+def to_json(codebook: Codebook) -> str:
+    return json.dumps({"name": codebook.name, "version": f"{codebook.version} (revision {codebook.revision})",
+                       "source": codebook.source, "note": codebook.note,
+                       "types": [_node(t) for t in codebook_tree(codebook)]}, indent=2, ensure_ascii=False) + "\n"
 
 
-def to_markdown(taxonomy: Taxonomy) -> str:
-    lines = [f"# {taxonomy.name}", "", f"Version {taxonomy.version}, revision {taxonomy.revision}.", ""]
+def to_markdown(codebook: Codebook) -> str:
+    lines = [f"# {codebook.name}", "", f"Version {codebook.version}, revision {codebook.revision}.", ""]
 
     def block(category: Category, depth: int) -> None:
         if depth < 3:
@@ -59,7 +59,7 @@ def to_markdown(taxonomy: Taxonomy) -> str:
         if depth == 2 and category.kids:
             lines.append("")
 
-    for type_ in codebook_tree(taxonomy):
+    for type_ in codebook_tree(codebook):
         block(type_, 1)
     return "\n".join(lines).rstrip() + "\n"
 
@@ -71,7 +71,7 @@ def _description(category: Category) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def to_qdc(taxonomy: Taxonomy) -> bytes:
+def to_qdc(codebook: Codebook) -> bytes:
     root = etree.Element(f"{{{QDC_NS}}}CodeBook", nsmap={None: QDC_NS}, origin="Concord")
     codes = etree.SubElement(root, f"{{{QDC_NS}}}Codes")
 
@@ -85,7 +85,7 @@ def to_qdc(taxonomy: Taxonomy) -> bytes:
         for kid in category.kids:
             add(element, kid)
 
-    for type_ in codebook_tree(taxonomy):
+    for type_ in codebook_tree(codebook):
         add(codes, type_)
     return etree.tostring(root, xml_declaration=True, encoding="utf-8", pretty_print=True)
 

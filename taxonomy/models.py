@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import models
 
 
-class Taxonomy(models.Model):
+class Codebook(models.Model):
     """A codebook: a tree of categories, type → theme → sub-theme."""
 
     name = models.CharField(max_length=200)
@@ -35,7 +35,7 @@ class Category(models.Model):
         THEME = "theme", "Theme"
         SUB_THEME = "sub_theme", "Sub-theme"
 
-    taxonomy = models.ForeignKey(Taxonomy, on_delete=models.CASCADE, related_name="categories")
+    codebook = models.ForeignKey(Codebook, on_delete=models.CASCADE, related_name="categories")
     parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="children")
     level = models.CharField(max_length=16, choices=Level.choices)
     code = models.CharField(max_length=32)
@@ -51,7 +51,7 @@ class Category(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["taxonomy", "code"], name="category_unique_code"),
+            models.UniqueConstraint(fields=["codebook", "code"], name="category_unique_code"),
             # A type is a root; themes and sub-themes always hang below something.
             models.CheckConstraint(
                 condition=models.Q(level="type", parent__isnull=True)
@@ -59,7 +59,7 @@ class Category(models.Model):
                 name="category_only_types_are_roots",
             ),
         ]
-        ordering = ["taxonomy", "position", "code"]
+        ordering = ["codebook", "position", "code"]
         verbose_name_plural = "categories"
 
     def __str__(self) -> str:

@@ -1,11 +1,11 @@
 from __future__ import annotations
 
 from .codes import keys_for, padded
-from .models import Category, Taxonomy
+from .models import Category, Codebook
 
 
-def types_of(taxonomy: Taxonomy):
-    return Category.objects.filter(taxonomy=taxonomy, level=Category.Level.TYPE, retired_at__isnull=True).order_by(
+def types_of(codebook: Codebook):
+    return Category.objects.filter(codebook=codebook, level=Category.Level.TYPE, retired_at__isnull=True).order_by(
         "position")
 
 
@@ -15,11 +15,11 @@ def children_of(category: Category | None):
     return category.children.order_by("position")
 
 
-def codebook_tree(taxonomy: Taxonomy, *, with_retired: bool = False, nodes=None) -> list[Category]:
+def codebook_tree(codebook: Codebook, *, with_retired: bool = False, nodes=None) -> list[Category]:
     """Types with `.kids` (themes) and themes with `.kids` (sub-themes), from one query, each with its keyboard
     number among its siblings (`.key`, from its code, as typed: "01" in a list of ten or more). `nodes` may be a
-    queryset of the taxonomy's categories with extra work attached (prefetches)."""
-    nodes = nodes if nodes is not None else Category.objects.filter(taxonomy=taxonomy)
+    queryset of the codebook's categories with extra work attached (prefetches)."""
+    nodes = nodes if nodes is not None else Category.objects.filter(codebook=codebook)
     if not with_retired:
         nodes = nodes.filter(retired_at__isnull=True)
     nodes = list(nodes.order_by("position", "code"))

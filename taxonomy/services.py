@@ -10,7 +10,7 @@ from concord.textcheck import fitted, length_problem, text_problem
 
 from .codes import roman
 from .exports import CodebookFileError, qdc_to_codebook
-from .models import Category, Taxonomy
+from .models import Category, Codebook
 
 DEFAULT_CODEBOOK = Path(__file__).resolve().parent / "codebooks" / "llm-centric-2025.json"
 
@@ -74,7 +74,7 @@ def _flatten(data: dict, path: str) -> list[tuple[str | None, str, dict]]:
 
 
 @transaction.atomic
-def load_codebook(path: str | Path = DEFAULT_CODEBOOK) -> Taxonomy:
+def load_codebook(path: str | Path = DEFAULT_CODEBOOK) -> Codebook:
     """Create or update the codebook in `path` (JSON, or REFI-QDA .qdc); loading the same file twice changes
     nothing."""
     path = str(path)
@@ -101,19 +101,19 @@ def load_codebook(path: str | Path = DEFAULT_CODEBOOK) -> Taxonomy:
     return codebook_from_data(data, path)
 
 
-def codebook_from_data(data: dict, path: str) -> Taxonomy:
+def codebook_from_data(data: dict, path: str) -> Codebook:
     rows = _flatten(data, path)
-    name = _require(data, "name", "top level", path, Taxonomy._meta.get_field("name").max_length)
+    name = _require(data, "name", "top level", path, Codebook._meta.get_field("name").max_length)
     version = _version(data, path)
     source, note = _text(data, "source", "top level", path), _text(data, "note", "top level", path)
-    taxonomy, _ = Taxonomy.objects.update_or_create(
+    codebook, _ = Codebook.objects.update_or_create(
         name=name, version=version, defaults={"source": source, "note": note}
     )
     by_code: dict[str, Category] = {}
     for position, (parent_code, level, node) in enumerate(rows):
         code = node["code"].strip()
         by_code[code], _ = Category.objects.update_or_create(
-            taxonomy=taxonomy,
+            codebook=codebook,
             code=code,
             defaults={
                 "parent": by_code[parent_code] if parent_code else None,
@@ -125,14 +125,14 @@ def codebook_from_data(data: dict, path: str) -> Taxonomy:
                 "position": position,
             },
         )
-    return taxonomy
+    return codebook
 
 
 def _version(data: dict, path: str) -> str:
     value = data.get("version")
     if isinstance(value, int | float) and not isinstance(value, bool):
         value = str(value)  # "version": 2 is a version too
-    version = _text({"version": value}, "version", "top level", path, Taxonomy._meta.get_field("version").max_length)
+    version = _text({"version": value}, "version", "top level", path, Codebook._meta.get_field("version").max_length)
     return version or "1"
 
 
@@ -140,29 +140,29 @@ def _version(data: dict, path: str) -> str:
 def free_version(name: str, version: str, mark: str = "") -> str:
     """`version`, or "<version> (<mark>n)" for the first n that no codebook of this name has, cut to fit the
     column (a name derived from user input must never be longer than where it is stored)."""
-    limit = Taxonomy._meta.get_field("version").max_length
+    limit = Codebook._meta.get_field("version").max_length
     candidate, n = version[:limit], 1
-    while Taxonomy.objects.filter(name=name, version=candidate).exists():
+    while Codebook.objects.filter(name=name, version=candidate).exists():
         n += 1
         suffix = f" ({mark}{n})"
         candidate = version[:limit - len(suffix)] + suffix
     return candidate
 
 
-def copy_codebook(taxonomy: Taxonomy, version: str) -> Taxonomy:
+def copy_codebook(codebook: Codebook, version: str) -> Codebook:
     """A study's own copy of a codebook, so that its pilot can shape it without touching other studies."""
-    version = free_version(taxonomy.name, version)
-    copy = Taxonomy.objects.create(name=taxonomy.name, version=version, source=taxonomy.source,
-                                   note=f"Copied from {taxonomy}. {taxonomy.note}".strip(),
-                                   instructions=taxonomy.instructions,
-                                   instructions_revision=1 if taxonomy.instructions else 0)
+    version = free_version(codebook.name, version)
+    copy = Codebook.objects.create(name=codebook.name, version=version, source=codebook.source,
+                                   note=f"Copied from {codebook}. {codebook.note}".strip(),
+                                   instructions=codebook.instructions,
+                                   instructions_revision=1 if codebook.instructions else 0)
     new_of: dict[int, Category] = {}
     # Parents come before their children in (level, position) order: types, then themes, then sub-themes.
     order = {Category.Level.TYPE: 0, Category.Level.THEME: 1, Category.Level.SUB_THEME: 2}
-    live = taxonomy.categories.filter(retired_at__isnull=True)
+    live = codebook.categories.filter(retired_at__isnull=True)
     for category in sorted(live, key=lambda c: (order[c.level], c.position)):
         new_of[category.pk] = Category.objects.create(
-            taxonomy=copy, parent=new_of[category.parent_id] if category.parent_id else None,
+            codebook=copy, parent=new_of[category.parent_id] if category.parent_id else None,
             level=category.level, code=category.code, name=category.name, definition=category.definition,
             inclusion=category.inclusion, exclusion=category.exclusion, position=category.position,
         )
@@ -195,12 +195,12 @@ def add_category(parent: Category, name: str, definition: str = "") -> Category:
     if parent.children.filter(name__iexact=name, retired_at__isnull=True).exists():
         raise CodebookError("name", f"{parent.code} already has a category named {name!r}")
     level = Category.Level.THEME if parent.level == Category.Level.TYPE else Category.Level.SUB_THEME
-    last = parent.taxonomy.categories.order_by("-position").values_list("position", flat=True).first() or 0
-    return Category.objects.create(taxonomy=parent.taxonomy, parent=parent, level=level, code=_next_code(parent),
+    last = parent.codebook.categories.order_by("-position").values_list("position", flat=True).first() or 0
+    return Category.objects.create(codebook=parent.codebook, parent=parent, level=level, code=_next_code(parent),
                                    name=name, definition=definition.strip(), position=last + 1)
 
 
-def import_codebook(path: str | Path) -> Taxonomy:
+def import_codebook(path: str | Path) -> Codebook:
     """A codebook from a JSON or .qdc file, always as a new codebook: one that has the same name and version
     as an existing codebook is refused rather than merged into it."""
     path = str(path)
@@ -213,7 +213,7 @@ def import_codebook(path: str | Path) -> Taxonomy:
         if not isinstance(data, dict):
             return load_codebook(path)  # which names what is wrong with its shape
         name, version = str(data.get("name", "")).strip(), str(data.get("version") or "1").strip()
-        if Taxonomy.objects.filter(name=name, version=version).exists():
+        if Codebook.objects.filter(name=name, version=version).exists():
             raise CodebookError(path, f"a codebook named {name!r}, version {version!r}, exists already; "
                                 "change the version to import it as a new codebook")
     return load_codebook(path)

@@ -28,11 +28,11 @@ def import_file(request: HtmxHttpRequest):
         else:
             with upload_on_disk(upload) as path:
                 try:
-                    taxonomy = import_codebook(path)
+                    codebook = import_codebook(path)
                 except CodebookError as exc:
                     error = str(exc).replace(f"{path.parent}/", "")
                 else:
-                    messages.success(request, f"Imported {taxonomy} with {taxonomy.categories.count()} categories; "
+                    messages.success(request, f"Imported {codebook} with {codebook.categories.count()} categories; "
                                               "new studies can use it.")
                     return redirect("taxonomy:import")
     return render(request, "taxonomy/import.html", {"error": error}, status=400 if error else 200)

@@ -9,7 +9,7 @@ from annotation.models import Round, Study
 from annotation.services.labels import LabelInput, submit_label
 from annotation.services.studies import create_study
 from ingest.models import Issue, Source
-from taxonomy.models import Category, Taxonomy
+from taxonomy.models import Category, Codebook
 from taxonomy.services import load_codebook
 
 _seq = itertools.count(1)
@@ -32,12 +32,12 @@ def make_issue(source: Source | None = None, **overrides) -> Issue:
     return Issue.objects.create(source=source or make_source(), **fields)
 
 
-def codebook() -> Taxonomy:
+def codebook() -> Codebook:
     return load_codebook()
 
 
-def category(code: str, taxonomy: Taxonomy | None = None) -> Category:
-    return Category.objects.get(taxonomy=taxonomy or Taxonomy.objects.get(), code=code)
+def category(code: str, codebook: Codebook | None = None) -> Category:
+    return Category.objects.get(codebook=codebook or Codebook.objects.get(), code=code)
 
 
 def make_study(lead, annotators=(), issues=None, n_issues: int = 3, name: str | None = None,
@@ -45,7 +45,7 @@ def make_study(lead, annotators=(), issues=None, n_issues: int = 3, name: str | 
     """A study in its independent round. Its lead sees everything while labeling (the setting off), as most
     tests of the lead's tools need; the tests of the blind lead turn it on."""
     issues = issues if issues is not None else [make_issue() for _ in range(n_issues)]
-    return create_study(name=name or f"Study {next(_seq)}", taxonomy=codebook(), issues=issues,
+    return create_study(name=name or f"Study {next(_seq)}", codebook=codebook(), issues=issues,
                         lead=lead, annotators=annotators, lead_labels_blind=lead_labels_blind)
 
 
@@ -54,7 +54,7 @@ def label_with(user, study: Study, issue: Issue, code: str, note: str = "", roun
     round = round or study.rounds.get(number=1)
     if code == "NR":
         return submit_label(user, round, issue, LabelInput(is_relevant=False, note=note))
-    node = category(code, study.taxonomy)
+    node = category(code, study.codebook)
     chain = [node]
     while chain[-1].parent_id:
         chain.append(chain[-1].parent)

@@ -226,12 +226,12 @@ def _world(phase: str) -> tuple[dict, dict]:
     users["other_lead"] = make_user("olga")
     make_study(users["other_lead"], [], n_issues=1, name="Another study")
     issues = [make_issue(title=f"Report {n}") for n in range(3)]
-    study = create_study(name="Matrix", taxonomy=codebook(), issues=issues, lead=lead, annotators=[alice, bob],
+    study = create_study(name="Matrix", codebook=codebook(), issues=issues, lead=lead, annotators=[alice, bob],
                          with_pilot=phase == "pilot", lead_labels_blind=True)
     study.memberships.create(user=lead2, role="lead")
     carl = make_user("carl")  # the member the remove and deactivate buttons act on
     study.memberships.create(user=carl, role="annotator")
-    c1 = study.taxonomy.categories.get(code="C.1")
+    c1 = study.codebook.categories.get(code="C.1")
     proposal = Proposal.objects.create(study=study, parent=c1, name="Drift", definition="d", proposer=alice)
     if phase != "pilot":
         for person in (alice, bob):

@@ -8,7 +8,7 @@ from tests.factories import label_with
 
 pytestmark = pytest.mark.django_db
 
-MODELS = ["ingest_source", "ingest_issue", "taxonomy_taxonomy", "taxonomy_category", "annotation_study",
+MODELS = ["ingest_source", "ingest_issue", "taxonomy_codebook", "taxonomy_category", "annotation_study",
           "annotation_membership", "annotation_round", "annotation_label"]
 
 

@@ -27,7 +27,7 @@ def _walk(patterns, prefix="", namespace=""):
 
 
 def _urls_to_visit(study, issue):
-    values = {"study_id": study.pk, "issue_id": issue.pk, "category_id": study.taxonomy.categories.get(code="C.1").pk,
+    values = {"study_id": study.pk, "issue_id": issue.pk, "category_id": study.codebook.categories.get(code="C.1").pk,
               "fmt": "json"}
     for name, _route, pattern in _walk(get_resolver().url_patterns):
         if name.startswith("admin:") or name == "logout":

@@ -73,16 +73,16 @@ def test_a_double_click_on_advance_moves_the_study_one_phase(client_as, study, l
 
 @pytest.mark.django_db
 def test_a_codebook_change_sent_twice_changes_once(client_as, study, lead):
-    study.taxonomy = copy_codebook(study.taxonomy, "own")
+    study.codebook = copy_codebook(study.codebook, "own")
     study.save()
-    c2 = study.taxonomy.categories.get(code="C.2")
-    form = {"kind": "rename", "name": "Memory", "reason": "shorter", "revision": study.taxonomy.revision}
+    c2 = study.codebook.categories.get(code="C.2")
+    form = {"kind": "rename", "name": "Memory", "reason": "shorter", "revision": study.codebook.revision}
     client = client_as(lead)
     client.post(reverse("codebook:change", args=[study.pk, c2.pk]), form)
     response = client.post(reverse("codebook:change", args=[study.pk, c2.pk]), {**form, "name": "Mem"}, follow=True)
     assert "revision 2 now, not 1" in response.content.decode()
     c2.refresh_from_db()
-    assert c2.name == "Memory" and study.taxonomy.changes.count() == 1
+    assert c2.name == "Memory" and study.codebook.changes.count() == 1
 
 
 @pytest.mark.django_db
@@ -182,29 +182,29 @@ def test_two_decisions_at_once_make_one(study, lead, admin, annotator_a):
 @needs_postgresql
 @pytest.mark.django_db(transaction=True)
 def test_two_codebook_changes_from_one_revision_make_one(study, lead, admin):
-    study.taxonomy = copy_codebook(study.taxonomy, "own")
+    study.codebook = copy_codebook(study.codebook, "own")
     study.save()
-    c2 = study.taxonomy.categories.get(code="C.2").pk
+    c2 = study.codebook.categories.get(code="C.2").pk
     outcomes = _at_once(lambda: changes.retire(study, lead, c2, "gone", expected_revision=1),
                         lambda: changes.rename(study, admin, c2, "Memory", "shorter", expected_revision=1))
     assert sorted(type(o).__name__ for o in outcomes) == ["CodebookError", "NoneType"]
-    assert study.taxonomy.changes.count() == 1
+    assert study.codebook.changes.count() == 1
 
 
 @needs_postgresql
 @pytest.mark.django_db(transaction=True)
 def test_a_proposal_applied_twice_at_once_adds_one_category(study, lead, admin, annotator_a, annotator_b,
                                                                annotator_c):
-    study.taxonomy = copy_codebook(study.taxonomy, "own")
+    study.codebook = copy_codebook(study.codebook, "own")
     study.save()
-    proposal = open_proposal(study, annotator_a, parent_id=category("C.1", study.taxonomy).pk, name="Drift",
+    proposal = open_proposal(study, annotator_a, parent_id=category("C.1", study.codebook).pk, name="Drift",
                              definition="d", example_ids=[study.issues.first().pk])
     for person in (lead, annotator_a, annotator_b, annotator_c):
         vote(proposal, person, True)
     outcomes = _at_once(lambda: changes.apply_proposal(proposal, lead, expected_revision=1),
                         lambda: changes.apply_proposal(proposal, admin, expected_revision=1))
     assert sorted(type(o).__name__ for o in outcomes) == ["CodebookError", "NoneType"]
-    assert Category.objects.filter(taxonomy=study.taxonomy, name="Drift").count() == 1
+    assert Category.objects.filter(codebook=study.codebook, name="Drift").count() == 1
     assert Proposal.objects.get().status == Proposal.Status.APPLIED
 
 

@@ -183,10 +183,10 @@ def test_a_split_into_a_name_too_long_is_refused(client_as, lead):
     from tests.factories import make_study
 
     study = make_study(lead)
-    category = study.taxonomy.categories.get(code="C.1")
+    category = study.codebook.categories.get(code="C.1")
     before = Category.objects.count()
     response = client_as(lead).post(reverse("codebook:change", args=[study.pk, category.pk]), {
         "kind": "split", "parts": f"{'n' * 301}: too long\nfine: ok", "reason": "r",
-        "revision": study.taxonomy.revision}, follow=True)
+        "revision": study.codebook.revision}, follow=True)
     assert response.status_code == 200 and "name: 301 characters long (at most 300)" in response.content.decode()
     assert Category.objects.count() == before

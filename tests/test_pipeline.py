@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from annotation.services.studies import create_study
 from ingest.models import Issue
-from taxonomy.models import Category, Taxonomy
+from taxonomy.models import Category, Codebook
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +29,7 @@ def test_import_label_agree_export(tmp_path, client_as, lead, annotator_a, annot
                                           "created_at": f"2024-01-0{n}T00:00:00Z"}) for n in range(1, 5)))
     call_command("load_codebook")
     call_command("import_issues", str(path), "--source", "o/r")
-    study = create_study(name="Pipeline", taxonomy=Taxonomy.objects.get(), issues=Issue.objects.all(), lead=lead,
+    study = create_study(name="Pipeline", codebook=Codebook.objects.get(), issues=Issue.objects.all(), lead=lead,
                          annotators=[annotator_a, annotator_b, annotator_c])
 
     for user in (annotator_a, annotator_b, annotator_c):

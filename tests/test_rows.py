@@ -35,11 +35,11 @@ def _same(fast, slow) -> None:
 def test_a_study_comes_with_its_codebook_round_and_role_in_one_query(study, annotator_a, outsider):
     with CaptureQueriesContext(connection) as queries:
         fast = load_study(study.pk, annotator_a.pk)
-        fast.taxonomy.revision, fast.current_round.number  # noqa: B018 — no further query
+        fast.codebook.revision, fast.current_round.number  # noqa: B018 — no further query
     assert len(queries) == 1
-    slow = Study.objects.select_related("taxonomy", "current_round").get(pk=study.pk)
+    slow = Study.objects.select_related("codebook", "current_round").get(pk=study.pk)
     _same(fast, slow)
-    _same(fast.taxonomy, slow.taxonomy)
+    _same(fast.codebook, slow.codebook)
     _same(fast.current_round, slow.current_round)
     assert isinstance(fast.created_at, datetime.datetime) and fast.created_at.tzinfo is not None
     assert fast._role_of == (annotator_a.pk, Membership.Role.ANNOTATOR)
@@ -133,7 +133,7 @@ def test_a_label_inserted_by_hand_is_the_orms_with_its_history_row(study, annota
     from concord.rows import insert
 
     issue = study.issues.order_by("pk").first()
-    type_ = study.taxonomy.categories.filter(level="type").order_by("pk").first()
+    type_ = study.codebook.categories.filter(level="type").order_by("pk").first()
     request = rf.post("/")
     request.user = annotator_a
     HistoricalRecords.context.request = request  # as its middleware does while a request is served

@@ -18,7 +18,7 @@ def label_csv_rows(study: Study) -> Iterator[str]:
     """One CSV row per report and annotator label, header first; streamed, so big studies fit in memory. Plain
     values with the codebook looked up in a dict: model instances for 280,000 labels took half a minute."""
     names = {pk: (code, name) for pk, code, name in
-             Category.objects.filter(taxonomy=study.taxonomy_id).values_list("pk", "code", "name")}
+             Category.objects.filter(codebook=study.codebook_id).values_list("pk", "code", "name")}
     labels = (
         Label.objects.filter(study=study)
         .order_by("issue__source__full_name", "issue__created_at", "issue_id", "round__number", "annotator__username")

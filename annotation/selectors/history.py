@@ -62,7 +62,7 @@ class _Changes:
 
     def __init__(self, study: Study, issue_id: int | None, allowed: bool):
         self.records = _records(study, issue_id, allowed)
-        self.codes = dict(Category.objects.filter(taxonomy=study.taxonomy_id).values_list("pk", "code"))
+        self.codes = dict(Category.objects.filter(codebook=study.codebook_id).values_list("pk", "code"))
 
     def count(self) -> int:
         return self.records.count()

@@ -11,7 +11,7 @@ from ..models import Round, Study
 def studies_for(user) -> QuerySet[Study]:
     studies = Study.objects.all() if user.is_staff else Study.objects.filter(memberships__user=user)
     # The list shows each study's codebook and round: fetched with it, not one query per study.
-    return (studies.select_related("taxonomy", "current_round")
+    return (studies.select_related("codebook", "current_round")
             .annotate(issue_count=Count("issues", distinct=True)).order_by("name"))
 
 
@@ -38,7 +38,7 @@ def agreement_round(study: Study) -> Round | None:
 
 def study_named(name_or_id: str) -> Study | None:
     """The study a command line names: by its name, else by its id (what the study's address shows)."""
-    studies = Study.objects.select_related("taxonomy", "created_by")
+    studies = Study.objects.select_related("codebook", "created_by")
     found = studies.filter(name=name_or_id).first()
     if found is None and name_or_id.isdigit() and 0 < int(name_or_id) <= INT64_MAX:
         found = studies.filter(pk=int(name_or_id)).first()

@@ -74,7 +74,7 @@ def _validated(round: Round, data: LabelInput) -> dict:
     wanted = [pk for pk in (data.type_id, data.theme_id, data.sub_theme_id) if pk]
     # One query for the three choices, and whether the chosen type has themes at all.
     found = {}
-    for row in rows.fetch_all(sql.categories_with_children(len(wanted)), [*wanted, round.study.taxonomy_id]):
+    for row in rows.fetch_all(sql.categories_with_children(len(wanted)), [*wanted, round.study.codebook_id]):
         category = rows.instance(Category, row)
         category.n_children = row[-1]
         found[category.pk] = category
@@ -174,7 +174,7 @@ def submit_label(user, round: Round, issue: Issue | int, data: LabelInput) -> La
     issue_id = issue if isinstance(issue, int) else issue.pk
     # A browser sends a textarea's line breaks as CRLF while its page shows them as LF: the note is stored as shown.
     note = data.note.replace("\r\n", "\n").strip()
-    fields = _validated(round, data) | {"note": note, "codebook_revision": study.taxonomy.revision}
+    fields = _validated(round, data) | {"note": note, "codebook_revision": study.codebook.revision}
     if data.seconds is not None:
         fields["seconds"] = data.seconds
     if study.summary_experiment:

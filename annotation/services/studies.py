@@ -6,7 +6,7 @@ from django.db import IntegrityError, transaction
 
 from concord.audit import record
 from concord.errors import FieldError
-from taxonomy.models import Taxonomy
+from taxonomy.models import Codebook
 
 from ..models import Label, Membership, Queue, Study
 from ..permissions import can_manage
@@ -18,7 +18,7 @@ class StudyError(FieldError):
 
 
 @transaction.atomic
-def create_study(*, name: str, taxonomy: Taxonomy, issues, lead, annotators=(), description: str = "",
+def create_study(*, name: str, codebook: Codebook, issues, lead, annotators=(), description: str = "",
                  overlap: int | None = None, pilot_fraction: float = 0.18, seed: int = 2025,
                  with_pilot: bool = False, created_by=None, lead_labels_blind: bool = True) -> Study:
     """A study with its members and its first round: the lead's pilot, or the independent round."""
@@ -28,7 +28,7 @@ def create_study(*, name: str, taxonomy: Taxonomy, issues, lead, annotators=(), 
         raise StudyError("pilot_fraction", "a share between 0 and 1")
     try:
         with transaction.atomic():
-            study = Study.objects.create(name=name, taxonomy=taxonomy, description=description, overlap=overlap,
+            study = Study.objects.create(name=name, codebook=codebook, description=description, overlap=overlap,
                                          pilot_fraction=pilot_fraction, seed=seed, created_by=created_by,
                                          lead_labels_blind=lead_labels_blind)
     except IntegrityError as exc:

@@ -78,7 +78,7 @@ def adjudicate(request: HtmxHttpRequest, study_id: int, issue_id: int):
         "all_labels": labels_of_report(request.user, study, issue),
         "version": decision_version(decision),
         "comments": Comment.objects.filter(study=study, issue=issue).select_related("author", "round"),
-        "summary": summary_for_display(issue), "types": codebook_tree(study.taxonomy),
+        "summary": summary_for_display(issue), "types": codebook_tree(study.codebook),
         "initial": _initial(decision, form), "not_relevant": NOT_RELEVANT_CHOICE,
         "rationale": form.data.get("rationale", "") if form.is_bound else (decision.rationale if decision else ""),
         "levels": needing_decision(study).get(issue.pk, []) if study.phase == study.Phase.ADJUDICATION else [],

@@ -56,7 +56,7 @@ def _context(request, study, round, assignment, *, label=None, form=None, error:
     context = {
         "study": study, "round": round, "assignment": assignment, "issue": issue, "label": label,
         "error": error, "initial": initial, "progress": progress_for(request.user, round),
-        "types": codebook_tree(study.taxonomy) if issue else [], "not_relevant": NOT_RELEVANT_CHOICE,
+        "types": codebook_tree(study.codebook) if issue else [], "not_relevant": NOT_RELEVANT_CHOICE,
         "summary": summary_for_display(issue) if issue else "",
         "summary_hidden": bool(issue) and not shows_summary(study, request.user.pk, issue.pk),
         "skip_form": SkipForm(), "skip_reasons": SKIP_REASONS, "shown": shown_token(issue.pk) if issue else "",
@@ -80,7 +80,7 @@ def _render(request: HtmxHttpRequest, context: dict, status: int = 200):
     # The whole page carries the study's instructions, open by themselves when they are new to this member.
     study = context["study"]
     # The codebook is loaded with the page already: a study without instructions costs no query here.
-    context["instructions_unread"] = bool(study.taxonomy.instructions) and instructions_unread(request.user, study)
+    context["instructions_unread"] = bool(study.codebook.instructions) and instructions_unread(request.user, study)
     return render(request, "annotation/queue.html", context, status=status)
 
 

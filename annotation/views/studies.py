@@ -158,9 +158,9 @@ def study_new(request: HtmxHttpRequest):
 def _create(request, data: dict, issues):
     if Study.objects.filter(name=data["name"]).exists():
         raise StudyError("name", f"a study named {data['name']!r} exists already")
-    taxonomy = copy_codebook(data["codebook"], version=f"{data['codebook'].version} for {data['name']}")
+    codebook = copy_codebook(data["codebook"], version=f"{data['codebook'].version} for {data['name']}")
     return create_study(
-        name=data["name"], description=data["description"], taxonomy=taxonomy, issues=issues,
+        name=data["name"], description=data["description"], codebook=codebook, issues=issues,
         lead=data["lead"], annotators=data["annotators"], overlap=data["overlap"],
         pilot_fraction=data["pilot_percent"] / 100, seed=data["seed"], with_pilot=data["with_pilot"],
         created_by=request.user, lead_labels_blind=data["lead_labels_blind"],

@@ -13,7 +13,7 @@ from annotation.services.queues import requeue
 from concord.audit import record
 from concord.errors import FieldError
 from concord.textcheck import fitted
-from taxonomy.models import Category, Taxonomy
+from taxonomy.models import Category, Codebook
 from taxonomy.services import CodebookError, add_category
 
 from ..models import ChangeLogEntry, Proposal
@@ -24,37 +24,37 @@ def _snapshot(category: Category) -> dict:
             "inclusion": category.inclusion, "exclusion": category.exclusion}
 
 
-def _check(study, user, reason: str, expected_revision: int | None = None) -> Taxonomy:
+def _check(study, user, reason: str, expected_revision: int | None = None) -> Codebook:
     if not can_manage(user, study):
         raise PermissionDenied("Only the study's lead or an admin changes its codebook.")
     if not reason.strip():
         raise CodebookError("reason", "every change to the codebook needs a reason")
-    if study.taxonomy.studies.exclude(pk=study.pk).exists():
-        raise CodebookError("codebook", f"{study.taxonomy} is shared with other studies; a study set up in Concord "
+    if study.codebook.studies.exclude(pk=study.pk).exists():
+        raise CodebookError("codebook", f"{study.codebook} is shared with other studies; a study set up in Concord "
                             "gets its own copy")
     # Locking the codebook row orders concurrent changes: each gets its own revision.
-    taxonomy = Taxonomy.objects.select_for_update().get(pk=study.taxonomy_id)
-    if expected_revision is not None and taxonomy.revision != expected_revision:
+    codebook = Codebook.objects.select_for_update().get(pk=study.codebook_id)
+    if expected_revision is not None and codebook.revision != expected_revision:
         # A double click, a resent form, or someone else's change since the page was shown.
-        raise CodebookError("revision", f"the codebook is at revision {taxonomy.revision} now, not "
+        raise CodebookError("revision", f"the codebook is at revision {codebook.revision} now, not "
                             f"{expected_revision} as when this page was shown; nothing was changed. Look at it "
                             "again before changing it.")
-    return taxonomy
+    return codebook
 
 
-def _log(taxonomy: Taxonomy, user, kind: str, before: list, after: list, reason: str, proposal=None,
+def _log(codebook: Codebook, user, kind: str, before: list, after: list, reason: str, proposal=None,
          requeued: int = 0, quote=None) -> ChangeLogEntry:
-    taxonomy.revision += 1
-    taxonomy.save(update_fields=["revision"])
-    record(f"codebook {kind}", user, None, codebook=taxonomy.pk, revision=taxonomy.revision,
+    codebook.revision += 1
+    codebook.save(update_fields=["revision"])
+    record(f"codebook {kind}", user, None, codebook=codebook.pk, revision=codebook.revision,
            categories=[c.get("code") for c in [*before, *after] if isinstance(c, dict)], requeued=requeued)
-    return ChangeLogEntry.objects.create(taxonomy=taxonomy, revision=taxonomy.revision, kind=kind, before=before,
+    return ChangeLogEntry.objects.create(codebook=codebook, revision=codebook.revision, kind=kind, before=before,
                                          after=after, reason=reason.strip(), proposal=proposal, made_by=user,
                                          requeued=requeued, quote=quote or (proposal.quote if proposal else None))
 
 
 def _live(study, category_id: int) -> Category:
-    category = Category.objects.filter(pk=category_id, taxonomy=study.taxonomy_id, retired_at__isnull=True).first()
+    category = Category.objects.filter(pk=category_id, codebook=study.codebook_id, retired_at__isnull=True).first()
     if category is None:
         raise CodebookError("category", f"no current category with id {category_id} in this study's codebook")
     return category
@@ -72,9 +72,9 @@ def add_in_pilot(study, user, parent_id: int, name: str, definition: str, reason
     if study.phase != Study.Phase.PILOT:
         raise CodebookError("phase", "after the pilot the codebook grows only through a proposal every annotator "
                             "votes for")
-    taxonomy = _check(study, user, reason or "added during the pilot", expected_revision)
+    codebook = _check(study, user, reason or "added during the pilot", expected_revision)
     category = add_category(_live(study, parent_id), name, definition)
-    _log(taxonomy, user, ChangeLogEntry.Kind.ADD, [], [_snapshot(category)], reason or "added during the pilot")
+    _log(codebook, user, ChangeLogEntry.Kind.ADD, [], [_snapshot(category)], reason or "added during the pilot")
     return category
 
 
@@ -82,7 +82,7 @@ def add_in_pilot(study, user, parent_id: int, name: str, definition: str, reason
 def apply_proposal(proposal: Proposal, user, reason: str = "", expected_revision: int | None = None) -> Category:
     """Only the lead, and only a passed proposal."""
     proposal = Proposal.objects.select_for_update().select_related("study", "parent").get(pk=proposal.pk)
-    taxonomy = _check(proposal.study, user, reason or "passed unanimously", expected_revision)
+    codebook = _check(proposal.study, user, reason or "passed unanimously", expected_revision)
     if proposal.status != Proposal.Status.PASSED:
         raise CodebookError("proposal", f"it is {proposal.get_status_display().lower()}; only a proposal every "
                             "member voted for can be added")
@@ -90,7 +90,7 @@ def apply_proposal(proposal: Proposal, user, reason: str = "", expected_revision
     category.examples.set(proposal.examples.all())
     proposal.status, proposal.category = Proposal.Status.APPLIED, category
     proposal.save(update_fields=["status", "category"])
-    _log(taxonomy, user, ChangeLogEntry.Kind.ADD, [], [_snapshot(category)], reason or "passed unanimously",
+    _log(codebook, user, ChangeLogEntry.Kind.ADD, [], [_snapshot(category)], reason or "passed unanimously",
          proposal=proposal)
     return category
 
@@ -98,7 +98,7 @@ def apply_proposal(proposal: Proposal, user, reason: str = "", expected_revision
 @transaction.atomic
 def rename(study, user, category_id: int, name: str, reason: str, quote=None,
            expected_revision: int | None = None) -> Category:
-    taxonomy = _check(study, user, reason, expected_revision)
+    codebook = _check(study, user, reason, expected_revision)
     category = _live(study, category_id)
     if not name.strip():
         raise CodebookError("name", "the new name is empty")
@@ -109,20 +109,20 @@ def rename(study, user, category_id: int, name: str, reason: str, quote=None,
     before = _snapshot(category)
     category.name = name.strip()
     category.save(update_fields=["name"])
-    _log(taxonomy, user, ChangeLogEntry.Kind.RENAME, [before], [_snapshot(category)], reason, quote=quote)
+    _log(codebook, user, ChangeLogEntry.Kind.RENAME, [before], [_snapshot(category)], reason, quote=quote)
     return category
 
 
 @transaction.atomic
 def clarify(study, user, category_id: int, reason: str, *, definition: str, inclusion: str = "",
             exclusion: str = "", quote=None, expected_revision: int | None = None) -> Category:
-    taxonomy = _check(study, user, reason, expected_revision)
+    codebook = _check(study, user, reason, expected_revision)
     category = _live(study, category_id)
     before = _snapshot(category)
     category.definition, category.inclusion, category.exclusion = definition.strip(), inclusion.strip(), \
         exclusion.strip()
     category.save(update_fields=["definition", "inclusion", "exclusion"])
-    _log(taxonomy, user, ChangeLogEntry.Kind.CLARIFY, [before], [_snapshot(category)], reason, quote=quote)
+    _log(codebook, user, ChangeLogEntry.Kind.CLARIFY, [before], [_snapshot(category)], reason, quote=quote)
     return category
 
 
@@ -131,22 +131,22 @@ INSTRUCTIONS_LIMIT = 50_000
 
 
 @transaction.atomic
-def set_instructions(study, user, text: str, reason: str, expected_revision: int | None = None) -> Taxonomy:
+def set_instructions(study, user, text: str, reason: str, expected_revision: int | None = None) -> Codebook:
     """The study's instructions to annotators (Markdown), as a new revision of its codebook: the change log keeps
     every version, and each annotator sees the new ones on their next visit."""
-    taxonomy = _check(study, user, reason, expected_revision)
+    codebook = _check(study, user, reason, expected_revision)
     text = text.strip()
     try:
         fitted(text, "instructions", INSTRUCTIONS_LIMIT)
     except FieldError as exc:
         raise CodebookError(exc.field, exc.message) from exc
-    if text == taxonomy.instructions:
+    if text == codebook.instructions:
         raise CodebookError("instructions", "they are the same as before; nothing was changed")
-    before = [{"instructions": taxonomy.instructions}]
-    _log(taxonomy, user, ChangeLogEntry.Kind.INSTRUCTIONS, before, [{"instructions": text}], reason)
-    taxonomy.instructions, taxonomy.instructions_revision = text, taxonomy.revision
-    taxonomy.save(update_fields=["instructions", "instructions_revision"])
-    return taxonomy
+    before = [{"instructions": codebook.instructions}]
+    _log(codebook, user, ChangeLogEntry.Kind.INSTRUCTIONS, before, [{"instructions": text}], reason)
+    codebook.instructions, codebook.instructions_revision = text, codebook.revision
+    codebook.save(update_fields=["instructions", "instructions_revision"])
+    return codebook
 
 
 def _retire(categories: list[Category]) -> None:
@@ -161,7 +161,7 @@ def _retire(categories: list[Category]) -> None:
 def split(study, user, category_id: int, parts: list[tuple[str, str]], reason: str, quote=None,
           expected_revision: int | None = None) -> list[Category]:
     """One category becomes several siblings; its labels go back to be chosen again."""
-    taxonomy = _check(study, user, reason, expected_revision)
+    codebook = _check(study, user, reason, expected_revision)
     category = _live(study, category_id)
     if len(parts) < 2:
         raise CodebookError("parts", "a split makes at least two categories")
@@ -170,7 +170,7 @@ def split(study, user, category_id: int, parts: list[tuple[str, str]], reason: s
     _retire([category])
     made = [add_category(category.parent, name, definition) for name, definition in parts]
     requeued = _requeue(study, [category], "split", below)
-    _log(taxonomy, user, ChangeLogEntry.Kind.SPLIT, [_snapshot(category)], [_snapshot(c) for c in made], reason,
+    _log(codebook, user, ChangeLogEntry.Kind.SPLIT, [_snapshot(category)], [_snapshot(c) for c in made], reason,
          requeued=requeued, quote=quote)
     return made
 
@@ -179,7 +179,7 @@ def split(study, user, category_id: int, parts: list[tuple[str, str]], reason: s
 def merge(study, user, category_ids: list[int], name: str, definition: str, reason: str, quote=None,
           expected_revision: int | None = None) -> Category:
     """Several siblings become one; their labels go back to be chosen again."""
-    taxonomy = _check(study, user, reason, expected_revision)
+    codebook = _check(study, user, reason, expected_revision)
     sources = [_live(study, pk) for pk in dict.fromkeys(category_ids)]
     if len(sources) < 2:
         raise CodebookError("categories", "a merge takes at least two categories")
@@ -189,7 +189,7 @@ def merge(study, user, category_ids: list[int], name: str, definition: str, reas
     _retire(sources)
     made = add_category(sources[0].parent, name, definition)
     requeued = _requeue(study, sources, "merged", below)
-    _log(taxonomy, user, ChangeLogEntry.Kind.MERGE, [_snapshot(c) for c in sources], [_snapshot(made)], reason,
+    _log(codebook, user, ChangeLogEntry.Kind.MERGE, [_snapshot(c) for c in sources], [_snapshot(made)], reason,
          requeued=requeued, quote=quote)
     return made
 
@@ -197,11 +197,11 @@ def merge(study, user, category_ids: list[int], name: str, definition: str, reas
 @transaction.atomic
 def retire(study, user, category_id: int, reason: str, quote=None,
            expected_revision: int | None = None) -> Category:
-    taxonomy = _check(study, user, reason, expected_revision)
+    codebook = _check(study, user, reason, expected_revision)
     category = _live(study, category_id)
     below = list(category.children.filter(retired_at__isnull=True))
     _retire([category])
     requeued = _requeue(study, [category], "retired", below)
-    _log(taxonomy, user, ChangeLogEntry.Kind.RETIRE, [_snapshot(category)], [], reason, requeued=requeued,
+    _log(codebook, user, ChangeLogEntry.Kind.RETIRE, [_snapshot(category)], [], reason, requeued=requeued,
          quote=quote)
     return category

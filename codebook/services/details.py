@@ -23,4 +23,4 @@ def add_detail(study, user, category: Category, text: str, example_ids: list[int
 def remove_detail(study, user, detail_id: int) -> None:
     if not can_manage(user, study):
         raise PermissionDenied("Only the study's lead curates explanatory details.")
-    Detail.objects.filter(pk=detail_id, category__taxonomy=study.taxonomy_id).delete()
+    Detail.objects.filter(pk=detail_id, category__codebook=study.codebook_id).delete()

@@ -35,7 +35,7 @@ def open_proposal(study, user, *, parent_id: int, name: str, definition: str, ex
     if study.phase != Study.Phase.INDEPENDENT:
         raise ProposalError("phase", "categories are proposed during the independent round (in the pilot the lead "
                             "adds them directly)")
-    parent = Category.objects.filter(pk=parent_id, taxonomy=study.taxonomy_id, retired_at__isnull=True).first()
+    parent = Category.objects.filter(pk=parent_id, codebook=study.codebook_id, retired_at__isnull=True).first()
     if parent is None or parent.level == Category.Level.SUB_THEME:
         raise ProposalError("parent", "choose a type (for a new theme) or a theme (for a new sub-theme) of this "
                             "study's codebook")

@@ -41,7 +41,7 @@ def change(request: HtmxHttpRequest, study_id: int, category_id: int):
             changes.split(study, request.user, category_id, data["parts"], reason, **expected)
         elif data["kind"] == "merge":
             codes = data["others"]
-            others = list(study.taxonomy.categories.filter(code__in=codes).values_list("pk", flat=True))
+            others = list(study.codebook.categories.filter(code__in=codes).values_list("pk", flat=True))
             if len(others) != len(codes):
                 raise CodebookError("others", "some of those codes are not in this codebook")
             changes.merge(study, request.user, [category_id, *others], data["name"], data["definition"], reason,
@@ -60,10 +60,10 @@ def change(request: HtmxHttpRequest, study_id: int, category_id: int):
 def instructions(request: HtmxHttpRequest, study_id: int):
     """The study's instructions to annotators: every member reads them here; the lead changes them."""
     study = get_study_for(request, study_id)
-    taxonomy = study.taxonomy
+    codebook = study.codebook
     manages = can_manage(request.user, study)
-    form = InstructionsForm(request.POST or None, initial={"instructions": taxonomy.instructions,
-                                                           "revision": taxonomy.revision})
+    form = InstructionsForm(request.POST or None, initial={"instructions": codebook.instructions,
+                                                           "revision": codebook.revision})
     if request.method == "POST":
         if not manages:
             raise PermissionDenied
@@ -85,7 +85,7 @@ def instructions(request: HtmxHttpRequest, study_id: int):
 @require_GET
 def changelog(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id)
-    entries = study.taxonomy.changes.select_related("made_by", "proposal", "quote__session__participant").order_by(
+    entries = study.codebook.changes.select_related("made_by", "proposal", "quote__session__participant").order_by(
         "revision")
     interviews = request.GET.get("evidence") == "interviews"
     if interviews:

@@ -43,7 +43,7 @@ def proposals(request: HtmxHttpRequest, study_id: int):
             else:
                 messages.success(request, "Proposal opened; every member is asked to vote.")
                 return redirect("codebook:proposal", study_id=study.pk, proposal_id=proposal.pk)
-    parents = Category.objects.filter(taxonomy=study.taxonomy, retired_at__isnull=True).exclude(
+    parents = Category.objects.filter(codebook=study.codebook, retired_at__isnull=True).exclude(
         level=Category.Level.SUB_THEME).order_by("position")
     rows = [(p, Tally(p.yes, p.no, p.pending))
             for p in with_tally(study.proposals.select_related("parent", "proposer"))]

@@ -21,9 +21,9 @@ CREATES = NEW | {ChangeLogEntry.Kind.MERGE}
 
 
 def study_saturation(study):
-    entries = list(study.taxonomy.changes.exclude(kind=ChangeLogEntry.Kind.INSTRUCTIONS).order_by("revision"))
+    entries = list(study.codebook.changes.exclude(kind=ChangeLogEntry.Kind.INSTRUCTIONS).order_by("revision"))
     created = sum(len(e.after) for e in entries if e.kind in CREATES)
-    at_start = Category.objects.filter(taxonomy=study.taxonomy_id).exclude(level=Category.Level.TYPE).count() - created
+    at_start = Category.objects.filter(codebook=study.codebook_id).exclude(level=Category.Level.TYPE).count() - created
     firsts = sorted(Label.objects.filter(study=study).values("issue_id").annotate(first=Min("created_at"))
                     .values_list("first", flat=True))
     changes = [Change(e.made_at, e.kind, len(e.after) if e.kind in NEW else 0) for e in entries]

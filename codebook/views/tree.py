@@ -55,10 +55,10 @@ def export(request: HtmxHttpRequest, study_id: int, fmt: str):
     study = get_study_for(request, study_id)
     if fmt not in EXPORTS:
         raise Http404("No such format.")
-    body = {"json": to_json, "md": to_markdown, "qdc": to_qdc}[fmt](study.taxonomy)
+    body = {"json": to_json, "md": to_markdown, "qdc": to_qdc}[fmt](study.codebook)
     content_type, extension = EXPORTS[fmt]
     response = HttpResponse(body, content_type=content_type)
-    name = f"{slugify(study.name)}-codebook-r{study.taxonomy.revision}.{extension}"
+    name = f"{slugify(study.name)}-codebook-r{study.codebook.revision}.{extension}"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
 
@@ -68,7 +68,7 @@ def export(request: HtmxHttpRequest, study_id: int, fmt: str):
 def details(request: HtmxHttpRequest, study_id: int, category_id: int):
     """The notes annotators wrote with labels of this category, and the lead's curated short list."""
     study = get_study_for(request, study_id)
-    category = get_object_or_404(Category, pk=category_id, taxonomy=study.taxonomy)
+    category = get_object_or_404(Category, pk=category_id, codebook=study.codebook)
     # Curated details come from annotators' notes and name the reports that carried them: the blind rule applies
     # to reading them, and curating needs the notes in view.
     sees_labels = can_view_all_labels(request.user, study)
@@ -101,4 +101,4 @@ def details(request: HtmxHttpRequest, study_id: int, category_id: int):
 @require_GET
 def details_csv(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_view_all_labels)
-    return csv_response(details_rows(study.taxonomy), f"{slugify(study.name)}-explanatory-details.csv")
+    return csv_response(details_rows(study.codebook), f"{slugify(study.name)}-explanatory-details.csv")

@@ -9,7 +9,7 @@ from django.db.models import Count, Max
 from annotation.models import FinalLabel, Label, Queue, Study
 from annotation.selectors.studies import agreement_round
 from concord import jobs
-from taxonomy.models import Taxonomy
+from taxonomy.models import Codebook
 
 from ..models import MachineRun, Measurement, ReplacementDecision
 from ..selectors import machine_labels, measurement, panel
@@ -30,7 +30,7 @@ def panel_state(study: Study) -> str:
         n=Count("pk"), last=Max("pk"))
     when = {name: found["last"].isoformat() if found["last"] else "-" for name, found in
             (("labels", labels), ("finals", finals))}
-    revision = Taxonomy.objects.filter(pk=study.taxonomy_id).values_list("revision", flat=True).first()
+    revision = Codebook.objects.filter(pk=study.codebook_id).values_list("revision", flat=True).first()
     return (f"round {getattr(round, 'pk', '-')}; labels {labels['n']} {when['labels']}; finals {finals['n']} "
             f"{when['finals']}; set aside {stopped}; runs {runs['n']} {runs['last'] or '-'}; codebook {revision}")
 

@@ -106,7 +106,7 @@ def _run_builtin(run: MachineRun, issues: list[tuple[int, str, str]]) -> None:
 def codebook_nodes(rater: MachineRater) -> list[Node]:
     from taxonomy.models import Category  # deferred: only the language-model path reads the codebook's text
 
-    rows = Category.objects.filter(taxonomy=rater.study.taxonomy_id, retired_at__isnull=True).order_by(
+    rows = Category.objects.filter(codebook=rater.study.codebook_id, retired_at__isnull=True).order_by(
         "position", "code").values_list("code", "level", "parent__code", "name", "definition", "inclusion",
                                         "exclusion")
     return [Node(*row) for row in rows]

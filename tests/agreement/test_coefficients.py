@@ -119,7 +119,7 @@ def test_the_dashboard_gives_brennan_prediger_with_the_codebooks_count(lead, ann
         label_with(annotator_a, study, issue, a)
         label_with(annotator_b, study, issue, b)
     figures = agreement_figures(study_agreement(study.rounds.get(), "sub_theme", resamples=20))
-    live = Category.objects.filter(taxonomy=study.taxonomy, retired_at__isnull=True)
+    live = Category.objects.filter(codebook=study.codebook, retired_at__isnull=True)
     by_name = {c["name"]: c for c in figures["type_others"]["coefficients"]}
     assert by_name["brennan_prediger_codebook"]["categories"] == live.filter(level="type").count() + 1
     bug = next(t for t in figures["per_type"] if t["type"] == "C")

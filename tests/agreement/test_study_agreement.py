@@ -125,7 +125,7 @@ def test_the_api_computes_again_once_a_final_label_is_made(client_as, labeled_st
     assert first["basis"].startswith("plurality")
     # The tied report 4 (B.2, NR, B.2 → type B) decided as a bug: the per-type figures change with it.
     issue = labeled_study.issues.order_by("pk").last()
-    bug = Category.objects.get(taxonomy=labeled_study.taxonomy, code="C")
+    bug = Category.objects.get(codebook=labeled_study.codebook, code="C")
     FinalLabel.objects.create(study=labeled_study, issue=issue, method=FinalLabel.Method.LEAD, type=bug,
                             decided_by=lead)
     again = client_as(lead).get(url).json()

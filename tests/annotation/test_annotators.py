@@ -69,7 +69,7 @@ def test_time_per_report_is_measured_by_the_server_and_kept_with_the_label(study
     assert seconds_since_shown(token, issue.pk) == 0
     assert seconds_since_shown(token, issue.pk + 1) is None  # another report's page
     assert seconds_since_shown(token[:-2] + "xx", issue.pk) is None and seconds_since_shown("", issue.pk) is None
-    chosen = {"type": study.taxonomy.categories.get(code="C").pk, "theme": study.taxonomy.categories.get(
+    chosen = {"type": study.codebook.categories.get(code="C").pk, "theme": study.codebook.categories.get(
         code="C.1").pk, "shown": token}
     client_as(annotator_a).post(reverse("annotation:label_submit", args=[study.pk, issue.pk]), chosen,
                                 headers={"HX-Request": "true"})

@@ -59,7 +59,7 @@ def test_revisions_sent_at_once_from_one_page_store_one_and_refuse_the_others(st
     issue = study.issues.order_by("created_at", "id").first()
     shown = version_of(submit_label(annotator_a, round, issue.pk, LabelInput(is_relevant=False, note="first")))
     stored, refused = [], []
-    node = category("C.1.i", study.taxonomy)
+    node = category("C.1.i", study.codebook)
 
     def revise(note: str) -> None:
         try:

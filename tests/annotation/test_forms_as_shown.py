@@ -38,7 +38,7 @@ def submit_as_shown(client, page_url: str, action: str):
 def test_the_lead_moves_a_study_from_its_pilot_to_closed_with_the_page_as_shown(client_as, lead, annotator_a,
                                                                                 annotator_b):
     issues = [make_issue() for _ in range(6)]
-    study = create_study(name="Whole", taxonomy=codebook(), issues=issues, lead=lead,
+    study = create_study(name="Whole", codebook=codebook(), issues=issues, lead=lead,
                          annotators=[annotator_a, annotator_b], with_pilot=True, seed=3)
     client = client_as(lead)
     page_url = reverse("annotation:study_detail", args=[study.pk])
@@ -70,7 +70,7 @@ def test_the_lead_moves_a_study_from_its_pilot_to_closed_with_the_page_as_shown(
 
 def test_a_second_press_of_the_close_button_changes_nothing(client_as, lead, annotator_a):
     issues = [make_issue() for _ in range(2)]
-    study = create_study(name="Twice", taxonomy=codebook(), issues=issues, lead=lead, annotators=[annotator_a],
+    study = create_study(name="Twice", codebook=codebook(), issues=issues, lead=lead, annotators=[annotator_a],
                          with_pilot=False, seed=3)
     for person in (lead, annotator_a):
         for issue in issues:

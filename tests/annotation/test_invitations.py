@@ -123,7 +123,7 @@ def test_the_pilot_form_does_not_redirect_off_site(client_as, lead):
     from annotation.services.studies import create_study
     from tests.factories import codebook, make_issue
 
-    study = create_study(name="Off-site", taxonomy=codebook(), issues=[make_issue()], lead=lead, with_pilot=True)
+    study = create_study(name="Off-site", codebook=codebook(), issues=[make_issue()], lead=lead, with_pilot=True)
     for target in ("https://evil.example/", "//evil.example/", "/\\\\evil.example/"):
         response = client_as(lead).post(reverse("codebook:category_add", args=[study.pk]),
                                         {"parent": 1, "name": "x", "next": target})

@@ -56,7 +56,7 @@ def test_with_overlap_k_an_annotator_lists_only_their_queue(client_as, lead, ann
     from annotation.services.studies import create_study
     from tests.factories import codebook
 
-    study = create_study(name="Overlap one", taxonomy=codebook(), issues=[make_issue() for _ in range(6)],
+    study = create_study(name="Overlap one", codebook=codebook(), issues=[make_issue() for _ in range(6)],
                          lead=lead, annotators=[annotator_a, annotator_b], overlap=1)
     mine = set(Assignment.objects.filter(queue__annotator=annotator_a).values_list("issue__title", flat=True))
     assert 0 < len(mine) < 6

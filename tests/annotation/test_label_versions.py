@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 
 def _choice(study, code: str, note: str = "", version: str | None = None) -> LabelInput:
-    node = category(code, study.taxonomy)
+    node = category(code, study.codebook)
     return LabelInput(type_id=node.parent.parent_id, theme_id=node.parent_id, sub_theme_id=node.pk, note=note,
                       version=version)
 
@@ -64,7 +64,7 @@ def test_the_page_refuses_a_stale_revision_and_offers_the_current_version(client
     round = study.current_round
     shown = version_of(submit_label(annotator_a, round, issue, _choice(study, "C.1.i", version="")))
     submit_label(annotator_a, round, issue, _choice(study, "C.2.i", version=shown))
-    c3 = category("C.3.i", study.taxonomy)
+    c3 = category("C.3.i", study.codebook)
     post = {"type": c3.parent.parent_id, "theme": c3.parent_id, "sub_theme": c3.pk, "note": "", "version": shown}
     url = reverse("annotation:label_submit", args=[study.pk, issue.pk])
     answer = client_as(annotator_a).post(url, post, headers={"HX-Request": "true"})
@@ -81,7 +81,7 @@ def test_the_api_takes_the_version_it_answered(client_as, study, annotator_a):
     issue = study.issues.first()
     client = client_as(annotator_a)
     url = reverse("api:label_list", args=[study.pk])
-    c1, c2 = category("C.1", study.taxonomy), category("C.2", study.taxonomy)
+    c1, c2 = category("C.1", study.codebook), category("C.2", study.codebook)
     saved = client.post(url, {"issue": issue.pk, "type": c1.parent_id, "theme": c1.pk, "version": ""},
                         content_type="application/json").json()
     stale = client.post(url, {"issue": issue.pk, "type": c2.parent_id, "theme": c2.pk, "version": ""},
@@ -100,7 +100,7 @@ HOSTILE = ["x" * 5000, "a\x00b", "9" * 30, "-1", "²", "\\ud800", "2026-13-45T99
 def test_a_hostile_version_is_refused_and_changes_nothing(client_as, study, annotator_a, value):
     issue = study.issues.first()
     submit_label(annotator_a, study.current_round, issue, _choice(study, "C.1.i", version=""))
-    c2 = category("C.2.i", study.taxonomy)
+    c2 = category("C.2.i", study.codebook)
     client = client_as(annotator_a)
     post = {"type": c2.parent.parent_id, "theme": c2.parent_id, "sub_theme": c2.pk, "note": "", "version": value}
     page = client.post(reverse("annotation:label_submit", args=[study.pk, issue.pk]), post,

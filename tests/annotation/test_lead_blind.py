@@ -157,16 +157,16 @@ def test_a_lead_who_finished_is_sent_nothing_back_to_label_again(blind, lead, an
     study, first, second = blind
     label_with(lead, study, second, "C.1")
     assert not labels_blind(lead, study)  # finished: everyone's labels are open to the lead
-    retire(study, lead, category("C.1", study.taxonomy).pk, "folded into C.2",
-           expected_revision=study.taxonomy.revision)
+    retire(study, lead, category("C.1", study.codebook).pk, "folded into C.2",
+           expected_revision=study.codebook.revision)
     # Alice, still blind, gets her C.1 report back; the lead gets nothing and stays unable to relabel.
     assert Assignment.objects.filter(queue__annotator=annotator_a, requeued_because__gt="").count() == 1
     assert not Assignment.objects.filter(queue__annotator=lead, requeued_because__gt="").exists()
     queue = Queue.objects.get(round=study.current_round, annotator=lead)
     assert queue.done == queue.total and not labels_blind(lead, study)
     with pytest.raises(LabelError):
-        submit_label(lead, study.current_round, first, LabelInput(type_id=category("C", study.taxonomy).pk,
-                                                                  theme_id=category("C.2", study.taxonomy).pk))
+        submit_label(lead, study.current_round, first, LabelInput(type_id=category("C", study.codebook).pk,
+                                                                  theme_id=category("C.2", study.codebook).pk))
 
 
 def test_a_codebook_change_moves_no_count_a_blind_rater_sees(client_as, lead, annotator_a, annotator_b):
@@ -186,8 +186,8 @@ def test_a_codebook_change_moves_no_count_a_blind_rater_sees(client_as, lead, an
     round = study.current_round
     before = (progress_for(annotator_a, round), missing_labels(round, lead))
     page_before = client_as(annotator_a).get(reverse("annotation:study_detail", args=[study.pk])).content.decode()
-    retire(study, lead, category("C.1", study.taxonomy).pk, "folded into C.2",
-           expected_revision=study.taxonomy.revision)
+    retire(study, lead, category("C.1", study.codebook).pk, "folded into C.2",
+           expected_revision=study.codebook.revision)
     assert (progress_for(annotator_a, round), missing_labels(round, lead)) == before
     page = client_as(annotator_a).get(reverse("annotation:study_detail", args=[study.pk])).content.decode()
     shown = re.compile(r"the round: \d+ of \d+")

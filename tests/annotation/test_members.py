@@ -19,7 +19,7 @@ def test_a_removed_member_keeps_their_labels_and_leaves_their_queue(study, lead,
                                                                      annotator_c):
     one, *_ = study.issues.order_by("created_at", "id")
     label_with(annotator_c, study, one, "C.1", note="charlie's")
-    proposal = open_proposal(study, annotator_a, parent_id=study.taxonomy.categories.get(code="C").pk,
+    proposal = open_proposal(study, annotator_a, parent_id=study.codebook.categories.get(code="C").pk,
                              name="Tokenizers", definition="Wrong tokens.", example_ids=[one.pk])
     round = study.rounds.get(number=1)
     assert remove_member(study, lead, annotator_c.pk) == 2

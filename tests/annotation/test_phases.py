@@ -20,7 +20,7 @@ Phase = Study.Phase
 
 def _study(lead, annotators, n=20, **options):
     options = {"with_pilot": True, "seed": 7, **options}
-    return create_study(name=f"Phased {options}", taxonomy=codebook(), issues=[make_issue() for _ in range(n)],
+    return create_study(name=f"Phased {options}", codebook=codebook(), issues=[make_issue() for _ in range(n)],
                         lead=lead, annotators=annotators, **options)
 
 
@@ -38,7 +38,7 @@ def test_the_pilot_is_the_leads_alone_on_a_seeded_sample(lead, annotator_a):
     with pytest.raises(PermissionDenied, match="Only the lead labels during the pilot"):
         submit_label(annotator_a, study.rounds.get(), sample[0], LabelInput(is_relevant=False))
     # The same seed over the same reports draws the same sample.
-    again = create_study(name="Same seed", taxonomy=study.taxonomy, issues=study.issues.all(), lead=lead,
+    again = create_study(name="Same seed", codebook=study.codebook, issues=study.issues.all(), lead=lead,
                          with_pilot=True, seed=7)
     assert _queue_issues(again, lead, Round.Kind.PILOT) == sample
 
@@ -165,14 +165,14 @@ def test_pilot_lead_may_add_categories_to_the_studys_own_codebook(client_as, lea
     from taxonomy.services import copy_codebook
 
     study = _study(lead, [annotator_a], n=5)
-    study.taxonomy = copy_codebook(study.taxonomy, "own copy")
+    study.codebook = copy_codebook(study.codebook, "own copy")
     study.save()
-    parent = study.taxonomy.categories.get(code="C.1")
+    parent = study.codebook.categories.get(code="C.1")
     client = client_as(lead)
     client.post(reverse("codebook:category_add", args=[study.pk]),
                 {"parent": parent.pk, "name": "Tokenizer drift", "definition": "Tokens differ between versions.",
-                 "revision": study.taxonomy.revision})
-    added = study.taxonomy.categories.get(name="Tokenizer drift")
+                 "revision": study.codebook.revision})
+    added = study.codebook.categories.get(name="Tokenizer drift")
     assert added.code == f"C.1.{['i', 'ii', 'iii', 'iv', 'v', 'vi', 'vii', 'viii'][parent.children.count() - 1]}"
     assert not codebook().categories.filter(name="Tokenizer drift").exists()  # the original is untouched
     # Annotators may not, and after the pilot nobody may (proposals and votes take over).
@@ -182,7 +182,7 @@ def test_pilot_lead_may_add_categories_to_the_studys_own_codebook(client_as, lea
     response = client.post(reverse("codebook:category_add", args=[study.pk]),
                            {"parent": parent.pk, "name": "Too late", "revision": 2}, follow=True)
     assert "grows only through a proposal" in response.content.decode()
-    assert not study.taxonomy.categories.filter(name__in=["Sneaky", "Too late"]).exists()
+    assert not study.codebook.categories.filter(name__in=["Sneaky", "Too late"]).exists()
 
 
 def test_large_queues_are_written_with_copy_on_postgresql(lead, annotator_a, monkeypatch):

@@ -65,7 +65,7 @@ def test_comments_only_on_reports_under_review(client_as, in_review, annotator_a
 def test_a_re_label_in_review_is_its_own_label(client_as, in_review, annotator_b):
     study, tied = in_review
     review = study.rounds.get(kind=Round.Kind.REVIEW)
-    c1 = study.taxonomy.categories.get(code="C.1")
+    c1 = study.codebook.categories.get(code="C.1")
     client_as(annotator_b).post(reverse("annotation:label_submit", args=[study.pk, tied.pk]),
                                 {"type": c1.parent_id, "theme": c1.pk, "note": "agreed in the thread"})
     assert tied.labels.filter(round=review).get().note == "agreed in the thread"
@@ -85,7 +85,7 @@ def test_the_re_label_form_starts_from_ones_independent_label(client_as, in_revi
     study, tied = in_review
     page = client_as(annotator_b).get(reverse("annotation:issue_label", args=[study.pk, tied.pk])).content.decode()
     assert "Filled in from your independent label (C.1)" in page
-    c1 = study.taxonomy.categories.get(code="C.1")
+    c1 = study.codebook.categories.get(code="C.1")
     assert re.search(rf'<input type="radio" name="theme" value="{c1.pk}"[^>]* checked>', page)
 
 

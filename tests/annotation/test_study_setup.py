@@ -9,7 +9,7 @@ from django.urls import reverse
 from annotation.models import Study
 from annotation.services.selection import Selection, SelectionError, parse_saved_list, select_reports
 from ingest.models import Keyword, KeywordList, Source, Summary
-from taxonomy.models import Taxonomy
+from taxonomy.models import Codebook
 from tests.factories import codebook, make_issue
 
 pytestmark = pytest.mark.django_db
@@ -81,31 +81,31 @@ def test_an_admin_sets_up_a_study_with_its_own_codebook_and_pilot(client_as, cor
     study = Study.objects.get()
     assert response.status_code == 302 and response.url == reverse("annotation:study_detail", args=[study.pk])
     assert (study.phase, study.seed, study.pilot_fraction, study.overlap) == ("pilot", 42, 0.18, None)
-    assert study.issues.count() == 2 and study.taxonomy != codebook()
-    assert study.taxonomy.categories.count() == codebook().categories.count()
+    assert study.issues.count() == 2 and study.codebook != codebook()
+    assert study.codebook.categories.count() == codebook().categories.count()
     assert study.memberships.get(user=lead).role == "lead"
 
 
 def test_bad_set_up_says_what_is_wrong_and_creates_nothing(client_as, corpus, admin, lead):
     client = client_as(admin)
     codebook()
-    taxonomies = Taxonomy.objects.count()
+    taxonomies = Codebook.objects.count()
     response = client.post(reverse("annotation:study_new"), _form(lead=lead.pk, saved_list="pytorch/pytorch#99"))
     assert response.status_code == 400 and "line 1: pytorch/pytorch#99" in response.content.decode()
     response = client.post(reverse("annotation:study_new"), _form(lead=lead.pk, created_from="2030-01-01"))
     assert response.status_code == 400 and "No stored report matches" in response.content.decode()
     response = client.post(reverse("annotation:study_new"), _form(lead=lead.pk, overlap=0))
     assert response.status_code == 400
-    assert not Study.objects.exists() and Taxonomy.objects.count() == taxonomies
+    assert not Study.objects.exists() and Codebook.objects.count() == taxonomies
 
 
 def test_a_duplicate_name_leaves_no_orphan_codebook(client_as, corpus, admin, lead):
     client = client_as(admin)
     client.post(reverse("annotation:study_new"), _form(lead=lead.pk))
-    taxonomies = Taxonomy.objects.count()
+    taxonomies = Codebook.objects.count()
     response = client.post(reverse("annotation:study_new"), _form(lead=lead.pk))
     assert response.status_code == 400 and "exists already" in response.content.decode()
-    assert Taxonomy.objects.count() == taxonomies
+    assert Codebook.objects.count() == taxonomies
 
 
 def test_only_admins_set_up_studies(client_as, lead):
@@ -125,7 +125,7 @@ def test_the_lead_redraws_the_pilot_before_labeling_it_then_it_is_fixed(client_a
     from annotation.services.studies import create_study
     from tests.factories import label_with
 
-    study = create_study(name="Pilot study", taxonomy=codebook(), issues=[make_issue() for _ in range(40)],
+    study = create_study(name="Pilot study", codebook=codebook(), issues=[make_issue() for _ in range(40)],
                          lead=lead, annotators=[annotator_a], with_pilot=True, seed=1)
     url = reverse("annotation:study_settings", args=[study.pk])
     client = client_as(lead)
@@ -160,8 +160,8 @@ def test_a_study_name_as_long_as_its_column_fits_its_codebook_copy(client_as, co
     for name in names:
         response = client.post(reverse("annotation:study_new"), _form(name=name, lead=lead.pk))
         assert response.status_code == 302
-    versions = [Study.objects.get(name=n).taxonomy.version for n in names]
-    limit = Study._meta.get_field("taxonomy").related_model._meta.get_field("version").max_length
+    versions = [Study.objects.get(name=n).codebook.version for n in names]
+    limit = Study._meta.get_field("codebook").related_model._meta.get_field("version").max_length
     assert all(len(v) <= limit for v in versions) and versions[0] != versions[1]
 
 

@@ -41,7 +41,7 @@ def test_no_url_from_data_runs_script_on_any_page(live_server, page):
     lead, alice = make_user("lead"), make_user("alice")
     issues = [make_issue(title=f"Hostile {n}", body=BODY, url=url) for n, url in enumerate(PAYLOADS)]
     study = make_study(lead, [alice], issues=issues)
-    theme = Category.objects.filter(taxonomy=study.taxonomy, level=Category.Level.THEME).first()
+    theme = Category.objects.filter(codebook=study.codebook, level=Category.Level.THEME).first()
     theme.examples.add(*issues)
     detail = Detail.objects.create(category=theme, text="A detail", added_by=lead)
     detail.examples.add(*issues)

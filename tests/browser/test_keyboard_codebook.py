@@ -18,9 +18,9 @@ def grown(live_server, page):
     """Bug's themes after C.3 was split into C.11 and C.12 and more were added, up to C.25: 24 live themes."""
     lead, annotator = make_user("lead"), make_user("alice")
     study = make_study(lead, [annotator], issues=[make_issue(title=f"Report {n}") for n in range(1, 5)])
-    split(study, lead, category("C.3", study.taxonomy).pk, [("Shapes", "Wrong shapes."), ("Dtypes", "Wrong dtypes.")],
+    split(study, lead, category("C.3", study.codebook).pk, [("Shapes", "Wrong shapes."), ("Dtypes", "Wrong dtypes.")],
           "two kinds of fault")
-    bug = category("C", study.taxonomy)
+    bug = category("C", study.codebook)
     for n in range(13, 26):
         add_category(bug, f"Extra theme {n}", "Added to grow the list.")
     page.goto(f"{live_server.url}/accounts/login/?next=/studies/{study.pk}/queue/")

@@ -78,7 +78,7 @@ def test_a_monkey_on_the_labeling_page_stores_only_what_the_screen_showed(live_s
     alice = make_user("alice")
     issues = [make_issue(title=f"Report {n}") for n in range(1, 41)]
     study = make_study(make_user("lead"), [alice], issues=issues)
-    bug = category("C", study.taxonomy)
+    bug = category("C", study.codebook)
     add_category(bug, "An eleventh theme", "Grown in the pilot.")  # C.11: a list of two-digit keys
     page.context.add_init_script(LEDGER)
     page.goto(f"{live_server.url}/accounts/login/?next=/studies/{study.pk}/queue/")

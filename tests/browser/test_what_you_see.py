@@ -54,12 +54,12 @@ def test_ctrl_enter_from_the_note_leaves_the_next_report_untouched(live_server, 
 
 def _grow(study, parent_code: str, up_to: int) -> None:
     """Children of `parent_code` numbered on from its last one, as a pilot's additions are, up to `up_to`."""
-    parent = category(parent_code, study.taxonomy)
+    parent = category(parent_code, study.codebook)
     kids = list(parent.children.order_by("position"))
     level = Category.Level.THEME if parent.level == Category.Level.TYPE else Category.Level.SUB_THEME
     for n in range(len(kids) + 1, up_to + 1):
         code = f"{parent_code}.{n if level == Category.Level.THEME else roman(n)}"
-        Category.objects.create(taxonomy=study.taxonomy, parent=parent, level=level, code=code,
+        Category.objects.create(codebook=study.codebook, parent=parent, level=level, code=code,
                                 name=f"Grown {code}", position=1000 + n)
 
 
@@ -95,7 +95,7 @@ def test_keys_mean_the_same_at_any_typing_speed(live_server, page, themes, subs,
         seen.append(tuple(page.evaluate(CHECKED)))
     assert seen == [chosen, chosen]
     # Keys are shown as typed: every chip of a list of ten or more has two digits.
-    themes_of_c = page.locator(f"fieldset[data-level=theme][data-parent='{category('C', study.taxonomy).pk}'] kbd")
+    themes_of_c = page.locator(f"fieldset[data-level=theme][data-parent='{category('C', study.codebook).pk}'] kbd")
     assert themes_of_c.first.inner_text() == "01" and themes_of_c.nth(themes - 1).inner_text() == str(themes)
     page.keyboard.press("Enter")
     expect(page.locator("h1.issue-title")).to_have_text("Report 2")

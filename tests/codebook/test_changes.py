@@ -17,13 +17,13 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def own(study):
-    study.taxonomy = copy_codebook(study.taxonomy, "own")
+    study.codebook = copy_codebook(study.codebook, "own")
     study.save()
     return study
 
 
 def _code(study, code):
-    return study.taxonomy.categories.get(code=code)
+    return study.codebook.categories.get(code=code)
 
 
 @pytest.fixture
@@ -49,10 +49,10 @@ def test_split_sends_back_exactly_the_labels_of_the_split_category(labeled, lead
     assert _requeued(labeled) == {("alice", two.pk), ("bob", three.pk)}
     assert [m.code for m in made] == ["C.11", "C.12"]
     assert Label.objects.count() == 9  # nothing lost: the old labels stay until chosen again
-    change = labeled.taxonomy.changes.get()
+    change = labeled.codebook.changes.get()
     assert (change.kind, change.requeued, change.before[0]["code"]) == ("split", 2, "C.2")
-    labeled.taxonomy.refresh_from_db()
-    assert labeled.taxonomy.revision == 2
+    labeled.codebook.refresh_from_db()
+    assert labeled.codebook.revision == 2
     done = {q.annotator.username: q.done for q in Queue.objects.all()}
     assert done == {"alice": 2, "bob": 2, "lead": 3, "charlie": 0}
 
@@ -85,7 +85,7 @@ def test_rename_and_clarify_keep_labels_and_are_logged(labeled, lead):
     changes.clarify(labeled, lead, _code(labeled, "C.2").pk, "annotators asked", definition="Memory faults.",
                     exclusion="Not disk space.")
     assert _requeued(labeled) == set()
-    log = list(labeled.taxonomy.changes.values_list("revision", "kind"))
+    log = list(labeled.codebook.changes.values_list("revision", "kind"))
     assert log == [(2, "rename"), (3, "clarify")]
     assert _code(labeled, "C.2").exclusion == "Not disk space."
 
@@ -118,6 +118,6 @@ def test_a_requeued_report_comes_back_with_its_old_choice_and_takes_a_new_one(la
 def test_labels_record_the_codebook_revision(own, annotator_a, lead):
     first = label_with(annotator_a, own, own.issues.first(), "C.2")
     changes.rename(own, lead, _code(own, "C.2").pk, "Memory", "shorter")
-    own.taxonomy.refresh_from_db()  # as the next request would load it
+    own.codebook.refresh_from_db()  # as the next request would load it
     second = label_with(annotator_a, own, own.issues.last(), "C.2")
     assert (first.codebook_revision, second.codebook_revision) == (1, 2)

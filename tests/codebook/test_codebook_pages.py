@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def own(study):
-    study.taxonomy = copy_codebook(study.taxonomy, "own")
+    study.codebook = copy_codebook(study.codebook, "own")
     study.save()
     return study
 
@@ -26,7 +26,7 @@ def own(study):
 def test_the_tree_shows_definitions_and_search_narrows_it(client_as, own, annotator_a):
     client = client_as(annotator_a)
     page = client.get(reverse("codebook:codebook", args=[own.pk])).content.decode()
-    c1 = own.taxonomy.categories.get(code="C.1")
+    c1 = own.codebook.categories.get(code="C.1")
     assert c1.name in page and c1.definition in page and "C.10" in page
     found = client.get(reverse("codebook:codebook", args=[own.pk]), {"q": "quantiz"}).content.decode()
     assert "<mark>" in found and "A.1 " not in found.split('data-testid="codebook"')[1]
@@ -34,7 +34,7 @@ def test_the_tree_shows_definitions_and_search_narrows_it(client_as, own, annota
 
 def test_label_counts_and_notes_are_the_leads_while_blind(client_as, own, lead, annotator_a, annotator_b):
     label_with(annotator_b, own, own.issues.first(), "C.1", note="bob saw an OOM")
-    c1 = own.taxonomy.categories.get(code="C.1")
+    c1 = own.codebook.categories.get(code="C.1")
     assert "1 label" in client_as(lead).get(reverse("codebook:codebook", args=[own.pk])).content.decode()
     assert " label" not in client_as(annotator_a).get(reverse("codebook:codebook", args=[own.pk])).content.decode()
     details = reverse("codebook:details", args=[own.pk, c1.pk])
@@ -45,7 +45,7 @@ def test_label_counts_and_notes_are_the_leads_while_blind(client_as, own, lead, 
 def test_proposing_and_voting_through_the_pages_with_the_badge(client_as, own, lead, annotator_a, annotator_b,
                                                                annotator_c):
     issue = own.issues.first()
-    c1 = own.taxonomy.categories.get(code="C.1")
+    c1 = own.codebook.categories.get(code="C.1")
     response = client_as(annotator_a).post(reverse("codebook:proposals", args=[own.pk]), {
         "parent": c1.pk, "name": "Tokenizer drift", "definition": "Tokens differ.", "examples": issue.number})
     proposal = Proposal.objects.get()
@@ -60,14 +60,14 @@ def test_proposing_and_voting_through_the_pages_with_the_badge(client_as, own, l
     proposal.refresh_from_db()
     assert proposal.status == "passed"
     client_as(lead).post(reverse("codebook:proposal", args=[own.pk, proposal.pk]), {"action": "apply",
-                                                                                   "revision": own.taxonomy.revision})
-    assert own.taxonomy.categories.filter(name="Tokenizer drift", parent=c1).exists()
+                                                                                   "revision": own.codebook.revision})
+    assert own.codebook.categories.filter(name="Tokenizer drift", parent=c1).exists()
     log = client_as(annotator_a).get(reverse("codebook:changelog", args=[own.pk])).content.decode()
     assert "Tokenizer drift" in log and "(unanimous)" in log
 
 
 def test_a_proposal_without_an_example_is_refused_with_a_message(client_as, own, annotator_a):
-    c1 = own.taxonomy.categories.get(code="C.1")
+    c1 = own.codebook.categories.get(code="C.1")
     response = client_as(annotator_a).post(reverse("codebook:proposals", args=[own.pk]), {
         "parent": c1.pk, "name": "X", "definition": "Y", "examples": "999999"})
     assert response.status_code == 400 and "#999999 is not a report of this study" in response.content.decode()
@@ -75,7 +75,7 @@ def test_a_proposal_without_an_example_is_refused_with_a_message(client_as, own,
 
 
 def test_the_lead_changes_a_category_from_the_page(client_as, own, lead):
-    c2 = own.taxonomy.categories.get(code="C.2")
+    c2 = own.codebook.categories.get(code="C.2")
     client_as(lead).post(reverse("codebook:change", args=[own.pk, c2.pk]),
                          {"kind": "rename", "name": "Memory", "reason": "shorter", "revision": 1})
     c2.refresh_from_db()
@@ -87,7 +87,7 @@ def test_the_lead_changes_a_category_from_the_page(client_as, own, lead):
 
 def test_curated_details_are_exported(client_as, own, lead, annotator_a):
     issue = own.issues.first()
-    c1 = own.taxonomy.categories.get(code="C.1")
+    c1 = own.codebook.categories.get(code="C.1")
     client_as(lead).post(reverse("codebook:details", args=[own.pk, c1.pk]),
                          {"text": "Build fails on CUDA 12", "examples": issue.number})
     # Curated from annotators' notes, with the reports that carried them: not for annotators while blind.
@@ -103,7 +103,7 @@ def test_curated_details_are_exported(client_as, own, lead, annotator_a):
 
 
 def test_retired_categories_leave_the_labeling_page(client_as, own, lead, annotator_a):
-    c2 = own.taxonomy.categories.get(code="C.2")
+    c2 = own.codebook.categories.get(code="C.2")
     changes.retire(own, lead, c2.pk, "folded into C.1")
     page = client_as(annotator_a).get(reverse("annotation:queue", args=[own.pk])).content.decode()
     assert f'value="{c2.pk}"' not in page

@@ -16,18 +16,18 @@ pytestmark = pytest.mark.django_db
 
 
 def test_each_version_is_a_revision_in_the_change_log(study, lead):
-    before = study.taxonomy.revision
+    before = study.codebook.revision
     set_instructions(study, lead, "Label the *root cause*, not the symptom.", "first version")
     set_instructions(study, lead, "Label the root cause.\n\nSkip reports in Chinese only.", "Chinese reports")
-    taxonomy = study.taxonomy
-    taxonomy.refresh_from_db()
-    assert taxonomy.revision == before + 2 and taxonomy.instructions_revision == before + 2
-    entries = list(ChangeLogEntry.objects.filter(taxonomy=taxonomy, kind="instructions").order_by("revision"))
+    codebook = study.codebook
+    codebook.refresh_from_db()
+    assert codebook.revision == before + 2 and codebook.instructions_revision == before + 2
+    entries = list(ChangeLogEntry.objects.filter(codebook=codebook, kind="instructions").order_by("revision"))
     assert [e.after[0]["instructions"] for e in entries] == [
         "Label the *root cause*, not the symptom.", "Label the root cause.\n\nSkip reports in Chinese only."]
     assert entries[1].before[0]["instructions"] == "Label the *root cause*, not the symptom."
     # A copy of the codebook carries them.
-    assert copy_codebook(taxonomy, "copy").instructions.startswith("Label the root cause.")
+    assert copy_codebook(codebook, "copy").instructions.startswith("Label the root cause.")
 
 
 @pytest.mark.parametrize("text, reason, expected, match", [
@@ -39,12 +39,12 @@ def test_each_version_is_a_revision_in_the_change_log(study, lead):
 ])
 def test_refusals_change_nothing(study, lead, text, reason, expected, match):
     set_instructions(study, lead, "same", "first")
-    study.taxonomy.refresh_from_db()
-    revision = study.taxonomy.revision
+    study.codebook.refresh_from_db()
+    revision = study.codebook.revision
     with pytest.raises(CodebookError, match=match):
         set_instructions(study, lead, text, reason, expected_revision=expected)
-    study.taxonomy.refresh_from_db()
-    assert study.taxonomy.revision == revision and study.taxonomy.instructions == "same"
+    study.codebook.refresh_from_db()
+    assert study.codebook.revision == revision and study.codebook.instructions == "same"
 
 
 def test_only_the_lead_or_an_admin_writes_them(study, annotator_a, client_as):
@@ -57,8 +57,8 @@ def test_only_the_lead_or_an_admin_writes_them(study, annotator_a, client_as):
 def test_new_instructions_are_unread_until_read_and_reading_only_moves_forward(study, lead, annotator_a):
     assert not instructions_unread(annotator_a, study)  # none yet
     set_instructions(study, lead, "Version one.", "first")
-    study.taxonomy.refresh_from_db()
-    first = study.taxonomy.instructions_revision
+    study.codebook.refresh_from_db()
+    first = study.codebook.instructions_revision
     assert instructions_unread(annotator_a, study)
     mark_instructions_read(annotator_a, study, first)
     assert not instructions_unread(annotator_a, study)
@@ -66,24 +66,24 @@ def test_new_instructions_are_unread_until_read_and_reading_only_moves_forward(s
     assert instructions_unread(annotator_a, study)
     mark_instructions_read(annotator_a, study, first)  # an old page's click
     assert instructions_unread(annotator_a, study)
-    study.taxonomy.refresh_from_db()
+    study.codebook.refresh_from_db()
     mark_instructions_read(annotator_a, study, 10**6)  # past the codebook: only up to its revision
     assert Membership.objects.get(study=study, user=annotator_a).instructions_seen == \
-        study.taxonomy.instructions_revision
+        study.codebook.instructions_revision
 
 
 def test_the_pages(study, lead, annotator_a, client_as):
     url = reverse("codebook:instructions", args=[study.pk])
     lead_client = client_as(lead)
     response = lead_client.post(url, {"instructions": "Use **C.9** for <script>x</script> style bugs.",
-                                      "reason": "clarity", "revision": study.taxonomy.revision})
+                                      "reason": "clarity", "revision": study.codebook.revision})
     assert response.status_code == 302
     response = lead_client.post(url, {"instructions": "Other", "reason": "stale", "revision": 1})
     assert response.status_code == 400 and "revision" in response.content.decode()
     client = client_as(annotator_a)
     page = client.get(reverse("annotation:queue", args=[study.pk])).content.decode()
     assert "data-open-on-load" in page and "<strong>C.9</strong>" in page and "<script>x" not in page
-    revision = study.taxonomy.__class__.objects.get(pk=study.taxonomy_id).instructions_revision
+    revision = study.codebook.__class__.objects.get(pk=study.codebook_id).instructions_revision
     response = client.post(reverse("annotation:instructions_read", args=[study.pk]), {"revision": revision},
                            headers={"HX-Request": "true"})
     assert response.status_code == 204
@@ -95,9 +95,9 @@ def test_the_pages(study, lead, annotator_a, client_as):
 
 def test_a_double_click_saves_the_instructions_once(study, lead, client_as):
     url = reverse("codebook:instructions", args=[study.pk])
-    sent = {"instructions": "Read the summary first.", "reason": "first", "revision": study.taxonomy.revision}
+    sent = {"instructions": "Read the summary first.", "reason": "first", "revision": study.codebook.revision}
     client = client_as(lead)
     assert client.post(url, sent).status_code == 302
     second = client.post(url, sent)
     assert second.status_code == 400 and "nothing was changed" in second.content.decode()
-    assert ChangeLogEntry.objects.filter(taxonomy=study.taxonomy, kind="instructions").count() == 1
+    assert ChangeLogEntry.objects.filter(codebook=study.codebook, kind="instructions").count() == 1

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 
 def _propose(study, user, name="Tokenizer drift"):
-    return open_proposal(study, user, parent_id=category("C.1", study.taxonomy).pk, name=name,
+    return open_proposal(study, user, parent_id=category("C.1", study.codebook).pk, name=name,
                          definition="Tokens differ between framework versions.",
                          example_ids=[study.issues.first().pk])
 
@@ -87,15 +87,15 @@ def test_only_the_lead_adds_and_only_a_passed_proposal(study, lead, annotator_a,
     # The study in the fixture shares the shipped codebook; a study gets its own copy to change.
     from taxonomy.services import copy_codebook
 
-    study.taxonomy = copy_codebook(study.taxonomy, "own")
+    study.codebook = copy_codebook(study.codebook, "own")
     study.save()
-    proposal.parent = study.taxonomy.categories.get(code="C.1")
+    proposal.parent = study.codebook.categories.get(code="C.1")
     proposal.save()
     with pytest.raises(PermissionDenied):
         apply_proposal(proposal, annotator_a)
     added = apply_proposal(proposal, lead)
     assert added.parent.code == "C.1" and added.name == "Tokenizer drift"
-    change = study.taxonomy.changes.get()
+    change = study.codebook.changes.get()
     assert (change.kind, change.proposal, change.revision) == ("add", proposal, 2)
 
 
@@ -141,7 +141,7 @@ def test_two_last_votes_at_once_give_exactly_one_outcome(study, lead, annotator_
 def test_pasted_examples_keep_every_line_and_name_what_is_not_a_report(study, annotator_a, client_as):
     """Two pasted lines kept only the last report, without a word."""
     one, two, _ = study.issues.order_by("created_at", "id")
-    parent = study.taxonomy.categories.get(code="C")
+    parent = study.codebook.categories.get(code="C")
     url = reverse("codebook:proposals", args=[study.pk])
     form = {"parent": parent.pk, "name": "Tokenizer faults", "definition": "Wrong tokens."}
     client = client_as(annotator_a)
@@ -159,7 +159,7 @@ def test_pasted_examples_keep_every_line_and_name_what_is_not_a_report(study, an
 
 def test_examples_take_owner_repo_number_as_every_other_field_does(study, annotator_a, client_as):
     one, two, _ = study.issues.order_by("created_at", "id")
-    parent = study.taxonomy.categories.get(code="C")
+    parent = study.codebook.categories.get(code="C")
     url = reverse("codebook:proposals", args=[study.pk])
     form = {"parent": parent.pk, "name": "Tokenizer faults", "definition": "Wrong tokens."}
     client = client_as(annotator_a)

@@ -50,7 +50,7 @@ def test_still_growing_and_too_few_reports():
 def test_the_page_counts_the_studys_labels_and_change_log(study, lead, annotator_a, client_as):
     for issue in study.issues.all():
         label_with(annotator_a, study, issue, "C.1")
-    ChangeLogEntry.objects.create(taxonomy=study.taxonomy, revision=99, kind="add", after=[{"code": "C.99"}],
+    ChangeLogEntry.objects.create(codebook=study.codebook, revision=99, kind="add", after=[{"code": "C.99"}],
                                   reason="r", made_by=lead)
     page = client_as(lead).get(reverse("codebook:saturation", args=[study.pk]))
     assert page.status_code == 200

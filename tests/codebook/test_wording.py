@@ -32,7 +32,7 @@ def test_only_the_fields_that_changed():
 
 @pytest.mark.django_db
 def test_the_change_log_shows_a_clarification_word_by_word(study, lead, client_as):
-    nine = study.taxonomy.categories.get(code="C.9")
+    nine = study.codebook.categories.get(code="C.9")
     old = nine.definition
     changes.clarify(study, lead, nine.pk, "sharper", definition=old + " Not <b>leaks</b>.")
     changes.set_instructions(study, lead, "Read the *summary* first.", "first version")

@@ -38,7 +38,7 @@ def _figures(study) -> dict:
 
 @pytest.fixture
 def finished(study, lead, annotator_a, annotator_b, annotator_c, client_as):
-    study.taxonomy = copy_codebook(study.taxonomy, "own")
+    study.codebook = copy_codebook(study.codebook, "own")
     study.save()
     issues = list(study.issues.order_by("created_at", "id"))
     source = issues[0].source
@@ -55,7 +55,7 @@ def finished(study, lead, annotator_a, annotator_b, annotator_c, client_as):
                                      ["NR", "NR", "B.1", "NR"]), strict=True):
         for person, code in zip(people, codes, strict=True):
             label_with(person, study, issue, code, note=f"{person.username} says {code}")
-    proposal = open_proposal(study, annotator_a, parent_id=study.taxonomy.categories.get(code="C.1").pk,
+    proposal = open_proposal(study, annotator_a, parent_id=study.codebook.categories.get(code="C.1").pk,
                              name="Drift", definition="Tokens differ.", example_ids=[issues[0].pk])
     for person in people:
         vote(proposal, person, True)
@@ -68,12 +68,12 @@ def finished(study, lead, annotator_a, annotator_b, annotator_c, client_as):
                                                                                      group="user"), guide=guide)
     save_ranking(session, guide.questions.get(node__code="C"), ["C.2", "C.1"])
     quote = add_quote(session, "Memory ran out at 70B.", ["C.2"], "memory matters")
-    changes.rename(study, lead, study.taxonomy.categories.get(code="C.2").pk, "Memory", "shorter", quote=quote)
+    changes.rename(study, lead, study.codebook.categories.get(code="C.2").pk, "Memory", "shorter", quote=quote)
     label_with(annotator_a, study, issues[1], "C.3.ii", note="revised")
     advance(study, lead)
     advance(study, lead)
     client_as(lead).post(reverse("annotation:adjudicate", args=[study.pk, issues[0].pk]),
-                         {"type": category("C", study.taxonomy).pk, "theme": category("C.1", study.taxonomy).pk,
+                         {"type": category("C", study.codebook).pk, "theme": category("C.1", study.codebook).pk,
                           "rationale": "It crashes.", "expected": "none"})
     advance(study, lead)
     study.refresh_from_db()
@@ -97,10 +97,10 @@ def test_the_round_trip_keeps_every_figure(finished, tmp_path):
     assert restored.phase == "closed" and restored.current_round.kind == "review"
     assert _figures(restored) == before
     assert Label.history.filter(study_id=restored.pk).count() == history
-    assert restored.taxonomy.changes.count() == 2 and restored.proposals.get().votes.count() == 4
+    assert restored.codebook.changes.count() == 2 and restored.proposals.get().votes.count() == 4
     assert Source.objects.get().samples.get().items.count() == 2
     assert _reviews() == reviews and len(reviews) == 3
-    change = restored.taxonomy.changes.get(kind="rename")
+    change = restored.codebook.changes.get(kind="rename")
     assert change.quote.text == "Memory ran out at 70B." and change.quote.session.answers.get().order == ["C.2", "C.1"]
 
 
@@ -108,9 +108,10 @@ def test_a_version_1_file_written_before_the_interviews_app_restores_its_intervi
     path, old = tmp_path / "study.gz", tmp_path / "v1.gz"
     call_command("export_study", finished.name, str(path))
     lines = [json.loads(line) for line in gzip.open(path, "rt")]
-    assert lines[0]["version"] == 4 and {"interviews.quote", "interviews.participant"} <= {r["kind"] for r in lines[1:]}
+    assert lines[0]["version"] == 5 and {"interviews.quote", "interviews.participant"} <= {r["kind"] for r in lines[1:]}
     # As a Concord of version 1 wrote it: the interview records were the taxonomy app's, a tied report was a
-    # review item, and summary reviews and instructions were not carried.
+    # review item, a final label a decision, a codebook a taxonomy (and so were the references to one), and
+    # summary reviews and instructions were not carried.
     lines = [r for r in lines
              if r.get("kind") != "ingest.summaryreview" and not r.get("kind", "").startswith("machines.")]
     lines[0]["version"], lines[-1]["records"] = 1, len(lines) - 2
@@ -118,6 +119,9 @@ def test_a_version_1_file_written_before_the_interviews_app_restores_its_intervi
         for field in ("instructions", "instructions_revision", "instructions_seen", "seconds", "summary_experiment",
                       "summary_shown"):
             record.get("fields", {}).pop(field, None)
+        if "codebook" in record.get("fk", {}):
+            record["fk"]["taxonomy"] = record["fk"].pop("codebook")
+        record["kind"] = "taxonomy.taxonomy" if record["kind"] == "taxonomy.codebook" else record["kind"]
         record["kind"] = record["kind"].replace("interviews.", "taxonomy.").replace("codebook.", "taxonomy.").replace(
             "annotation.tiedreport", "annotation.reviewitem").replace("finallabel", "decision")
     with gzip.open(old, "wt") as f:
@@ -126,7 +130,7 @@ def test_a_version_1_file_written_before_the_interviews_app_restores_its_intervi
     call_command("import_study", str(old))
     study = Study.objects.get(name=finished.name)
     assert TiedReport.objects.filter(round__study=study).exists()
-    change = study.taxonomy.changes.get(kind="rename")
+    change = study.codebook.changes.get(kind="rename")
     assert change.quote.text == "Memory ran out at 70B." and change.quote.session.participant.code == "U1"
 
 

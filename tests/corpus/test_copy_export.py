@@ -61,12 +61,12 @@ def varied(lead, annotator_a, annotator_b, annotator_c):
         for person, code in zip(people, codes, strict=True):
             label_with(person, study, issue, code, note=f'{person.username}: "{code}",\n+note')
     Label.objects.filter(issue=issues[0]).update(updated_at=when)  # no microseconds
-    FinalLabel.objects.create(study=study, issue=issues[0], is_relevant=True, type=category("C", study.taxonomy),
-                            theme=category("C.1", study.taxonomy), method="majority", support=4, raters=4,
+    FinalLabel.objects.create(study=study, issue=issues[0], is_relevant=True, type=category("C", study.codebook),
+                            theme=category("C.1", study.codebook), method="majority", support=4, raters=4,
                             rationale="all four")
     FinalLabel.objects.create(study=study, issue=issues[1], is_relevant=False, method="lead", rationale="=not ours")
-    FinalLabel.objects.create(study=study, issue=issues[2], is_relevant=True, type=category("C", study.taxonomy),
-                            theme=category("C.3", study.taxonomy), sub_theme=category("C.3.i", study.taxonomy),
+    FinalLabel.objects.create(study=study, issue=issues[2], is_relevant=True, type=category("C", study.codebook),
+                            theme=category("C.3", study.codebook), sub_theme=category("C.3.i", study.codebook),
                             method="majority", support=None, raters=4, rationale="")
     rater = MachineRater.objects.create(study=study, name="tfidf", kind="builtin", created_by=lead)
     run = MachineRun.objects.create(rater=rater, status="succeeded", done=2)

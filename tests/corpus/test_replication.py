@@ -52,7 +52,7 @@ def test_the_package_recomputes_every_figure_from_its_own_files(labeled, tmp_pat
     for name in ("README.md", "corpus.csv", "corpus.jsonl", "study.json", "dataset-card.md", "codebook/codebook.json",
                  "codebook/changes.json", "labels/labels.csv", "labels/history.csv", "reliability/report.json",
                  "reliability/report.md", "reliability/labels.csv", "screening.json", "recompute.py",
-                 f"codebook/revisions/revision-{study.taxonomy.revision}.json"):
+                 f"codebook/revisions/revision-{study.codebook.revision}.json"):
         assert name in names, name
     folder = tmp_path / "package"
     report = json.loads((folder / "reliability" / "report.json").read_text())

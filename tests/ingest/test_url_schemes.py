@@ -73,7 +73,7 @@ def test_pages_render_no_link_for_a_stored_javascript_url(client_as, study, anno
 
     study.issues.update(url="javascript:alert(document.domain)")
     issue = study.issues.first()
-    category = Category.objects.filter(taxonomy=study.taxonomy, level="theme").first()
+    category = Category.objects.filter(codebook=study.codebook, level="theme").first()
     category.examples.add(issue)
     pages = [(annotator_a, reverse("annotation:queue", args=[study.pk])),
              (annotator_a, reverse("annotation:issue_label", args=[study.pk, issue.pk])),

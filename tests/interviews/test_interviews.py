@@ -30,7 +30,7 @@ DATA = Path(__file__).parent / "data"
 
 @pytest.fixture
 def own(study):
-    study.taxonomy = copy_codebook(study.taxonomy, "own")
+    study.codebook = copy_codebook(study.codebook, "own")
     study.save()
     return study
 
@@ -106,12 +106,12 @@ def test_pages_import_record_and_show_results(client_as, own, lead):
 def test_a_quote_becomes_the_evidence_of_a_codebook_change(client_as, own, lead):
     import_quotes(own, DATA / "interview_codebook.csv")
     quote = Quote.objects.get(session__participant__code="U3")
-    c6 = own.taxonomy.categories.get(code="C.6")
+    c6 = own.codebook.categories.get(code="C.6")
     client_as(lead).post(reverse("codebook:change", args=[own.pk, c6.pk]),
                          {"kind": "clarify", "definition": "Faults in loading, saving and checkpoint formats.",
                           "reason": "users met incompatible checkpoint formats", "quote": quote.pk,
-                          "revision": own.taxonomy.revision})
-    changes.rename(own, lead, own.taxonomy.categories.get(code="C.2").pk, "Memory", "shorter")
+                          "revision": own.codebook.revision})
+    changes.rename(own, lead, own.codebook.categories.get(code="C.2").pk, "Memory", "shorter")
     table2 = client_as(lead).get(reverse("codebook:changelog", args=[own.pk]), {"evidence": "interviews"})
     text = table2.content.decode()
     assert "Modifications from interview results" in text and "interview U3" in text

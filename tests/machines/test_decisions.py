@@ -11,7 +11,7 @@ from django.urls import reverse
 from annotation.models import Study
 from machines.models import MachineLabel, MachineRater, MachineRun, Measurement, ReplacementDecision
 from machines.services import decisions, sentinels
-from taxonomy.models import Taxonomy
+from taxonomy.models import Codebook
 from tests.factories import label_with, make_issue, make_study, make_user
 
 pytestmark = pytest.mark.django_db
@@ -132,6 +132,6 @@ def test_figures_are_measured_once_per_state_of_the_panel_and_again_when_a_label
     assert Measurement.objects.count() == 3
     assert 'data-testid="computing"' not in first + again and 'data-testid="measurement"' in again
     # A codebook change (a new revision) is another state of the panel too.
-    Taxonomy.objects.filter(pk=study.taxonomy_id).update(revision=F("revision") + 1)
+    Codebook.objects.filter(pk=study.codebook_id).update(revision=F("revision") + 1)
     lead_client.get(url, {"level": "theme", "type": "C"})
     assert Measurement.objects.count() == 4

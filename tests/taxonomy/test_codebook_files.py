@@ -13,8 +13,8 @@ from tests.factories import codebook
 pytestmark = pytest.mark.django_db
 
 
-def _tree(taxonomy):
-    return sorted(taxonomy.categories.values_list("code", "name", "level", "parent__code"))
+def _tree(codebook):
+    return sorted(codebook.categories.values_list("code", "name", "level", "parent__code"))
 
 
 def test_json_export_has_the_shipped_shape_and_loads_back_as_a_new_codebook():
@@ -65,13 +65,13 @@ def test_bad_qdc_files_are_refused_with_the_line(data, message):
 
 
 def test_a_bad_qdc_file_changes_nothing(tmp_path):
-    from taxonomy.models import Taxonomy
+    from taxonomy.models import Codebook
 
     path = tmp_path / "bad.qdc"
     path.write_bytes(b"<CodeBook")
     with pytest.raises(CodebookError, match="bad.qdc: line 1"):
         load_codebook(path)
-    assert not Taxonomy.objects.exists()
+    assert not Codebook.objects.exists()
 
 
 def test_markdown_reads_as_a_codebook():
@@ -84,12 +84,12 @@ def test_admins_import_a_qdc_file_as_a_new_codebook_from_the_page(client_as, adm
     from django.core.files.uploadedfile import SimpleUploadedFile
     from django.urls import reverse
 
-    from taxonomy.models import Taxonomy
+    from taxonomy.models import Codebook
 
     data = to_qdc(codebook())
     upload = SimpleUploadedFile("shared.qdc", data, content_type="application/xml")
     response = client_as(admin).post(reverse("taxonomy:import"), {"file": upload})
-    assert response.status_code == 302 and Taxonomy.objects.count() == 2
+    assert response.status_code == 302 and Codebook.objects.count() == 2
     again = SimpleUploadedFile("bad.qdc", b"<CodeBook", content_type="application/xml")
     response = client_as(admin).post(reverse("taxonomy:import"), {"file": again})
     assert response.status_code == 400 and "bad.qdc: line 1" in response.content.decode()

@@ -5,7 +5,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from taxonomy.models import Category, Taxonomy
+from taxonomy.models import Category, Codebook
 from taxonomy.services import CodebookError, load_codebook
 
 pytestmark = pytest.mark.django_db
@@ -16,9 +16,9 @@ def _counts() -> dict[str, int]:
 
 
 def test_default_codebook_has_3_types_20_themes_75_sub_themes():
-    taxonomy = load_codebook()
+    codebook = load_codebook()
     assert _counts() == {"type": 3, "theme": 20, "sub_theme": 75}
-    bug = Category.objects.get(taxonomy=taxonomy, code="C")
+    bug = Category.objects.get(codebook=codebook, code="C")
     assert bug.name == "Bug" and bug.children.count() == 10
     assert Category.objects.get(code="C.6.iv").parent.code == "C.6"
 
@@ -29,7 +29,7 @@ def test_loading_twice_changes_nothing():
     second = load_codebook()
     assert first.pk == second.pk
     assert sorted(Category.objects.values_list("id", "parent_id", "code", "name")) == ids
-    assert Taxonomy.objects.count() == 1
+    assert Codebook.objects.count() == 1
 
 
 def test_a_codebook_with_other_categories_loads(tmp_path):
@@ -40,7 +40,7 @@ def test_a_codebook_with_other_categories_loads(tmp_path):
                   {"code": "Y", "name": "Docs"}],
     }))
     call_command("load_codebook", str(path))
-    assert sorted(Category.objects.filter(taxonomy__name="Mini").values_list("code", flat=True)) == ["X", "X.1", "Y"]
+    assert sorted(Category.objects.filter(codebook__name="Mini").values_list("code", flat=True)) == ["X", "X.1", "Y"]
 
 
 @pytest.mark.parametrize(
@@ -60,7 +60,7 @@ def test_bad_codebook_names_file_and_field_and_changes_nothing(tmp_path, documen
     with pytest.raises(CodebookError) as error:
         load_codebook(path)
     assert str(path) in str(error.value) and message in str(error.value)
-    assert Taxonomy.objects.count() == 0 and Category.objects.count() == 0
+    assert Codebook.objects.count() == 0 and Category.objects.count() == 0
 
 
 def test_command_reports_invalid_json_with_line(tmp_path):

@@ -29,9 +29,9 @@ class Command(BaseCommand):
                **options):
         started = time.perf_counter()
         try:
-            taxonomy = load_codebook(codebook) if codebook else None
+            codebook = load_codebook(codebook) if codebook else None
             lead_user = get_user_model().objects.get(username=lead) if lead else None
-            summary = import_labels(study, path, codebook=taxonomy, prefix=prefix, lead=lead_user,
+            summary = import_labels(study, path, codebook=codebook, prefix=prefix, lead=lead_user,
                                     keep_first=keep_first,
                                     raters=[r.strip() for r in raters.split(",") if r.strip()] if raters else None)
         except (ImportError_, CodebookError) as exc:

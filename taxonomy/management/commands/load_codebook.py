@@ -14,11 +14,11 @@ class Command(BaseCommand):
 
     def handle(self, *args, path: str, **options):
         try:
-            taxonomy = load_codebook(path)
+            codebook = load_codebook(path)
         except CodebookError as exc:
             raise CommandError(str(exc)) from exc
         counts = {
-            level.label: taxonomy.categories.filter(level=level).count() for level in Category.Level
+            level.label: codebook.categories.filter(level=level).count() for level in Category.Level
         }
         summary = ", ".join(f"{n} {label.lower()}s" for label, n in counts.items())
-        self.stdout.write(self.style.SUCCESS(f"Loaded {taxonomy}: {summary}."))
+        self.stdout.write(self.style.SUCCESS(f"Loaded {codebook}: {summary}."))
