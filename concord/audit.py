@@ -10,9 +10,10 @@ import hashlib
 import json
 from collections.abc import Iterator
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
+from . import rows
 from .models import AuditEntry
 
 LOCK = 0x6175646974  # "audit": the advisory lock that orders writers
@@ -30,9 +31,7 @@ def record(action: str, actor=None, study=None, **detail) -> AuditEntry:
     study_id = getattr(study, "pk", study)
     detail = json.loads(json.dumps(detail, default=str))  # what is stored is what was hashed
     with transaction.atomic():
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [LOCK])
+        rows.advisory_lock(LOCK)
         last = AuditEntry.objects.order_by("-pk").values_list("hash", flat=True).first() or ""
         at = timezone.now()
         entry = AuditEntry(at=at, actor=name[:150], action=action[:64], study_id=study_id, detail=detail,

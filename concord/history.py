@@ -1,5 +1,6 @@
 """django-simple-history's records of every change, without a class built per save, and the history rows of
-rows written without signals (bulk imports, the labeling round trip's insert), made by one INSERT … SELECT.
+rows written without signals (bulk imports, the labeling round trip's insert), copied from the stored rows by
+the database (concord.rows.copy_to_history).
 
 simple_history's `HistoryDescriptor` makes a new manager class (`HistoryManager.from_queryset`, which walks
 every QuerySet method with `inspect`) each time `instance.history` is read, and it reads it once per record
@@ -13,6 +14,8 @@ import functools
 from django.db import connection
 from django.utils import timezone
 from simple_history import manager, models
+
+from . import rows
 
 
 class HistoryManager(manager.HistoryManager):
@@ -36,24 +39,11 @@ def request_user_id() -> int | None:
     return user.pk if user is not None and user.is_authenticated else None
 
 
-@functools.cache
-def _tables(model) -> tuple[str, str, str]:
-    """The model's table, its history table and its columns, quoted."""
-    quote = connection.ops.quote_name
-    names = ", ".join(quote(field.column) for field in model._meta.concrete_fields)
-    return quote(model._meta.db_table), quote(model.history.model._meta.db_table), names
-
-
 def record_rows_created(model, where: str, params, *, reason: str | None = None, user_id: int | None = None) -> None:
-    """One "+" history row for each row of `model` matching `where`, made in the database from the stored rows
-    themselves, as simple_history would have made it on save (bulk writes and the round trip's insert send no
-    signals)."""
-    table, history_table, names = _tables(model)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {history_table} ({names}, history_date, history_change_reason, history_type, "
-            f"history_user_id) SELECT {names}, %s, %s, '+', %s FROM {table} WHERE {where}",
-            [timezone.now(), reason[:100] if reason else reason, user_id, *params])
+    """One "+" history row for each row of `model` matching `where`, as simple_history would have made it on save
+    (bulk writes and the round trip's insert send no signals)."""
+    rows.copy_to_history(model, where, params, date=timezone.now(), reason=reason[:100] if reason else reason,
+                         user_id=user_id)
 
 
 def record_created(instance) -> None:
