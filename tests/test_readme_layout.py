@@ -60,3 +60,25 @@ def test_each_apps_row_names_every_module_of_the_app():
         if modules - said:
             unnamed[app] = sorted(modules - said)
     assert unnamed == {}, f"modules the README's Layout does not name: {unnamed}"
+
+
+def test_the_layers_section_names_the_apps_in_the_order_the_linter_checks():
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    layers = next(c["layers"] for c in contracts if c["type"] == "layers")
+    said = _section("### Layers").split("in this order, each importing only from those below it:", 1)[1]
+    order = re.findall(r"`([a-z_]+)`", said.split("above them all", 1)[0])
+    assert order[:len(layers)] == layers
+
+
+def test_every_model_the_glossary_names_exists_and_every_word_it_defines_is_one_thing():
+    from django.apps import apps
+
+    glossary = _section("## Glossary")
+    named = re.findall(r"`([a-z_]+)\.([A-Z][A-Za-z]+)`", glossary)
+    assert len(named) >= 7
+    for app, model in named:
+        apps.get_model(app, model)  # LookupError names what the glossary got wrong
+    words = re.findall(r"\*\*([a-z ]+)\*\*", glossary)
+    assert len(words) == len(set(words)) and {"report", "codebook", "label", "final label", "round"} <= set(words)
