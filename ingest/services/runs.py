@@ -10,7 +10,6 @@ from concord import jobs
 from ..models import IngestRun, Source, SummaryBatch
 from ..pipeline import Counts
 from ..sql import publish_progress
-from .summaries import summary_batch_kept
 
 READ_FIELDS = ["fetched", "skipped_pull_requests", "filtered_out"]
 
@@ -49,11 +48,16 @@ def _kept(run: IngestRun) -> tuple[str, dict]:
     return "The pages written before are kept; a new run resumes from the last one.", {}
 
 
+def _batch_kept(batch: SummaryBatch) -> tuple[str, dict]:
+    """What an interrupted batch keeps: every summary made (each is its own row); a new batch makes the rest."""
+    return f"The {batch.made + batch.cached} summaries made are kept; summarising again makes the rest.", {}
+
+
 def interrupt_stale(stale_after: float | None = None) -> int:
     """Mark runs and summary batches whose heartbeat stopped (their process was killed) as failed, saying so;
     the number marked."""
     return (jobs.interrupt_stale(IngestRun, _kept, stale_after)
-            + jobs.interrupt_stale(SummaryBatch, summary_batch_kept, stale_after))
+            + jobs.interrupt_stale(SummaryBatch, _batch_kept, stale_after))
 
 
 def new_run_of(run: IngestRun, user=None) -> IngestRun:

@@ -25,11 +25,6 @@ def start_summary_batch(source: Source, user=None, summariser=None) -> SummaryBa
     return jobs.enqueue(batch, summarise_task)
 
 
-def summary_batch_kept(batch: SummaryBatch) -> tuple[str, dict]:
-    """What an interrupted batch keeps: every summary made (each is its own row); a new batch makes the rest."""
-    return f"The {batch.made + batch.cached} summaries made are kept; summarising again makes the rest.", {}
-
-
 def _missing(batch: SummaryBatch):
     done = Summary.objects.filter(issue=OuterRef("pk"), backend=batch.backend, model=batch.model,
                                   prompt_version=batch.prompt_version, status=Summary.Status.OK)
