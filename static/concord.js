@@ -255,10 +255,13 @@
     if (!draft) return;
     // A label saved after the draft was written (in another tab, say) wins over the draft.
     if (w.dataset.savedAt && Number(w.dataset.savedAt) >= draft.at) { localStorage.removeItem(key); return; }
+    // The draft is the whole screen as it was: a level it leaves empty is emptied here too, or the stored label's
+    // choice there would show beside the draft's note, a mix that was never on screen (and Enter would save it).
     for (const name of ["type", "theme", "sub_theme"]) {
-      if (!draft[name]) continue;
-      const input = f.querySelector(`input[name=${name}][value="${CSS.escape(draft[name])}"]`);
-      if (input) { input.checked = true; sync(f); }
+      const input = draft[name] && f.querySelector(`input[name=${name}][value="${CSS.escape(draft[name])}"]`);
+      if (input) input.checked = true;
+      else for (const chosen of f.querySelectorAll(`input[name=${name}]:checked`)) chosen.checked = false;
+      sync(f);
     }
     f.querySelector("textarea[name=note]").value = draft.note || "";
     const notice = document.getElementById("draft-notice");

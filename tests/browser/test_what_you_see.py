@@ -2,6 +2,8 @@
 report, a sequence of keys means the same at any typing speed, and a double Enter saves once."""
 from __future__ import annotations
 
+import json
+
 import pytest
 from playwright.sync_api import expect
 
@@ -183,3 +185,27 @@ def test_keys_typed_the_moment_the_next_report_shows_choose_on_it(live_server, p
     expect(page.locator("h1.issue-title")).to_have_text("Report 3")
     assert [(lb.issue_id, lb.code) for lb in Label.objects.filter(annotator=alice).order_by("issue_id")] == [
         (issues[0].pk, "C.1"), (issues[1].pk, "C.1.i")]
+
+
+def test_a_draft_comes_back_as_it_was_shown_not_mixed_with_the_stored_label(live_server, page):
+    """A draft newer than the stored label is the screen as the annotator left it: the levels it left empty show
+    empty, never the stored label's choices there beside the draft's note."""
+    alice = make_user("alice")
+    issues = [make_issue(title=f"Report {n}") for n in range(1, 4)]
+    study = make_study(make_user("lead"), [alice], issues=issues)
+    sign_in(live_server, page, study)
+    for key in "30" "11":  # Bug › C.1 › C.1.i
+        page.keyboard.press(key)
+    page.keyboard.press("n")
+    page.keyboard.type("stored note")
+    page.keyboard.press("Control+Enter")
+    expect(page.locator("h1.issue-title")).to_have_text("Report 2")
+    label = Label.objects.get(annotator=alice, issue=issues[0])
+    # Back on report 1 later, the annotator cleared the theme and the note and left: the draft says so.
+    key = f"concord-draft:{study.pk}:{label.round_id}:{issues[0].pk}"
+    draft = {"type": str(label.type_id), "theme": "", "sub_theme": "", "note": "", "at": 4_000_000_000}
+    page.evaluate("([key, value]) => localStorage.setItem(key, value)", [key, json.dumps(draft)])
+    page.goto(f"{live_server.url}/studies/{study.pk}/issues/{issues[0].pk}/")
+    page.wait_for_selector("#label-form[data-ready]")
+    assert page.evaluate(CHECKED) == ["C", None, None]
+    assert page.input_value("textarea[name=note]") == "" and page.locator("#draft-notice").is_visible()
