@@ -20,6 +20,10 @@ class ConcordConfig(AppConfig):
         # Every app's URLs name their row ids <id:…> (concord.ids.IdConverter); registered before any is loaded.
         register_converter(IdConverter, "id")
 
+        from .long_lists import register
+
+        register()
+
         from django.contrib.auth.signals import user_logged_in, user_login_failed
 
         from .audit import record

@@ -109,3 +109,21 @@ def test_wide_layout_with_final_labels(tmp_path):
 def test_the_command_reports_errors_as_command_errors(tmp_path):
     with pytest.raises(CommandError, match="no such file"):
         call_command("import_labels", "X", str(tmp_path / "missing.csv"))
+
+
+@pytest.mark.slow
+def test_a_label_file_longer_than_a_query_can_carry_is_imported_whole(tmp_path):
+    # PostgreSQL's protocol carries at most 65,535 parameters in one query: a list of 70,000 reports must not
+    # become one parameter each, in the import's own queries or in Django's (m2m add).
+    path = tmp_path / "big.csv"
+    with path.open("w", encoding="utf-8") as out:
+        out.write("report,annotator,label\n")
+        for number in range(1, 70_001):
+            out.write(f"big/tracker#{number},ann,C.6.iv\n")
+    summary = import_labels("Big", path)
+    assert summary.reports_created == 70_000 and summary.labels_new == 70_000
+    study = Study.objects.get(name="Big")
+    assert study.issues.count() == 70_000 and Label.objects.filter(study=study).count() == 70_000
+    again = import_labels("Big", path)
+    assert again.labels_unchanged == 70_000 and again.reports_created == 0
+    assert Issue.objects.count() == 70_000
