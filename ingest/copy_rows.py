@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 
+import orjson
+
 from .importers import IssueRecord
 
 # Column order of every COPY into ingest_issue (and its staging table).
@@ -27,6 +29,16 @@ def escape(value: str) -> str:
     return value
 
 
+def _json(value) -> str:
+    # orjson writes what json.dumps would, without the spaces and \u escapes jsonb does not keep anyway. JSON
+    # text holds no raw line break or tab (it escapes them), so of COPY's escapes only the backslash is needed.
+    try:
+        text = orjson.dumps(value).decode()
+    except TypeError:  # an integer past 64 bits, which json writes whole
+        text = json.dumps(value)
+    return text.replace("\\", "\\\\")
+
+
 def _time(value: dt.datetime | None) -> str:
     return NULL if value is None else value.isoformat()
 
@@ -42,9 +54,9 @@ def render(source_id: int, record: IssueRecord, kept: bool, now: dt.datetime) ->
     stamp = now.isoformat()
     return "\t".join((
         str(source_id), escape(record.number), escape(record.url), escape(record.title), escape(record.body),
-        escape(record.author), escape(record.state), escape(json.dumps(record.platform_labels)),
+        escape(record.author), escape(record.state), _json(record.platform_labels),
         _time(record.created_at), _time(record.closed_at), _time(record.source_updated_at),
-        str(record.comment_count), escape(json.dumps(record.comments)),
-        escape(json.dumps(stored_payload(record.payload))),
+        str(record.comment_count), _json(record.comments),
+        _json(stored_payload(record.payload)),
         "t" if kept else "f", stamp, stamp,
     )) + "\n"

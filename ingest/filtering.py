@@ -30,7 +30,7 @@ class Verdict(NamedTuple):
     terms: frozenset[str] = frozenset()
     number: str = ""
     # The row already in COPY text format, when a worker process rendered it (see copy_rows).
-    copy_line: str | None = None
+    copy_line: bytes | None = None
     warnings: tuple[str, ...] = ()
 
 

@@ -28,12 +28,12 @@ def _start_worker(rules: FilterRules, render_for_source: int | None) -> None:
 
 
 def _judge(line: str, where: str, now: dt.datetime) -> Verdict:
-    line = clean_line(line)
-    verdict = _filter.judge(parse_line(line, where))
+    verdict = _filter.judge(parse_line(clean_line(line), where))
     if _render_for is None or verdict.record is None:
         return verdict
-    # Send back the rendered row, not the record: far less to pickle, and nothing left to do but stream it.
-    rendered = copy_rows.render(_render_for, verdict.record, verdict.kept, now)
+    # Send back the rendered row, not the record: far less to pickle, and nothing left to do but stream it
+    # (as bytes: encoding it here spares the process that talks to the database).
+    rendered = copy_rows.render(_render_for, verdict.record, verdict.kept, now).encode()
     return verdict._replace(record=None, copy_line=rendered)
 
 
@@ -44,7 +44,7 @@ def _judge_chunk(chunk: list[tuple[str, str]]) -> list[Verdict]:
 
 def _check_chunk(chunk: list[tuple[str, str]]) -> int:
     for where, line in chunk:
-        parse_line(line, where)
+        parse_line(clean_line(line), where)
     return len(chunk)
 
 

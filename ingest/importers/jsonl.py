@@ -4,12 +4,19 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
+import orjson
+
 from . import PULL_REQUEST, ImportFileError, IssueRecord
 from .github_fields import is_pull_request, record_from_github
 from .limits import check_payload
 from .text import NUL, REPLACEMENT, display_name
 
 _ESCAPED_NUL = "\\u0000"
+# orjson reads an integer past 64 bits as a float, where json keeps it whole (and the checks can refuse it by
+# name): a line with a run of 19 digits anywhere (in a string too, rarely) goes to json. Digits become "0" and
+# all else a space, then one substring search: a tenth of the time of a regular expression over the line.
+_DIGITS_ONLY = bytes(48 if 48 <= i <= 57 else 32 for i in range(256))
+_LONG_DIGITS = b"0" * 19
 
 
 def clean_line(line: str) -> str:
@@ -22,15 +29,24 @@ def clean_line(line: str) -> str:
 
 
 def parse_line(line: str, where: str) -> IssueRecord | None:
-    line = clean_line(line)
+    """The record of a line already through clean_line."""
     obj = loads(line, where)
     check_payload(line, obj, where)
     return PULL_REQUEST if isinstance(obj, dict) and is_pull_request(obj) else record_from_github(obj, where)
 
 
 def loads(text: str, where: str):
-    """json.loads, with every way it can fail (bad syntax, nesting that exhausts the stack, an integer of more
-    than 4,300 digits) named as a fault of the file."""
+    """The parsed line, with every way it can fail (bad syntax, nesting that exhausts the stack, an integer of
+    more than 4,300 digits) named as a fault of the file.
+
+    orjson parses several times faster than json and agrees with it on every line it accepts but those with
+    integers past 64 bits (kept out above); whatever it refuses (bad syntax, NaN, a lone surrogate, nesting past
+    1,024) goes to json, which accepts the same lines as before or names what is wrong in its own words."""
+    if _LONG_DIGITS not in text.encode("utf-8", "surrogatepass").translate(_DIGITS_ONLY):
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -64,4 +80,4 @@ def read_lines(path) -> Iterator[tuple[str, str]]:
 
 def read(path) -> Iterator[IssueRecord | None]:
     for where, line in read_lines(path):
-        yield parse_line(line, where)
+        yield parse_line(clean_line(line), where)

@@ -4,6 +4,8 @@ import json
 
 import pytest
 from django.core.management import CommandError, call_command
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ingest.importers import ImportFileError
 from ingest.models import Issue, Source
@@ -129,3 +131,26 @@ def test_a_path_that_is_not_a_file_is_named_without_a_traceback(tmp_path, where)
         call_command("import_issues", str(tmp_path / where), source="acme/tools")
     assert "no such file" in str(refused.value) and "Nothing was imported" in str(refused.value)
     assert not Source.objects.exists()
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers(min_value=-(10**25), max_value=10**25)
+                    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+                    max_leaves=20))
+def test_a_line_parses_to_what_the_standard_library_reads(value):
+    from ingest.importers.jsonl import loads
+
+    line = json.dumps(value)
+    assert loads(line, "f:1") == json.loads(line) and repr(loads(line, "f:1")) == repr(json.loads(line))
+
+
+def test_an_integer_past_64_bits_is_stored_whole_or_refused_by_name(tmp_path):
+    source = make_source("o/r")
+    big = 123456789012345678901234567890
+    import_jsonl(_write(tmp_path / "a.jsonl", [json.dumps(_issue(1, extra={"id": big, "ids": [-(2**63) - 1]}))]),
+                 source)
+    payload = Issue.objects.get(source=source, number="1").payload
+    assert payload["extra"] == {"id": big, "ids": [-(2**63) - 1]}
+    with pytest.raises(ImportFileError, match=r"number: a 24-digit number"):
+        import_jsonl(_write(tmp_path / "b.jsonl", [json.dumps(_issue(10**23))]), source)
