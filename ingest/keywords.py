@@ -59,6 +59,8 @@ class KeywordMatcher:
         found = set()
         size = len(text)
         for end, (piece, bounded) in self._automaton.iter(text):
+            if piece in found:  # a word repeated in a report is checked once it has been found
+                continue
             if bounded:
                 start = end - len(piece) + 1
                 if _is_word_char(piece[0]) and start > 0 and _is_word_char(text[start - 1]):
