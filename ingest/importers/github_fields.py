@@ -32,7 +32,8 @@ def is_pull_request(obj: dict) -> bool:
     return bool(obj.get("pull_request"))
 
 
-def record_from_github(obj, where: str) -> IssueRecord:
+def record_from_github(obj, where: str, clean_text: bool = False) -> IssueRecord:
+    """clean_text: the caller checked that no string in obj holds NUL or a lone surrogate (limits.checked)."""
     if not isinstance(obj, dict):
         raise ImportFileError(f"{where}: the record is {json_kind(obj)} (expected a JSON object, one issue)")
     count, comments = comments_of(obj.get("comments"), where)
@@ -54,4 +55,4 @@ def record_from_github(obj, where: str) -> IssueRecord:
         comments=comments,
         payload=obj,
         warnings=warnings,
-    ), where)
+    ), where, clean_text)

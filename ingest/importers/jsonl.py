@@ -31,8 +31,10 @@ def clean_line(line: str) -> str:
 def parse_line(line: str, where: str) -> IssueRecord | None:
     """The record of a line already through clean_line."""
     obj = loads(line, where)
-    check_payload(line, obj, where)
-    return PULL_REQUEST if isinstance(obj, dict) and is_pull_request(obj) else record_from_github(obj, where)
+    clean = check_payload(line, obj, where)
+    if isinstance(obj, dict) and is_pull_request(obj):
+        return PULL_REQUEST
+    return record_from_github(obj, where, clean_text=clean)
 
 
 def loads(text: str, where: str):

@@ -22,27 +22,40 @@ def fail(where: str, field: str, problem: str) -> ImportFileError:
     return ImportFileError(f"{where}: {field}: {problem}")
 
 
-def checked(record: IssueRecord, where: str) -> IssueRecord:
-    """The record, or ImportFileError naming the first field that cannot be stored as it is."""
+def checked(record: IssueRecord, where: str, clean_text: bool = False) -> IssueRecord:
+    """The record, or ImportFileError naming the first field that cannot be stored as it is. With clean_text the
+    caller knows that no string in the record can hold NUL or a lone surrogate (its line had neither, raw or
+    escaped), and only what is not text is walked for."""
     for field, limit in MAX_LENGTH.items():
         value = getattr(record, field)
-        problem = text_problem(value) or length_problem(value, limit)
+        problem = (None if clean_text else text_problem(value)) or length_problem(value, limit)
         if problem:
             raise fail(where, field, problem)
     if _CONTROL.search(record.number):
         raise fail(where, "number", f"{record.number!r} contains a control character (expected a number such as "
                                     "1234 or I8SLI3)")
-    if problem := text_problem(record.body):
+    if not clean_text and (problem := text_problem(record.body)):
         raise fail(where, "body", problem)
     if problem := int_problem(record.comment_count, 0, INT32_MAX):
         raise fail(where, "comments", problem)
+    if clean_text:
+        # Labels and comment authors and bodies are text; a comment's time is kept as the file gave it.
+        for i, comment in enumerate(record.comments):
+            if not isinstance(comment["created_at"], str) and (
+                    found := json_problem(comment["created_at"], f"comments[{i}].created_at")):
+                raise fail(where, found[0], found[1])
+        return record
     for name, value in (("labels", record.platform_labels), ("comments", record.comments)):
         if found := json_problem(value, name):
             raise fail(where, found[0], found[1])
     return record
 
 
-def check_payload(raw: str, payload, where: str) -> None:
-    """The whole original object, walked only when its raw text holds what could make it unstorable."""
-    if SURROGATE_ESCAPE.search(raw) and (found := json_problem(payload)):
+def check_payload(raw: str, payload, where: str) -> bool:
+    """The whole original object, walked only when its raw text holds what could make it unstorable (NUL is
+    already replaced in the raw line); whether its text is clean, then."""
+    if not SURROGATE_ESCAPE.search(raw):
+        return True
+    if found := json_problem(payload):
         raise fail(where, found[0], found[1])
+    return False

@@ -154,3 +154,35 @@ def test_an_integer_past_64_bits_is_stored_whole_or_refused_by_name(tmp_path):
     assert payload["extra"] == {"id": big, "ids": [-(2**63) - 1]}
     with pytest.raises(ImportFileError, match=r"number: a 24-digit number"):
         import_jsonl(_write(tmp_path / "b.jsonl", [json.dumps(_issue(10**23))]), source)
+
+
+_ODD = st.one_of(st.text(alphabet="ab\x00\ud800\udc00é ", max_size=6),
+                 st.integers(min_value=-(10**21), max_value=10**21), st.none(), st.lists(st.integers(), max_size=2),
+                 st.recursive(st.none(), lambda x: st.lists(x, max_size=1), max_leaves=80))
+
+
+@settings(max_examples=800, deadline=None)
+@given(title=_ODD, body=_ODD, login=_ODD, label=_ODD, comment_body=_ODD, comment_time=_ODD, extra=_ODD)
+def test_a_line_is_refused_or_read_as_the_full_checks_would(title, body, login, label, comment_body, comment_time,
+                                                            extra):
+    # The reader skips walking text it knows is clean; the outcome must be the one of checking everything.
+    from ingest.importers.github_fields import record_from_github
+    from ingest.importers.jsonl import clean_line, loads, parse_line
+    from ingest.importers.limits import check_payload
+
+    obj = {"number": 7, "title": title, "body": body, "user": {"login": login}, "labels": [label],
+           "comments": [{"user": {"login": "x"}, "body": comment_body, "created_at": comment_time}], "extra": extra}
+    line = clean_line(json.dumps(obj))
+
+    def outcome(read):
+        try:
+            return read()
+        except ImportFileError as exc:
+            return str(exc)
+
+    def full():
+        parsed = loads(line, "f:1")
+        check_payload(line, parsed, "f:1")
+        return record_from_github(parsed, "f:1")
+
+    assert outcome(lambda: parse_line(line, "f:1")) == outcome(full)
