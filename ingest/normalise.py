@@ -37,7 +37,8 @@ def strip_code_blocks(markdown: str) -> str:
                 fence = ""
                 previous_blank = True  # a closed fence ends a block, so indented code may follow
             continue
-        opening = _FENCE_OPEN.match(line)
+        # A fence needs three backticks or tildes: most lines are passed over without the regex.
+        opening = _FENCE_OPEN.match(line) if ("```" in line or "~~~" in line) else None
         if opening:
             fence = opening.group(1)
             in_indented = False
