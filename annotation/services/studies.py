@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 
 from concord.audit import record
 from concord.errors import FieldError
@@ -33,7 +34,8 @@ def create_study(*, name: str, codebook: Codebook, issues, lead, annotators=(), 
                                          lead_labels_blind=lead_labels_blind)
     except IntegrityError as exc:
         raise StudyError("name", f"a study named {name!r} exists already") from exc
-    study.issues.set(issues)
+    # Ids, not rows: a queryset given whole would load every report's body and payload to link them.
+    study.issues.set(issues.values_list("pk", flat=True) if isinstance(issues, QuerySet) else issues)
     Membership.objects.create(study=study, user=lead, role=Membership.Role.LEAD)
     Membership.objects.bulk_create(
         [Membership(study=study, user=u, role=Membership.Role.ANNOTATOR) for u in annotators if u != lead]
