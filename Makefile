@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install migrate demo demo-passwords worker lint check-deploy clean bench-ingest bench-label bench-agreement bench-export bench-machine bench-memory
+.PHONY: run test install migrate demo demo-passwords worker lint check-deploy clean bench-ingest bench-label bench-agreement bench-export bench-machine bench-memory bench-growth
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -93,6 +93,12 @@ bench-machine: install $(BENCH_CORPUS)
 
 bench-memory: install
 	$(BENCH_ENV) $(BIN)/python bench/bench_memory.py --worker-args "$(WORKER_ARGS)"
+
+# Every operation at each size, one sitting (hours at a million reports; GROWTH_SIZES picks fewer).
+GROWTH_SIZES ?= 10000,40000,160000,1000000
+bench-growth: install
+	$(BENCH_ENV) $(BIN)/python bench/bench_growth.py --generator $(SHARED)/bench/gen_issues.py \
+		--sizes $(GROWTH_SIZES) --chart bench/growth.svg
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache staticfiles
