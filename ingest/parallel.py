@@ -15,7 +15,8 @@ from itertools import islice
 
 from . import copy_rows
 from .filtering import FilterRules, RecordFilter, Verdict
-from .importers.jsonl import clean_line, parse_line, read_lines
+from .importers.jsonl import clean_line, decoded, parse_line, raw_lines
+from .importers.text import display_name
 
 CHUNK_LINES = 200
 _filter: RecordFilter | None = None
@@ -37,21 +38,33 @@ def _judge(line: str, where: str, now: dt.datetime) -> Verdict:
     return verdict._replace(record=None, copy_line=rendered)
 
 
-def _judge_chunk(chunk: list[tuple[str, str]]) -> list[Verdict]:
+def _lines(chunk: tuple[str, int, list[bytes]]) -> Iterator[tuple[str, str]]:
+    # Decoding here rather than in the process that reads the file spares the one that talks to the database.
+    name, first, raws = chunk
+    for lineno, raw in enumerate(raws, start=first):
+        if (line := decoded(name, lineno, raw)) is not None:
+            yield f"{name}:{lineno}", line
+
+
+def _judge_chunk(chunk: tuple[str, int, list[bytes]]) -> list[Verdict]:
     now = dt.datetime.now(dt.UTC)
-    return [_judge(line, where, now) for where, line in chunk]
+    return [_judge(line, where, now) for where, line in _lines(chunk)]
 
 
-def _check_chunk(chunk: list[tuple[str, str]]) -> int:
-    for where, line in chunk:
+def _check_chunk(chunk: tuple[str, int, list[bytes]]) -> int:
+    count = 0
+    for where, line in _lines(chunk):
         parse_line(clean_line(line), where)
-    return len(chunk)
+        count += 1
+    return count
 
 
-def _chunks(path) -> Iterator[list[tuple[str, str]]]:
-    lines = read_lines(path)
+def _chunks(path) -> Iterator[tuple[str, int, list[bytes]]]:
+    """(file name, number of the first line, the raw lines) for each run of CHUNK_LINES lines."""
+    name, lines, first = display_name(path), raw_lines(path), 1
     while chunk := list(islice(lines, CHUNK_LINES)):
-        yield chunk
+        yield name, first, chunk
+        first += len(chunk)
 
 
 def can_fork_workers() -> bool:

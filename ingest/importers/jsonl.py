@@ -59,25 +59,35 @@ def loads(text: str, where: str):
         raise ImportFileError(f"{where}: not usable JSON ({exc})") from exc
 
 
-def read_lines(path) -> Iterator[tuple[str, str]]:
-    """(where, line) for each non-blank line, where = "FILE:LINE". Lines are decoded one by one, so that
-    invalid UTF-8 is reported on its own line (a text file decodes in blocks)."""
-    name = display_name(path)
+def raw_lines(path) -> Iterator[bytes]:
+    """The file's lines as bytes, undecoded."""
     try:
         f = open(path, "rb")
     except OSError as exc:
         raise ImportFileError(f"{path}: cannot be read: {exc.strerror}") from exc
     with f:
-        for lineno, raw in enumerate(f, start=1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise ImportFileError(f"{name}:{lineno}: not UTF-8 text ({exc.reason} at byte {exc.start + 1} of "
-                                      "the line)") from exc
-            if lineno == 1 and line.startswith("\ufeff"):
-                line = line[1:]
-            if line.strip():
-                yield f"{name}:{lineno}", line
+        yield from f
+
+
+def decoded(name: str, lineno: int, raw: bytes) -> str | None:
+    """One line as text, None when blank. Lines are decoded one by one, so that invalid UTF-8 is reported on its
+    own line (a text file decodes in blocks)."""
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ImportFileError(f"{name}:{lineno}: not UTF-8 text ({exc.reason} at byte {exc.start + 1} of "
+                              "the line)") from exc
+    if lineno == 1 and line.startswith("\ufeff"):
+        line = line[1:]
+    return line if line.strip() else None
+
+
+def read_lines(path) -> Iterator[tuple[str, str]]:
+    """(where, line) for each non-blank line, where = "FILE:LINE"."""
+    name = display_name(path)
+    for lineno, raw in enumerate(raw_lines(path), start=1):
+        if (line := decoded(name, lineno, raw)) is not None:
+            yield f"{name}:{lineno}", line
 
 
 def read(path) -> Iterator[IssueRecord | None]:

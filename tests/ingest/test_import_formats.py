@@ -145,6 +145,21 @@ def test_worker_processes_give_the_same_result_and_the_same_errors(tmp_path, set
     with pytest.raises(ImportFileError, match=r"bad.jsonl:322: not valid JSON"):
         import_file(_write(tmp_path / "bad.jsonl", "\n".join(lines)), make_source("o/other"))
     assert not Issue.objects.filter(source__full_name="o/other").exists()
+    # The workers decode the lines: a BOM and blank lines as in one process, invalid UTF-8 named by its line, and
+    # the first fault in file order reported, whichever worker met it.
+    raw = ("\ufeff" + "\n".join(lines[:321]) + "\n\n" + "\n".join(lines[322:])).encode() + b"\n{\"number\": \xff}\n"
+    with pytest.raises(ImportFileError, match=r"raw.jsonl:501: not UTF-8 text"):
+        import_file(_write_bytes(tmp_path / "raw.jsonl", raw), make_source("o/third"))
+    raw = raw.replace(b"\n\n", b"\n{broken\n", 1)
+    with pytest.raises(ImportFileError, match=r"raw.jsonl:322: not valid JSON"):
+        import_file(_write_bytes(tmp_path / "raw.jsonl", raw), make_source("o/fourth"))
+    good = raw.replace(b"\n{broken\n", b"\n\n").rsplit(b"\n{", 1)[0] + b"\n"
+    assert import_file(_write_bytes(tmp_path / "good.jsonl", good), make_source("o/fifth")).created == 499
+
+
+def _write_bytes(path, data: bytes) -> str:
+    path.write_bytes(data)
+    return str(path)
 
 
 def test_import_command_detects_the_format(tmp_path, capsys):
