@@ -28,7 +28,10 @@ class OneParameterIn:
             return None
         if isinstance(self.lhs, (ColPairs, tuple)):  # several columns compile to a tuple comparison
             return None
-        values = list(dict.fromkeys(v for v in self.rhs if v is not None))
+        try:
+            values = list(dict.fromkeys(v for v in self.rhs if v is not None))
+        except TypeError:  # unhashable values (a JSON field's): Django's own SQL handles them
+            return None
         if not values:
             raise EmptyResultSet
         sqls, params = self.batch_process_rhs(compiler, connection, values)

@@ -48,3 +48,9 @@ def test_an_empty_or_all_null_long_list_matches_nothing_without_a_query():
     make_issue()
     assert not Issue.objects.filter(pk__in=[None] * (LONG + 1)).exists()
     assert Issue.objects.exclude(pk__in=[None] * (LONG + 1)).count() == 1
+
+
+def test_a_long_list_of_unhashable_values_keeps_djangos_own_sql():
+    issue = make_issue(payload={"n": 7})
+    wanted = [{"n": n} for n in range(LONG + 500)]
+    assert list(Issue.objects.filter(payload__in=wanted)) == [issue]
