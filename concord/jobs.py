@@ -37,6 +37,10 @@ QUEUES = ("ingest", "summaries", "statistics")
 _queue_of: dict[str, str] = {}  # task name → its queue, for `route`
 
 
+# How an interrupted job's message begins (interrupt_stale): such a job is taken again when its task comes back.
+INTERRUPTED = "Interrupted: "
+
+
 class QueueUnavailable(RuntimeError):
     pass
 
@@ -66,6 +70,8 @@ class Job(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     message = models.TextField(blank=True)
+    # The Celery worker (name@host) that took it last: where it runs, and which worker took it over.
+    worker = models.CharField(max_length=255, blank=True)
 
     class Meta:
         abstract = True
@@ -76,21 +82,57 @@ class Job(models.Model):
         return self.status in FINISHED
 
 
-def task(work: Callable, *, queue: str, apart_from_worker: bool = False):
+def task(work: Callable, *, queue: str, apart_from_worker: bool = False, job: type[Job] | None = None):
     """A Celery task that runs `work(*args)`. `apart_from_worker`: in a child process the worker ends when idle
-    (concord.apart), for work that loads the statistics libraries. Its name is the work's own, so renaming the
-    function renames the task."""
+    (concord.apart), for work that loads the statistics libraries. `job`: the model of the row whose id is the
+    first argument; the work then runs only for the delivery that claims the row (`claim`), so that a task
+    delivered twice runs once. Its name is the work's own, so renaming the function renames the task."""
     if queue not in QUEUES:
         raise ValueError(f"no queue {queue!r}; the queues are {', '.join(QUEUES)}")
 
-    def run(*args):
+    def run(self, *args):
+        if job is not None:
+            taken = claim(job, args[0], worker=self.request.hostname or "")
+            if taken is None:
+                return None  # finished already
+            if not taken:
+                # Another worker runs it and beats. This copy looks again later rather than leaving: if that
+                # worker dies, its own delivery may already be spent (Redis hands an unacknowledged task to the
+                # next worker once the visibility timeout has passed, whether its worker lives or not).
+                if not self.request.is_eager:
+                    self.apply_async(args=args, countdown=recheck_seconds(), retry=False)
+                return None
         return apart.call(work, *args) if apart_from_worker else work(*args)
 
     run.__name__, run.__qualname__, run.__doc__ = work.__name__, work.__qualname__, work.__doc__
     name = f"{work.__module__}.{work.__qualname__}"
     _queue_of[name] = queue
     # No result is stored: a job's row, or what the work keeps, is the result; sending needs no result store.
-    return shared_task(run, name=name, ignore_result=True)
+    return shared_task(run, name=name, ignore_result=True, bind=True)
+
+
+def claim(model: type[Job], pk: int, worker: str = "") -> bool | None:
+    """Take the job for this delivery of its task: True when it is this delivery's to run (queued, interrupted,
+    or running with a heartbeat older than JOB_HEARTBEAT_STALE_SECONDS: its worker died), False when another
+    worker runs it now, None when it has ended or is gone. One UPDATE, so that of two deliveries at once
+    one takes it."""
+    now = timezone.now()
+    cutoff = now - timedelta(seconds=settings.JOB_HEARTBEAT_STALE_SECONDS)
+    lapsed = Q(status=JobStatus.RUNNING) & (Q(heartbeat_at__lt=cutoff)
+                                            | Q(heartbeat_at__isnull=True, started_at__lt=cutoff))
+    # An interrupted job's task comes back when its worker died: it runs again. One that failed by itself stays.
+    takeable = Q(status=JobStatus.QUEUED) | Q(status=JobStatus.FAILED, message__startswith=INTERRUPTED) | lapsed
+    if model.objects.filter(takeable, pk=pk).update(status=JobStatus.RUNNING, heartbeat_at=now, worker=worker[:255]):
+        return True
+    status = model.objects.filter(pk=pk).values_list("status", flat=True).first()
+    return False if status == JobStatus.RUNNING else None
+
+
+def recheck_seconds() -> float:
+    """How long a delivery of a job another worker runs waits before looking again: within the visibility
+    timeout (a task held longer is handed out once more) and the heartbeat's staleness."""
+    visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("visibility_timeout", 3600)
+    return max(1.0, min(visibility, settings.JOB_HEARTBEAT_STALE_SECONDS) / 2)
 
 
 def route(name: str, args, kwargs, options, task=None, **kw) -> dict | None:
@@ -194,6 +236,6 @@ def interrupt_stale(model: type[Job], kept: Callable[[Job], tuple[str, dict]],
         said, fields = kept(job)
         marked += model.objects.filter(pk=job.pk, status=JobStatus.RUNNING).update(
             status=JobStatus.FAILED, finished_at=timezone.now(), **fields,
-            message=f"Interrupted: no heartbeat since {last:%Y-%m-%d %H:%M:%S} UTC (its worker was stopped or "
+            message=f"{INTERRUPTED}no heartbeat since {last:%Y-%m-%d %H:%M:%S} UTC (its worker was stopped or "
                     f"killed). {said}")
     return marked

@@ -189,7 +189,8 @@ def _rows(study) -> Iterator[dict]:
     yield from (_record(x) for x in ComparisonRecord.objects.filter(study=study))
     # Machine raters: a label may point at the call it came from, so calls come before labels.
     yield from (_record(x, skip=("api_key",)) for x in MachineRater.objects.filter(study=study).order_by("pk"))
-    yield from (_record(x) for x in MachineRun.objects.filter(rater__study=study).order_by("pk"))
+    # Which worker ran it names a host of this installation, not a fact of the study.
+    yield from (_record(x, skip=("worker",)) for x in MachineRun.objects.filter(rater__study=study).order_by("pk"))
     yield from (_record(x) for x in LlmCall.objects.filter(rater__study=study).order_by("pk").iterator(5000))
     yield from (_record(x) for x in MachineLabel.objects.filter(run__rater__study=study).order_by("pk")
                 .iterator(5000))

@@ -93,7 +93,7 @@ def summarise(batch_id: int) -> None:
     run_summary_batch(SummaryBatch.objects.select_related("source").get(pk=batch_id))
 
 
-summarise_task = jobs.task(summarise, queue="summaries")
+summarise_task = jobs.task(summarise, queue="summaries", job=SummaryBatch)
 
 
 def _error_of(issue: Issue, batch: SummaryBatch) -> str:

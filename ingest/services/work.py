@@ -24,7 +24,7 @@ def ingest(run_id: int) -> None:
         pass  # already written to the run row; a bad file is not a worker failure
 
 
-ingest_task = jobs.task(ingest, queue="ingest")
+ingest_task = jobs.task(ingest, queue="ingest", job=IngestRun)
 
 
 def enqueue(run: IngestRun) -> IngestRun:

@@ -216,4 +216,4 @@ def rate(run_id: int) -> dict:
 # In a child process the worker ends when idle: the built-in model loads scikit-learn and the statistics.
 # Acknowledged late (the settings' default): a worker killed mid-run gives the run back to the queue, and the
 # re-run takes what was answered from the call cache.
-rate_task = jobs.task(rate, queue="statistics", apart_from_worker=True)
+rate_task = jobs.task(rate, queue="statistics", apart_from_worker=True, job=MachineRun)

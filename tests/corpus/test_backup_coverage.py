@@ -23,7 +23,8 @@ NOT_CARRIED = {
 # Fields that are not values of their own: primary keys, a study's members (its Membership rows are carried),
 # the study's current round (written beside its fields, once the rounds exist); and a credential.
 NOT_FIELDS = {"id", "history_id", "annotation.study.members", "annotation.study.current_round",
-              "machines.machinerater.api_key"}  # a credential of the rater's own endpoint: never leaves the server
+              "machines.machinerater.api_key",  # a credential of the rater's own endpoint: never leaves the server
+              "machines.machinerun.worker"}  # the worker that ran it names a host of this installation
 
 
 def _fields(model) -> set[str]:
