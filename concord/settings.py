@@ -266,6 +266,10 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 2 * 60 * 60),
+    # How often a worker looks for tasks held past the visibility timeout by a worker that vanished. kombu looks
+    # every 10 s but scans only every 10th time, so a dead host's task came back up to 100 s late; one scan of
+    # Redis's index of held tasks every this many seconds costs next to nothing.
+    "unacked_restore_interval": env_int("CELERY_RESTORE_INTERVAL", 10), "unacked_restore_throttle": 1,
     # Sending a task from a page tries the broker once more, at once, then gives up (the page says the queue
     # is unavailable) rather than keeping the person waiting through kombu's default reconnects.
     "max_retries": 1, "interval_start": 0, "interval_step": 0.2,
