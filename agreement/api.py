@@ -38,4 +38,4 @@ class StudyAgreementAPI(APIView):
                 return Response({"computing": True, "round": round.number, "level": level}, status=202,
                                 headers={"Retry-After": "2"})
         return Response({**found.figures, "snapshot": {
-            "id": found.pk, "computed_at": found.computed_at, "labels": found.labels}})
+            "id": found.pk, "computed_at": found.computed_at, "as_of": found.as_of, "labels": found.labels}})

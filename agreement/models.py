@@ -17,6 +17,9 @@ class AgreementSnapshot(models.Model):
     computed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                     related_name="+")
     seconds = models.FloatField(default=0)
+    # The moment up to which every label is in the figures: when their computation began on the primary, or
+    # earlier when they were read from a replica that had not replayed everything yet (concord.replica).
+    as_of = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["computed_at", "id"]

@@ -4,12 +4,13 @@ from __future__ import annotations
 import time
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Max
 
 from annotation.models import FinalLabel, Round
 from annotation.selectors.labels import counted_in_round
-from concord import jobs
+from concord import jobs, replica
 from stats.planner import simulate
 
 from .models import AgreementSnapshot, Plan
@@ -17,12 +18,15 @@ from .reports import agreement_figures, figure_counts, study_agreement
 
 
 def snapshot(round: Round, level: str = "theme", by=None) -> AgreementSnapshot:
+    """The figures from the labels as they are, read from the replica when there is one that holds them (a
+    worker waits REPLICA_WAIT_SECONDS for it); the snapshot says up to when its labels are complete."""
     started = time.perf_counter()
-    figures = agreement_figures(study_agreement(round, level))
-    counted = counted_in_round(round).count()
+    with replica.stale_reads(wait=settings.REPLICA_WAIT_SECONDS) as read:
+        figures = agreement_figures(study_agreement(round, level))
+        counted = counted_in_round(round).count()
     return AgreementSnapshot.objects.create(
         study_id=round.study_id, round=round, level=level, labels=counted,
-        figures=figures, computed_by=by, seconds=time.perf_counter() - started,
+        figures=figures, computed_by=by, seconds=time.perf_counter() - started, as_of=read.as_of,
     )
 
 
@@ -34,7 +38,7 @@ def is_current(found: AgreementSnapshot | Plan | None, round: Round) -> bool:
         return False
     now = counted_in_round(round).aggregate(n=Count("pk"), last=Max("updated_at"))
     decided = FinalLabel.objects.filter(study_id=round.study_id).aggregate(last=Max("decided_at"))["last"]
-    started = found.computed_at - timedelta(seconds=found.seconds)
+    started = getattr(found, "as_of", None) or found.computed_at - timedelta(seconds=found.seconds)
     return now["n"] == found.labels and all(when is None or when < started for when in (now["last"], decided))
 
 

@@ -143,6 +143,23 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", transaction_mode="IMMEDIATE",
         timeout=30)
+# A PostgreSQL streaming replica for reads that may be a little stale (concord.replica): the agreement figures'
+# inputs, exports, statistics. Every write, and every read of a person just after their own write, goes to the
+# primary.
+if os.environ.get("DATABASE_REPLICA_URL"):
+    DATABASES["replica"] = dj_database_url.parse(os.environ["DATABASE_REPLICA_URL"],
+                                                 conn_max_age=env_int("DB_CONN_MAX_AGE", 60), conn_health_checks=True)
+    DATABASES["replica"]["OPTIONS"] = dict(DATABASES["default"].get("OPTIONS", {}))
+    DATABASES["replica"]["DISABLE_SERVER_SIDE_CURSORS"] = DATABASES["default"].get("DISABLE_SERVER_SIDE_CURSORS",
+                                                                                   False)
+    # A test run without a replica of its own reads its test database through this alias.
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
+    DATABASE_ROUTERS = ["concord.replica.Router"]
+    # After authentication (it names the person), so that a write's position is remembered for its author.
+    MIDDLEWARE.insert(MIDDLEWARE.index("django.contrib.auth.middleware.AuthenticationMiddleware") + 1,
+                      "concord.replica.RememberWrites")
+# How long a worker waits for the replica to hold everything the primary has before it reads an older state.
+REPLICA_WAIT_SECONDS = env_int("REPLICA_WAIT_SECONDS", 2)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Auth

@@ -69,7 +69,7 @@ from taxonomy.services import free_version
 
 from .backup_format import FORMATS, REFERENCES_RENAMED, RENAMED, Kind
 
-FORMAT, VERSION = "concord-study", 5
+FORMAT, VERSION = "concord-study", 6
 # A record's own keys; the study's record also names its current round.
 RECORD_KEYS = {"kind", "pk", "fields", "fk", "m2m"}
 

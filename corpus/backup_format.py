@@ -285,8 +285,14 @@ V5: dict[str, Kind] = {CODEBOOK.get(kind, kind): spec._replace(fk=tuple("codeboo
                                                                         for f in spec.fk))
                        for kind, spec in V4.items()}
 
-FORMATS = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5}
+# Version 6: an agreement snapshot says up to when its labels are complete (as_of; read from a replica, that
+# can be before its computation began). Older snapshots have none, and their computation's start stands for it.
+V6: dict[str, Kind] = dict(V5)
+V6["agreement.agreementsnapshot"] = V5["agreement.agreementsnapshot"]._replace(
+    fields=(*V5["agreement.agreementsnapshot"].fields, "as_of"))
+
+FORMATS = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6}
 # What each version's kinds, and its records' references, are called in this Concord.
-RENAMED = {1: MOVED | FINAL | CODEBOOK, 2: FINAL | CODEBOOK, 3: FINAL | CODEBOOK, 4: CODEBOOK, 5: {}}
+RENAMED = {1: MOVED | FINAL | CODEBOOK, 2: FINAL | CODEBOOK, 3: FINAL | CODEBOOK, 4: CODEBOOK, 5: {}, 6: {}}
 REFERENCES_RENAMED = {1: {"taxonomy": "codebook"}, 2: {"taxonomy": "codebook"}, 3: {"taxonomy": "codebook"},
-                      4: {"taxonomy": "codebook"}, 5: {}}
+                      4: {"taxonomy": "codebook"}, 5: {}, 6: {}}

@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET
 
 from annotation.access import get_study_for
 from annotation.permissions import can_export
+from concord import replica
 from concord.audit import record as audit
 from concord.http import HtmxHttpRequest
 
@@ -40,8 +41,11 @@ def corpus_csv(request: HtmxHttpRequest, study_id: int):
 def corpus_jsonl(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_export)
     audit("export", request.user, study, what="corpus jsonl")
-    return _attachment(StreamingHttpResponse(jsonl_rows(study), content_type="application/x-ndjson"), study,
-                       "corpus.jsonl")
+    # From the replica when there is one that holds the person's own writes (the CSV's temporary table needs
+    # the primary).
+    read = replica.choose(replica.last_write(request))
+    response = StreamingHttpResponse(replica.streamed(jsonl_rows(study), read), content_type="application/x-ndjson")
+    return replica.as_of_header(_attachment(response, study, "corpus.jsonl"), read)
 
 
 @login_required
@@ -51,8 +55,10 @@ def study_json(request: HtmxHttpRequest, study_id: int):
     audit("export", request.user, study, what="study json")
     # E-mail addresses only when an admin asks for them.
     contacts = request.user.is_staff and request.GET.get("contacts") == "1"
-    body = json.dumps(study_document(study, with_contacts=contacts), indent=2, ensure_ascii=False)
-    return _attachment(HttpResponse(body, content_type="application/json"), study, "study.json")
+    with replica.stale_reads(replica.last_write(request)) as read:
+        body = json.dumps(study_document(study, with_contacts=contacts), indent=2, ensure_ascii=False)
+    return replica.as_of_header(_attachment(HttpResponse(body, content_type="application/json"), study,
+                                            "study.json"), read)
 
 
 @login_required
@@ -60,14 +66,17 @@ def study_json(request: HtmxHttpRequest, study_id: int):
 def card(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_export)
     audit("export", request.user, study, what="card")
-    text = dataset_card(study, study_document(study))
-    return _attachment(HttpResponse(text, content_type="text/markdown; charset=utf-8"), study, "dataset-card.md")
+    with replica.stale_reads(replica.last_write(request)) as read:
+        text = dataset_card(study, study_document(study))
+    return replica.as_of_header(_attachment(HttpResponse(text, content_type="text/markdown; charset=utf-8"),
+                                            study, "dataset-card.md"), read)
 
 
 @login_required
 @require_GET
 def replication_package(request: HtmxHttpRequest, study_id: int):
-    """The whole package as one download; written to a temporary file first (a zip needs to seek)."""
+    """The whole package as one download; written to a temporary file first (a zip needs to seek). From the
+    primary: its corpus CSV is written there (a temporary table), and every part must show the same labels."""
     study = get_study_for(request, study_id, can_export)
     handle = tempfile.TemporaryFile()
     build(study, handle, request.user)
@@ -83,7 +92,8 @@ def qdpx(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_export)
     audit("export", request.user, study, what="qdpx")
     handle = tempfile.TemporaryFile()
-    write_qdpx(study, handle)
+    with replica.stale_reads(replica.last_write(request)) as read:
+        write_qdpx(study, handle)
     handle.seek(0)
-    return FileResponse(handle, as_attachment=True, filename=f"{slugify(study.name)}.qdpx",
-                        content_type="application/zip")
+    return replica.as_of_header(FileResponse(handle, as_attachment=True, filename=f"{slugify(study.name)}.qdpx",
+                                             content_type="application/zip"), read)

@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET
 from annotation.access import get_study_for
 from annotation.permissions import can_view_agreement
 from annotation.selectors.labels import majority_types
+from concord import replica
 from concord.csv_stream import csv_lines, csv_response
 from concord.http import HtmxHttpRequest
 from ingest.models import Source
@@ -33,11 +34,13 @@ def statistics(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_view_agreement)
     groups_text = request.GET.get("groups", "")
     groups = parse_groups(groups_text)
-    rows, years, types = table1(study)
-    blocks = figure3(study, groups)
+    # From the replica when there is one that holds the person's own writes; the page says as of when.
+    with replica.stale_reads(replica.last_write(request)) as read:
+        rows, years, types = table1(study)
+        blocks = figure3(study, groups)
     context = {
         "study": study, "rows": rows, "years": years, "types": types, "blocks": blocks, "groups_text": groups_text,
-        "unknown_codes": unknown_in_groups(study, groups),
+        "unknown_codes": unknown_in_groups(study, groups), "as_of": read.as_of,
         "year_totals": [sum(r.by_year.get(y, 0) for r in rows) for y in years],
         "type_totals": [sum(r.by_type.get(t, 0) for r in rows) for t in types],
         "charts": [(b, [(f"{t.code} {t.name}"[:28], t.share) for t in b.themes]) for b in blocks],

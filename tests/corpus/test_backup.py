@@ -108,7 +108,7 @@ def test_a_version_1_file_written_before_the_interviews_app_restores_its_intervi
     path, old = tmp_path / "study.gz", tmp_path / "v1.gz"
     call_command("export_study", finished.name, str(path))
     lines = [json.loads(line) for line in gzip.open(path, "rt")]
-    assert lines[0]["version"] == 5 and {"interviews.quote", "interviews.participant"} <= {r["kind"] for r in lines[1:]}
+    assert lines[0]["version"] == 6 and {"interviews.quote", "interviews.participant"} <= {r["kind"] for r in lines[1:]}
     # As a Concord of version 1 wrote it: the interview records were the taxonomy app's, a tied report was a
     # review item, a final label a decision, a codebook a taxonomy (and so were the references to one), and
     # summary reviews and instructions were not carried.
