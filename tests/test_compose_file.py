@@ -22,8 +22,8 @@ def _load() -> dict:
 
 def test_the_compose_file_follows_the_specification():
     compose = PyCompose.from_json(json.dumps(_load()))
-    assert {"postgres", "pgbouncer", "redis", "web", "worker-ingest", "worker-summaries",
-            "worker-statistics"} <= set(compose.service_names())
+    assert {"postgres", "postgres-replica", "pgbouncer", "redis", "web", "web2", "balancer", "worker-ingest",
+            "worker-summaries", "worker-statistics"} <= set(compose.service_names())
 
 
 def test_every_reference_names_something_declared():
@@ -45,3 +45,13 @@ def test_every_queue_has_a_worker_and_every_worker_a_queue():
         if "celery" in command and " worker" in command:
             served |= set(command.split("--queues ", 1)[1].split()[0].split(","))
     assert routed == served == set(settings.CELERY_QUEUES_ALL.split(","))
+
+
+def test_the_app_reads_stale_data_from_the_replica_and_is_reached_through_the_balancer():
+    data = _load()
+    services = data["services"]
+    assert services["web"]["environment"]["DATABASE_REPLICA_URL"].startswith("postgres://concord:concord@postgres-replica")
+    published = {name for name, service in services.items() if service.get("ports")}
+    assert published == {"balancer"}, "only the balancer is reached from outside"
+    balancer = data["configs"]["haproxy"]["content"]
+    assert "server web web:8000 check" in balancer and "server web2 web2:8000 check" in balancer
