@@ -1,7 +1,13 @@
-"""What every form of the corpus says of itself: the CSV's columns, in order, and the study's status."""
+"""What every form of the corpus says of itself: the CSV's columns, in order, and the study's status; and the
+order of its reports, a chunk at a time."""
 from __future__ import annotations
 
+from collections.abc import Iterator
+from itertools import islice
+
 from annotation.models import Study
+
+CHUNK = 2000
 
 # The columns of the corpus CSV, written the same by the streaming writer and by PostgreSQL's COPY.
 CSV_COLUMNS = [
@@ -16,3 +22,11 @@ def study_status(study: Study) -> str:
     if study.phase == Study.Phase.CLOSED:
         return "closed"
     return f"open ({study.get_phase_display().lower()}): labels may still change"
+
+
+def id_chunks(study: Study) -> Iterator[list[int]]:
+    """The study's report ids in the corpus's order, CHUNK at a time, read from the database as they are needed
+    (a server-side cursor on PostgreSQL), so that no list of them all is held."""
+    ids = study.issues.order_by("created_at", "id").values_list("id", flat=True).iterator(chunk_size=CHUNK)
+    while chunk := list(islice(ids, CHUNK)):
+        yield chunk

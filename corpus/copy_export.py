@@ -18,14 +18,14 @@ from django.db import connection, transaction
 from psycopg import sql
 
 from annotation.models import NOT_RELEVANT, FinalLabel, Label, Round, Study
-from annotation.selectors.labels import screening_verdicts
+from annotation.selectors.labels import ScreeningVerdicts
 from concord import rows
 from concord.csv_stream import FORMULA_STARTS
 from ingest.models import Issue, Keyword, Source, Summary
-from machines.exports import labels_by_report
+from machines.exports import LabelsByReport
 from taxonomy.models import Category
 
-from .columns import CSV_COLUMNS, study_status
+from .columns import CSV_COLUMNS, id_chunks, study_status
 
 EXTRA = "concord_corpus_extra"
 
@@ -108,16 +108,20 @@ def copy_csv(study: Study, raw: bool = False) -> Iterator[bytes]:
 
     status = study_status(study)
     codebook = f"{study.codebook.name} {study.codebook.version}, revision {study.codebook.revision}"
-    screening = screening_verdicts(study)
-    machine = labels_by_report(study)
+    screening_of, machine_of = ScreeningVerdicts(study), LabelsByReport(study)
     # One transaction: the temporary table lives until its end (also behind PgBouncer in transaction mode).
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(f"CREATE TEMPORARY TABLE {EXTRA} (issue_id bigint PRIMARY KEY, screening text, "
                        "screening_reason text, machine_labels text) ON COMMIT DROP")
-        with cursor.cursor.copy(f"COPY {EXTRA} FROM STDIN") as copy:
-            for issue_id in set(screening) | set(machine):
-                verdict, why = screening.get(issue_id, ("undecided", "not screened"))
-                copy.write_row((issue_id, verdict, why, json.dumps(machine.get(issue_id, {}), ensure_ascii=False)))
+        # A chunk of reports at a time, so that memory does not grow with the corpus; each chunk's verdicts are
+        # read before its COPY starts (a connection in COPY runs no other query).
+        for chunk in id_chunks(study):
+            screening, machine = screening_of(chunk), machine_of(chunk)
+            with cursor.cursor.copy(f"COPY {EXTRA} FROM STDIN") as copy:
+                for issue_id in set(screening) | set(machine):
+                    verdict, why = screening.get(issue_id, ("undecided", "not screened"))
+                    copy.write_row((issue_id, verdict, why,
+                                    json.dumps(machine.get(issue_id, {}), ensure_ascii=False)))
         with cursor.cursor.copy(_query(study, status, codebook, raw)) as copy:
             for block in copy:
                 yield bytes(block)

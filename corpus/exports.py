@@ -14,19 +14,17 @@ from django.utils import timezone
 from agreement.reports import agreement_figures, study_agreement
 from annotation.models import NOT_RELEVANT, FinalLabel, Label, Study
 from annotation.selectors.final_labels import final_label_counts
-from annotation.selectors.labels import screening_verdicts
+from annotation.selectors.labels import ScreeningVerdicts
 from annotation.selectors.studies import agreement_round
 from concord.csv_stream import csv_lines
 from ingest.models import Issue, Summary
 from interviews.exports import interviews_document
-from machines.exports import labels_by_report, study_machines
+from machines.exports import LabelsByReport, study_machines
 from taxonomy.exports import to_json
 from taxonomy.models import Category
 
-from .columns import CSV_COLUMNS, study_status
+from .columns import CSV_COLUMNS, id_chunks, study_status
 from .copy_export import copy_csv
-
-CHUNK = 2000
 
 
 def _names(study: Study) -> dict[int, tuple[str, str]]:
@@ -35,16 +33,16 @@ def _names(study: Study) -> dict[int, tuple[str, str]]:
 
 
 def records(study: Study) -> Iterator[dict]:
-    """One dict per report, in report order; each chunk of reports costs a handful of queries."""
+    """One dict per report, in report order; each chunk of reports costs a handful of queries, and nothing is
+    held for the whole study but the codebook's names and each source's screening reviews."""
     names = _names(study)
-    screening = screening_verdicts(study)
+    screening_of = ScreeningVerdicts(study)
     status = study_status(study)
     codebook = f"{study.codebook.name} {study.codebook.version}, revision {study.codebook.revision}"
-    ids = list(study.issues.order_by("created_at", "id").values_list("id", flat=True))
     # Each machine rater's label of record (its most specific code), beside the people's and never in them.
-    machine = labels_by_report(study)
-    for start in range(0, len(ids), CHUNK):
-        chunk = ids[start:start + CHUNK]
+    machine_of = LabelsByReport(study)
+    for chunk in id_chunks(study):
+        screening, machine = screening_of(chunk), machine_of(chunk)
         issues = (Issue.objects.filter(pk__in=chunk).select_related("source")
                   .prefetch_related(Prefetch("matched_keywords", to_attr="keyword_list"))
                   .order_by("created_at", "id"))

@@ -23,7 +23,7 @@ class ScreeningDecision:
     why: str
 
 
-def _reviewed(source: Source) -> dict[int, tuple[bool, str]]:
+def reviewed_of(source: Source) -> dict[int, tuple[bool, str]]:
     """Final verdicts of the source's stratum samples, by issue."""
     reviewed = {}
     for sample in ScreeningSample.objects.filter(source=source, kind=ScreeningSample.Kind.STRATUM):
@@ -37,17 +37,22 @@ def _reviewed(source: Source) -> dict[int, tuple[bool, str]]:
     return reviewed
 
 
-def decisions(source: Source) -> dict[int, ScreeningDecision]:
+def decisions(source: Source, issue_ids=None, reviewed: dict[int, tuple[bool, str]] | None = None
+              ) -> dict[int, ScreeningDecision]:
     """A reviewed issue goes by its review; otherwise "relevant" stays in, "not relevant"
-    stays out, and "unclear" waits for its review."""
+    stays out, and "unclear" waits for its review. `issue_ids`: only those issues (an export takes a chunk at a
+    time, so that its memory does not grow with the corpus); `reviewed`: the source's reviews, read once for all
+    the chunks."""
+    summaries = Summary.objects.filter(issue__source=source, status=Summary.Status.OK)
+    issues = source.issues.all()
+    if issue_ids is not None:
+        summaries, issues = summaries.filter(issue_id__in=issue_ids), issues.filter(pk__in=issue_ids)
     pre: dict[int, str] = {}
-    for issue_id, verdict in Summary.objects.filter(issue__source=source, status=Summary.Status.OK).order_by(
-        "updated_at"
-    ).values_list("issue_id", "verdict"):
+    for issue_id, verdict in summaries.order_by("updated_at").values_list("issue_id", "verdict"):
         pre[issue_id] = verdict
-    reviewed = _reviewed(source)
+    reviewed = reviewed_of(source) if reviewed is None else reviewed
     result = {}
-    for issue_id, kept in source.issues.values_list("pk", "kept"):
+    for issue_id, kept in issues.values_list("pk", "kept"):
         if not kept:
             result[issue_id] = ScreeningDecision(False, "no keyword of the source's list matched")
         elif issue_id in reviewed:

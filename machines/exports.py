@@ -40,12 +40,23 @@ def study_machines(study: Study, *, epsilon: float = EPSILONS["skilled"], figure
 
 def labels_by_report(study: Study) -> dict[int, dict[str, str]]:
     """Report → {rater name: its most specific code of record ("" when unparseable)} for the corpus export."""
-    out: dict[int, dict[str, str]] = {}
-    for rater in raters_of(study):
-        record, _ = run_labels(latest_run(rater))
-        for issue, chain in record.items():
-            out.setdefault(issue, {})[rater.name] = "" if chain is None else (chain[2] or chain[1] or chain[0])
-    return out
+    return LabelsByReport(study)(None)
+
+
+class LabelsByReport:
+    """`labels_by_report` a chunk of reports at a time (called with their ids; None: all), each rater's run of
+    record found once: an export's memory then does not grow with the corpus."""
+
+    def __init__(self, study: Study):
+        self.runs = [(rater.name, latest_run(rater)) for rater in raters_of(study)]
+
+    def __call__(self, issue_ids) -> dict[int, dict[str, str]]:
+        out: dict[int, dict[str, str]] = {}
+        for name, run in self.runs:
+            record, _ = run_labels(run, issue_ids)
+            for issue, chain in record.items():
+                out.setdefault(issue, {})[name] = "" if chain is None else (chain[2] or chain[1] or chain[0])
+        return out
 
 
 def call_log(rater) -> list[dict]:

@@ -89,12 +89,17 @@ def latest_run(rater: MachineRater) -> MachineRun | None:
     return rater.runs.filter(status=MachineRun.Status.SUCCEEDED).order_by("-finished_at", "-pk").first()
 
 
-def run_labels(run: MachineRun | None) -> tuple[dict[int, Chain | None], list[dict[int, Chain | None]]]:
-    """A run's label of record per report (its first attempt that parsed) and every attempt as its own run."""
+def run_labels(run: MachineRun | None, issue_ids=None
+               ) -> tuple[dict[int, Chain | None], list[dict[int, Chain | None]]]:
+    """A run's label of record per report (its first attempt that parsed) and every attempt as its own run;
+    `issue_ids`: of those reports only."""
     if run is None:
         return {}, []
     attempts: dict[int, dict[int, Chain | None]] = defaultdict(dict)
-    rows = MachineLabel.objects.filter(run=run).order_by("issue_id", "attempt").values_list(
+    rows = MachineLabel.objects.filter(run=run)
+    if issue_ids is not None:
+        rows = rows.filter(issue_id__in=issue_ids)
+    rows = rows.order_by("issue_id", "attempt").values_list(
         "issue_id", "attempt", "unparseable", "type_code", "theme_code", "sub_theme_code")
     record: dict[int, Chain | None] = {}
     for issue, attempt, unparseable, type_code, theme, sub in rows.iterator(chunk_size=20000):

@@ -10,6 +10,7 @@ from django.db.models import Exists, OuterRef, QuerySet
 
 from ingest.models import Source
 from ingest.selectors import decisions as screening_decisions
+from ingest.selectors import reviewed_of
 from stats.ties import modal_label
 
 from ..models import Label, Membership, Queue, Round, Study
@@ -101,9 +102,21 @@ def majority_types(source_ids) -> dict[int, str]:
 
 def screening_verdicts(study: Study) -> dict[int, tuple[str, str]]:
     """Each report's screening verdict in its source (included, excluded, undecided) and why."""
-    verdicts: dict[int, tuple[str, str]] = {}
-    for source in Source.objects.filter(issues__studies=study).distinct():
-        for issue_id, decision in screening_decisions(source).items():
-            word = {True: "included", False: "excluded", None: "undecided"}[decision.included]
-            verdicts[issue_id] = (word, decision.why)
-    return verdicts
+    return ScreeningVerdicts(study)(None)
+
+
+class ScreeningVerdicts:
+    """The study's screening verdicts a chunk of reports at a time (called with their ids; None: all), the
+    sources and their reviews read once: an export's memory then does not grow with the corpus."""
+
+    def __init__(self, study: Study):
+        self.sources = [(source, reviewed_of(source))
+                        for source in Source.objects.filter(issues__studies=study).distinct()]
+
+    def __call__(self, issue_ids) -> dict[int, tuple[str, str]]:
+        verdicts: dict[int, tuple[str, str]] = {}
+        for source, reviewed in self.sources:
+            for issue_id, decision in screening_decisions(source, issue_ids, reviewed).items():
+                word = {True: "included", False: "excluded", None: "undecided"}[decision.included]
+                verdicts[issue_id] = (word, decision.why)
+        return verdicts

@@ -103,3 +103,11 @@ def test_the_cells_say_what_was_stored(varied):
     assert rows["ordinary, with a comma"]["final_type_code"] == ""
     assert json.loads(rows["ordinary, with a comma"]["machine_labels"]) == {"tfidf": ""}
     assert Issue.objects.count() == 4
+
+
+def test_a_chunk_of_any_size_writes_the_same_corpus(varied, monkeypatch):
+    # Reports are read a chunk at a time, their screening and machine labels with them: one report per chunk
+    # crosses every boundary there is.
+    whole = b"".join(copy_csv(varied)), "".join(csv_rows(varied))
+    monkeypatch.setattr("corpus.columns.CHUNK", 1)
+    assert (b"".join(copy_csv(varied)), "".join(csv_rows(varied))) == whole
