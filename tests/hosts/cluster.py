@@ -271,7 +271,7 @@ backend web
         from celery import Celery
 
         wanted = {f"{group}@{host.name}" for host in hosts for group in GROUPS}
-        app = Celery(broker=self.redis_url)
+        app = Celery(broker=self.redis_url, set_as_current=False)
         deadline = time.monotonic() + seconds
         try:
             while time.monotonic() < deadline:
@@ -283,11 +283,18 @@ backend web
         raise TimeoutError(f"workers {sorted(wanted)} did not all answer within {seconds:.0f} s")
 
     def send(self, celery_task, *args) -> None:
-        """Send a task through the cluster's Redis (the test process's own broker is another)."""
-        from concord.celery import app
+        """Send a task through the cluster's Redis (the test process's own broker is another). By an app of its
+        own, never made the current one: shared tasks follow the current app, and the process's later tasks
+        would go to the cluster's Redis once the cluster is gone."""
+        from celery import Celery
 
-        with app.connection_for_write(self.redis_url) as connection:
-            celery_task.apply_async(args=args, connection=connection, retry=False)
+        from concord import jobs
+
+        app = Celery(broker=self.redis_url, set_as_current=False)
+        try:
+            app.send_task(celery_task.name, args=args, **jobs.route(celery_task.name, args, {}, {}))
+        finally:
+            app.close()
 
     def log(self, name: str) -> str:
         path = self.folder / name
