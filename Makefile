@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install migrate demo demo-passwords worker lint check-deploy clean bench-ingest bench-label bench-agreement bench-export bench-machine bench-memory bench-growth
+.PHONY: run test install migrate demo demo-passwords worker lint check-deploy clean bench-ingest bench-label bench-agreement bench-export bench-machine bench-memory bench-growth bench-hosts
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -99,6 +99,15 @@ GROWTH_SIZES ?= 10000,40000,160000,1000000
 bench-growth: install
 	$(BENCH_ENV) $(BIN)/python bench/bench_growth.py --generator $(SHARED)/bench/gen_issues.py \
 		--sizes $(GROWTH_SIZES) --chart bench/growth.svg
+
+# Several hosts on this machine (network namespaces; root, HAProxy, PgBouncer, replication allowed from
+# 127.0.0.1): the several-hosts and replica tests, which print what they measured (how soon a dead web host is
+# out, a dead worker host's job taken over, the open loop meanwhile). On the test database pytest makes beside
+# BENCH_DATABASE_URL's.
+BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/concord_bench
+bench-hosts: install
+	DATABASE_URL=$(BENCH_DATABASE_URL) REDIS_URL=$(BENCH_REDIS_URL) CONCORD_REQUIRE_HOSTS=1 \
+		$(BIN)/python -m pytest -s -p no:cacheprovider -q tests/hosts
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache staticfiles
