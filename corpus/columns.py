@@ -8,6 +8,8 @@ from itertools import islice
 from annotation.models import Study
 
 CHUNK = 2000
+# The CSV's chunks hold a verdict and machine labels per report, not whole reports: larger ones spare queries.
+RANGE_CHUNK = 20000
 
 # The columns of the corpus CSV, written the same by the streaming writer and by PostgreSQL's COPY.
 CSV_COLUMNS = [
@@ -30,3 +32,12 @@ def id_chunks(study: Study) -> Iterator[list[int]]:
     ids = study.issues.order_by("created_at", "id").values_list("id", flat=True).iterator(chunk_size=CHUNK)
     while chunk := list(islice(ids, CHUNK)):
         yield chunk
+
+
+def id_ranges(study: Study, size: int | None = None) -> Iterator[tuple[int, int]]:
+    """The study's report ids in id order as ranges (first, last) of `size` (RANGE_CHUNK) reports each: a range
+    is read by an index range scan, where a list of ids costs a lookup per id."""
+    size = size or RANGE_CHUNK
+    ids = study.issues.order_by("id").values_list("id", flat=True).iterator(chunk_size=size)
+    while chunk := list(islice(ids, size)):
+        yield chunk[0], chunk[-1]

@@ -25,7 +25,7 @@ from ingest.models import Issue, Keyword, Source, Summary
 from machines.exports import LabelsByReport
 from taxonomy.models import Category
 
-from .columns import CSV_COLUMNS, id_chunks, study_status
+from .columns import CSV_COLUMNS, id_ranges, study_status
 
 EXTRA = "concord_corpus_extra"
 
@@ -113,10 +113,11 @@ def copy_csv(study: Study, raw: bool = False) -> Iterator[bytes]:
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(f"CREATE TEMPORARY TABLE {EXTRA} (issue_id bigint PRIMARY KEY, screening text, "
                        "screening_reason text, machine_labels text) ON COMMIT DROP")
-        # A chunk of reports at a time, so that memory does not grow with the corpus; each chunk's verdicts are
-        # read before its COPY starts (a connection in COPY runs no other query).
-        for chunk in id_chunks(study):
-            screening, machine = screening_of(chunk), machine_of(chunk)
+        # A range of reports at a time, so that memory does not grow with the corpus; each range's verdicts are
+        # read before its COPY starts (a connection in COPY runs no other query). A range may hold issues of the
+        # sources that are not in the study: the query below joins only the study's.
+        for id_range in id_ranges(study):
+            screening, machine = screening_of(None, id_range), machine_of(None, id_range)
             with cursor.cursor.copy(f"COPY {EXTRA} FROM STDIN") as copy:
                 for issue_id in set(screening) | set(machine):
                     verdict, why = screening.get(issue_id, ("undecided", "not screened"))

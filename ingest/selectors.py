@@ -37,16 +37,20 @@ def reviewed_of(source: Source) -> dict[int, tuple[bool, str]]:
     return reviewed
 
 
-def decisions(source: Source, issue_ids=None, reviewed: dict[int, tuple[bool, str]] | None = None
-              ) -> dict[int, ScreeningDecision]:
+def decisions(source: Source, issue_ids=None, reviewed: dict[int, tuple[bool, str]] | None = None,
+              id_range: tuple[int, int] | None = None) -> dict[int, ScreeningDecision]:
     """A reviewed issue goes by its review; otherwise "relevant" stays in, "not relevant"
-    stays out, and "unclear" waits for its review. `issue_ids`: only those issues (an export takes a chunk at a
-    time, so that its memory does not grow with the corpus); `reviewed`: the source's reviews, read once for all
-    the chunks."""
+    stays out, and "unclear" waits for its review. `issue_ids`, or `id_range` (first, last): only those issues
+    (an export takes a chunk at a time, so that its memory does not grow with the corpus; a range of ids is read
+    as fast as the whole); `reviewed`: the source's reviews, read once for all the chunks."""
     summaries = Summary.objects.filter(issue__source=source, status=Summary.Status.OK)
     issues = source.issues.all()
     if issue_ids is not None:
         summaries, issues = summaries.filter(issue_id__in=issue_ids), issues.filter(pk__in=issue_ids)
+    if id_range is not None:
+        first, last = id_range
+        summaries = summaries.filter(issue_id__gte=first, issue_id__lte=last)
+        issues = issues.filter(pk__gte=first, pk__lte=last)
     pre: dict[int, str] = {}
     for issue_id, verdict in summaries.order_by("updated_at").values_list("issue_id", "verdict"):
         pre[issue_id] = verdict

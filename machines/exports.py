@@ -44,16 +44,16 @@ def labels_by_report(study: Study) -> dict[int, dict[str, str]]:
 
 
 class LabelsByReport:
-    """`labels_by_report` a chunk of reports at a time (called with their ids; None: all), each rater's run of
-    record found once: an export's memory then does not grow with the corpus."""
+    """`labels_by_report` a chunk of reports at a time (called with their ids, None for all, or with a range of
+    ids), each rater's run of record found once: an export's memory then does not grow with the corpus."""
 
     def __init__(self, study: Study):
         self.runs = [(rater.name, latest_run(rater)) for rater in raters_of(study)]
 
-    def __call__(self, issue_ids) -> dict[int, dict[str, str]]:
+    def __call__(self, issue_ids, id_range: tuple[int, int] | None = None) -> dict[int, dict[str, str]]:
         out: dict[int, dict[str, str]] = {}
         for name, run in self.runs:
-            record, _ = run_labels(run, issue_ids)
+            record, _ = run_labels(run, issue_ids, id_range)
             for issue, chain in record.items():
                 out.setdefault(issue, {})[name] = "" if chain is None else (chain[2] or chain[1] or chain[0])
         return out

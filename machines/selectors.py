@@ -89,16 +89,18 @@ def latest_run(rater: MachineRater) -> MachineRun | None:
     return rater.runs.filter(status=MachineRun.Status.SUCCEEDED).order_by("-finished_at", "-pk").first()
 
 
-def run_labels(run: MachineRun | None, issue_ids=None
+def run_labels(run: MachineRun | None, issue_ids=None, id_range: tuple[int, int] | None = None
                ) -> tuple[dict[int, Chain | None], list[dict[int, Chain | None]]]:
     """A run's label of record per report (its first attempt that parsed) and every attempt as its own run;
-    `issue_ids`: of those reports only."""
+    `issue_ids` or `id_range` (first, last): of those reports only."""
     if run is None:
         return {}, []
     attempts: dict[int, dict[int, Chain | None]] = defaultdict(dict)
     rows = MachineLabel.objects.filter(run=run)
     if issue_ids is not None:
         rows = rows.filter(issue_id__in=issue_ids)
+    if id_range is not None:
+        rows = rows.filter(issue_id__gte=id_range[0], issue_id__lte=id_range[1])
     rows = rows.order_by("issue_id", "attempt").values_list(
         "issue_id", "attempt", "unparseable", "type_code", "theme_code", "sub_theme_code")
     record: dict[int, Chain | None] = {}

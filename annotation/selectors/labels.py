@@ -106,17 +106,18 @@ def screening_verdicts(study: Study) -> dict[int, tuple[str, str]]:
 
 
 class ScreeningVerdicts:
-    """The study's screening verdicts a chunk of reports at a time (called with their ids; None: all), the
-    sources and their reviews read once: an export's memory then does not grow with the corpus."""
+    """The study's screening verdicts a chunk of reports at a time (called with their ids, None for all, or with
+    a range of ids), the sources and their reviews read once: an export's memory then does not grow with the
+    corpus."""
 
     def __init__(self, study: Study):
         self.sources = [(source, reviewed_of(source))
                         for source in Source.objects.filter(issues__studies=study).distinct()]
 
-    def __call__(self, issue_ids) -> dict[int, tuple[str, str]]:
+    def __call__(self, issue_ids, id_range: tuple[int, int] | None = None) -> dict[int, tuple[str, str]]:
         verdicts: dict[int, tuple[str, str]] = {}
         for source, reviewed in self.sources:
-            for issue_id, decision in screening_decisions(source, issue_ids, reviewed).items():
+            for issue_id, decision in screening_decisions(source, issue_ids, reviewed, id_range).items():
                 word = {True: "included", False: "excluded", None: "undecided"}[decision.included]
                 verdicts[issue_id] = (word, decision.why)
         return verdicts

@@ -110,4 +110,14 @@ def test_a_chunk_of_any_size_writes_the_same_corpus(varied, monkeypatch):
     # crosses every boundary there is.
     whole = b"".join(copy_csv(varied)), "".join(csv_rows(varied))
     monkeypatch.setattr("corpus.columns.CHUNK", 1)
+    monkeypatch.setattr("corpus.columns.RANGE_CHUNK", 1)
     assert (b"".join(copy_csv(varied)), "".join(csv_rows(varied))) == whole
+
+
+def test_a_range_of_ids_that_holds_another_report_of_the_source_exports_only_the_studys(varied):
+    make_issue(title="not in the study")  # of the same source, between two of the study's reports
+    varied.issues.add(make_issue(title="in the study, after it"))
+    found = _read(b"".join(copy_csv(varied)).decode())
+    assert found == _read("".join(csv_rows(varied)))
+    titles = {row[5] for row in found}
+    assert "in the study, after it" in titles and "not in the study" not in titles
