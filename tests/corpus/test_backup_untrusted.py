@@ -23,6 +23,10 @@ User = get_user_model()
 @pytest.fixture
 def backup(study, annotator_a, tmp_path):
     label_with(annotator_a, study, study.issues.first(), "C.1", note="alice's note")
+    return _exported(study, tmp_path)
+
+
+def _exported(study, tmp_path) -> list[dict]:
     path = tmp_path / "study.jsonl.gz"
     export_study(study, path)
     lines = [json.loads(line) for line in gzip.open(path, "rt", encoding="utf-8")]
@@ -216,3 +220,17 @@ def test_a_genuine_backup_restores_beside_its_source_and_its_screening(study, an
     assert restored.study.name == "Restored"
     assert (ScreeningSample.objects.count(), ScreeningItem.objects.count(), ScreeningVote.objects.count()) == \
         (1, 1, 1)
+
+
+@pytest.mark.parametrize("as_of", ["yesterday", "2026-01-01T00:00:00\x00", 12345, [2026, 1, 1], {"at": "now"},
+                                   "9999-12-31T23:59:59+00:00", "0001-01-01T00:00:00+00:00", "x" * 10_000])
+def test_a_snapshots_moment_is_refused_unless_a_date_in_range(study, annotator_a, tmp_path, as_of):
+    from agreement.services import snapshot
+
+    label_with(annotator_a, study, study.issues.first(), "C.1")
+    snapshot(study.rounds.get())
+    lines = _exported(study, tmp_path)
+    record = next(r for r in lines if r.get("kind") == "agreement.agreementsnapshot")
+    assert record["fields"]["as_of"]  # the file carries it
+    record["fields"]["as_of"] = as_of
+    _refused(_write(tmp_path, lines), "as_of")
