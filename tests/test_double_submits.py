@@ -3,10 +3,8 @@ click, a resent form, or two people at once change it once. The concurrent cases
 the sequential ones (the second click after the first) run everywhere."""
 from __future__ import annotations
 
-import threading
-
 import pytest
-from django.db import connection, connections
+from django.db import connection
 from django.urls import reverse
 
 from annotation.models import FinalLabel, Invitation, Study
@@ -22,32 +20,11 @@ from ingest.models import Keyword, KeywordList, ScreeningSample, Source
 from ingest.services.screening import ScreeningError, cast_vote, decide_keyword, draw_keyword_sample
 from taxonomy.models import Category
 from taxonomy.services import CodebookError, copy_codebook
+from tests.concurrency import at_once
 from tests.factories import category, label_with, make_issue, make_user
 
 needs_postgresql = pytest.mark.skipif(connection.vendor != "postgresql",
                                       reason="row locks need PostgreSQL (SQLite locks the file)")
-
-
-def _at_once(*calls) -> list:
-    """Run the calls in threads released together; what each raised (None when it succeeded)."""
-    gate = threading.Barrier(len(calls))
-    outcomes: list = [None] * len(calls)
-
-    def run(i, call):
-        try:
-            gate.wait()
-            call()
-        except Exception as exc:  # noqa: BLE001 - returned and asserted on by the tests
-            outcomes[i] = exc
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return outcomes
 
 
 def _shown(study) -> dict:
@@ -157,7 +134,7 @@ def test_a_sample_form_sent_twice_draws_once(client_as, decided_sample):
 @pytest.mark.django_db(transaction=True)
 def test_two_advances_at_once_move_the_study_one_phase(study, lead, admin):
     expected = ("independent", 1)
-    outcomes = _at_once(lambda: advance(study, lead, confirm_missing=True, expected=expected),
+    outcomes = at_once(lambda: advance(study, lead, confirm_missing=True, expected=expected),
                         lambda: advance(study, admin, confirm_missing=True, expected=expected))
     assert sorted(type(o).__name__ for o in outcomes) == ["NoneType", "PhaseError"], outcomes
     study.refresh_from_db()
@@ -173,7 +150,7 @@ def test_two_decisions_at_once_make_one(study, lead, admin, annotator_a):
     advance(study, lead, confirm_missing=True)
     study.refresh_from_db()
     pick = [LabelInput(type_id=category("C").pk, theme_id=category(code).pk) for code in ("C.1", "C.2")]
-    outcomes = _at_once(lambda: decide(study, lead, issue.pk, pick[0], "one", expected_version="none"),
+    outcomes = at_once(lambda: decide(study, lead, issue.pk, pick[0], "one", expected_version="none"),
                         lambda: decide(study, admin, issue.pk, pick[1], "two", expected_version="none"))
     assert sorted(type(o).__name__ for o in outcomes) == ["LabelError", "NoneType"]
     assert FinalLabel.objects.filter(issue=issue).count() == 1 and FinalLabel.history.filter(issue=issue).count() == 1
@@ -185,7 +162,7 @@ def test_two_codebook_changes_from_one_revision_make_one(study, lead, admin):
     study.codebook = copy_codebook(study.codebook, "own")
     study.save()
     c2 = study.codebook.categories.get(code="C.2").pk
-    outcomes = _at_once(lambda: changes.retire(study, lead, c2, "gone", expected_revision=1),
+    outcomes = at_once(lambda: changes.retire(study, lead, c2, "gone", expected_revision=1),
                         lambda: changes.rename(study, admin, c2, "Memory", "shorter", expected_revision=1))
     assert sorted(type(o).__name__ for o in outcomes) == ["CodebookError", "NoneType"]
     assert study.codebook.changes.count() == 1
@@ -201,7 +178,7 @@ def test_a_proposal_applied_twice_at_once_adds_one_category(study, lead, admin, 
                              definition="d", example_ids=[study.issues.first().pk])
     for person in (lead, annotator_a, annotator_b, annotator_c):
         vote(proposal, person, True)
-    outcomes = _at_once(lambda: changes.apply_proposal(proposal, lead, expected_revision=1),
+    outcomes = at_once(lambda: changes.apply_proposal(proposal, lead, expected_revision=1),
                         lambda: changes.apply_proposal(proposal, admin, expected_revision=1))
     assert sorted(type(o).__name__ for o in outcomes) == ["CodebookError", "NoneType"]
     assert Category.objects.filter(codebook=study.codebook, name="Drift").count() == 1
@@ -213,7 +190,7 @@ def test_a_proposal_applied_twice_at_once_adds_one_category(study, lead, admin, 
 def test_a_keyword_decided_twice_at_once_is_decided_once(decided_sample):
     sample, boss = decided_sample
     other = make_user("boss2", is_staff=True)
-    outcomes = _at_once(lambda: decide_keyword(sample, boss, accept=True),
+    outcomes = at_once(lambda: decide_keyword(sample, boss, accept=True),
                         lambda: decide_keyword(sample, other, accept=False))
     assert sorted(type(o).__name__ for o in outcomes) == ["NoneType", "ScreeningError"]
     sample.refresh_from_db()
@@ -236,7 +213,7 @@ def test_one_token_sent_twice_at_once_makes_one_invitation(study, lead):
             once.claim(token)
             invite(study, lead, "annotator", 3, "twice")
 
-    outcomes = _at_once(make, make)
+    outcomes = at_once(make, make)
     assert sorted(type(o).__name__ for o in outcomes) == ["AlreadySent", "NoneType"]
     assert Invitation.objects.count() == 1
 
@@ -254,7 +231,7 @@ def test_stopping_to_label_twice_at_once_stops_once(lead, annotator_a):
     from tests.factories import make_study
 
     study = make_study(lead, [annotator_a], lead_labels_blind=True)
-    outcomes = _at_once(lambda: stop_labeling(lead, study, 1), lambda: stop_labeling(lead, study, 1))
+    outcomes = at_once(lambda: stop_labeling(lead, study, 1), lambda: stop_labeling(lead, study, 1))
     assert sorted(type(o).__name__ for o in outcomes) == ["LabelError", "NoneType"], outcomes
     assert "stopped labeling this round already" in str(next(o for o in outcomes if o))
 
@@ -267,7 +244,7 @@ def test_stopping_while_the_round_closes_is_refused_or_comes_first(lead, admin, 
     from tests.factories import make_study
 
     study = make_study(lead, [annotator_a], lead_labels_blind=True)
-    outcomes = _at_once(lambda: stop_labeling(lead, study, 1),
+    outcomes = at_once(lambda: stop_labeling(lead, study, 1),
                         lambda: advance(study, admin, confirm_missing=True, expected=("independent", 1)))
     study.refresh_from_db()
     assert study.phase == Study.Phase.REVIEW and outcomes[1] is None
@@ -315,7 +292,7 @@ def test_two_people_recomputing_at_once_recompute_once(client_as, study, lead, a
     _labeled_for_agreement(study, lead, annotator_a, annotator_b)
     shown = snapshot(study.rounds.get(number=1))
     url = reverse("agreement:recompute", args=[study.pk])
-    outcomes = _at_once(*(lambda: client_as(lead).post(url, {"level": "theme", "expected": shown.pk})
+    outcomes = at_once(*(lambda: client_as(lead).post(url, {"level": "theme", "expected": shown.pk})
                           for _ in range(2)))
     assert outcomes == [None, None]
     assert AgreementSnapshot.objects.count() == 2

@@ -3,17 +3,17 @@ runs (Redis hands an unacknowledged task out again after its visibility timeout,
 leaves it and looks again later; once the heartbeat has stopped, the next look takes it over."""
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connection, connections
+from django.db import connection
 from django.utils import timezone
 
 from concord import jobs
 from ingest.models import IngestRun, Source
 from ingest.services import runs
 from ingest.services.work import ingest_task
+from tests.concurrency import at_once
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -80,19 +80,6 @@ def test_a_held_job_is_looked_at_again_within_the_visibility_timeout(settings):
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks need PostgreSQL (SQLite locks the file)")
 def test_of_deliveries_at_once_one_takes_the_job(run):
-    gate = threading.Barrier(6)
     taken: list[bool | None] = []
-
-    def deliver() -> None:
-        try:
-            gate.wait()
-            taken.append(jobs.claim(IngestRun, run.pk))
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=deliver) for _ in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    assert at_once(*[lambda: taken.append(jobs.claim(IngestRun, run.pk))] * 6) == [None] * 6
     assert sorted(taken) == [False] * 5 + [True]

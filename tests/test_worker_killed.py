@@ -23,6 +23,7 @@ from django.conf import settings
 from ingest.models import IngestRun, Issue, Source
 from ingest.services import runs
 from ingest.services.work import ingest_task as run_ingest_task
+from tests.concurrency import wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 N = 30_000
@@ -50,15 +51,6 @@ def _start_worker(name: str) -> subprocess.Popen:
     )
 
 
-def _wait_for(condition, seconds: float, what: str):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if value := condition():
-            return value
-        time.sleep(0.05)
-    pytest.fail(f"timed out waiting for {what}")
-
-
 @pytest.mark.django_db(transaction=True)
 def test_a_killed_import_is_marked_interrupted_and_imported_once_by_the_next_worker(tmp_path):
     path = tmp_path / "issues.jsonl"
@@ -72,7 +64,7 @@ def test_a_killed_import_is_marked_interrupted_and_imported_once_by_the_next_wor
     try:
         run_ingest_task.apply_async(args=[run.pk], queue=QUEUE)
         # Kill it once it has read part of the file (its heartbeat says so), mid-transaction.
-        _wait_for(lambda: IngestRun.objects.filter(pk=run.pk, fetched__gte=2000).exists(), 60, "progress")
+        wait_for(lambda: IngestRun.objects.filter(pk=run.pk, fetched__gte=2000).exists(), 60, "progress")
     finally:
         os.killpg(first.pid, signal.SIGKILL)
         first.wait(timeout=30)
@@ -89,8 +81,8 @@ def test_a_killed_import_is_marked_interrupted_and_imported_once_by_the_next_wor
     # The task was never acknowledged: the next worker takes it again and imports the file, once.
     second = _start_worker("heir")
     try:
-        done = _wait_for(lambda: IngestRun.objects.filter(pk=run.pk, status=IngestRun.Status.SUCCEEDED).first(),
-                         240, "the redelivered import")
+        done = wait_for(lambda: IngestRun.objects.filter(pk=run.pk, status=IngestRun.Status.SUCCEEDED).first(),
+                        240, "the redelivered import")
     finally:
         second.terminate()
         second.wait(timeout=30)

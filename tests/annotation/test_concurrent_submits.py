@@ -1,37 +1,21 @@
 """Two tabs (or a retry) submitting the same report at the same moment make one label, counted once."""
 from __future__ import annotations
 
-import threading
+from functools import partial
 
 import pytest
-from django.db import connection, connections
+from django.db import connection
 
 from annotation.models import Label, Queue
 from annotation.services.labels import LabelInput, submit_label
+from tests.concurrency import at_once
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _at_once(work, args: list) -> list[Exception]:
     """Run `work(arg)` on a thread per arg, all released together; the unexpected exceptions they raised."""
-    gate = threading.Barrier(len(args))
-    errors: list[Exception] = []
-
-    def run(arg) -> None:
-        try:
-            gate.wait()
-            work(arg)
-        except Exception as exc:  # noqa: BLE001 - collected and asserted on by the caller
-            errors.append(exc)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=run, args=(arg,)) for arg in args]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return errors
+    return [exc for exc in at_once(*(partial(work, arg) for arg in args)) if exc is not None]
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks need PostgreSQL (SQLite locks the file)")

@@ -32,6 +32,7 @@ from machines.services.raters import add_rater
 from machines.services.runs import rate_task, start_run
 from taxonomy.models import Category
 from taxonomy.services import load_codebook
+from tests.concurrency import wait_for
 from tests.hosts import cluster as hosts
 from tests.hosts.load import Annotator, Load
 
@@ -59,15 +60,6 @@ def _skip_unless_cluster_can_start() -> None:
         pytest.fail(f"the several-hosts test cannot run: {why}")
     if why:
         pytest.skip(why)
-
-
-def _wait(condition, seconds: float, what: str):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if value := condition():
-            return value
-        time.sleep(0.1)
-    pytest.fail(f"timed out after {seconds:.0f} s waiting for {what}")
 
 
 def _study():
@@ -114,8 +106,8 @@ def _errors_between(load: Load, start: float, end: float) -> list:
 def _kill_the_host_of(cluster, model, pk: int, ready, what: str):
     """Waits until a worker host runs the job and `ready(job)` holds, kills that host; the host and the worker
     name."""
-    job = _wait(lambda: (j := model.objects.get(pk=pk)).worker and j.status == "running" and ready(j) and j,
-                180, f"{what} to be under way")
+    job = wait_for(lambda: (j := model.objects.get(pk=pk)).worker and j.status == "running" and ready(j) and j,
+                   180, f"{what} to be under way")
     host = next(h for h in cluster.workers if job.worker.endswith(f"@{h.name}"))
     host.kill()
     return host, job
@@ -161,11 +153,11 @@ def test_several_hosts_lose_nothing_through_killed_hosts_and_a_restarted_pooler(
             cluster.send(ingest_task, run.pk)
             host, taken = _kill_the_host_of(cluster, IngestRun, run.pk, lambda j: j.fetched >= 2000, "the import")
             killed_at = time.monotonic()
-            _wait(lambda: IngestRun.objects.filter(pk=run.pk).exclude(worker=taken.worker).exists(), 120,
-                  "the import to be taken over")
+            wait_for(lambda: IngestRun.objects.filter(pk=run.pk).exclude(worker=taken.worker).exists(), 120,
+                     "the import to be taken over")
             figures["import taken over after the kill"] = time.monotonic() - killed_at
-            done = _wait(lambda: IngestRun.objects.filter(pk=run.pk, status__in=["succeeded", "failed"]).first(),
-                         240, "the import to be taken over and finish")
+            done = wait_for(lambda: IngestRun.objects.filter(pk=run.pk, status__in=["succeeded", "failed"]).first(),
+                            240, "the import to be taken over and finish")
             figures["import finished after the kill"] = time.monotonic() - killed_at
             assert (done.status, done.fetched, done.created) == ("succeeded", IMPORTED, IMPORTED), done.message
             assert done.worker != taken.worker, "taken over by the other host"
@@ -181,12 +173,12 @@ def test_several_hosts_lose_nothing_through_killed_hosts_and_a_restarted_pooler(
                                             lambda j: j.started_at and j.message.startswith("training"),
                                             "the rater's run")
             killed_at = time.monotonic()
-            _wait(lambda: MachineRun.objects.filter(pk=machine_run.pk).exclude(worker=taken.worker).exists(), 120,
-                  "the rater's run to be taken over")
+            wait_for(lambda: MachineRun.objects.filter(pk=machine_run.pk).exclude(worker=taken.worker).exists(),
+                     120, "the rater's run to be taken over")
             figures["rater run taken over after the kill"] = time.monotonic() - killed_at
-            done = _wait(lambda: MachineRun.objects.filter(pk=machine_run.pk,
-                                                           status__in=["succeeded", "failed"]).first(),
-                         240, "the rater's run to be taken over and finish")
+            done = wait_for(lambda: MachineRun.objects.filter(pk=machine_run.pk,
+                                                              status__in=["succeeded", "failed"]).first(),
+                            240, "the rater's run to be taken over and finish")
             figures["rater run finished after the kill"] = time.monotonic() - killed_at
             assert done.status == "succeeded", done.message
             assert done.worker != taken.worker
