@@ -70,12 +70,9 @@ def _user_key(user_id: int) -> str:
 
 def last_write(request) -> str | None:
     """The furthest WAL position this person's writes reached, from their cookie and the shared cache."""
-    positions = [p for p in (request.COOKIES.get(COOKIE, ""), cache.get(_user_key(request.user.pk))
-                             if getattr(request, "user", None) and request.user.is_authenticated else None)
-                 if isinstance(p, str) and _LSN.fullmatch(p)]
-    if not positions:
-        return None
-    return max(positions, key=lambda p: tuple(int(part, 16) for part in p.split("/")))
+    cached = cache.get(_user_key(request.user.pk)) if request.user.is_authenticated else None
+    positions = [p for p in (request.COOKIES.get(COOKIE), cached) if isinstance(p, str) and _LSN.fullmatch(p)]
+    return max(positions, key=lambda p: tuple(int(part, 16) for part in p.split("/")), default=None)
 
 
 def _primary_position() -> tuple[str, datetime]:
