@@ -11,16 +11,23 @@ import multiprocessing
 import os
 from collections import deque
 from collections.abc import Iterator
-from itertools import islice
+from concurrent.futures import ProcessPoolExecutor
+from typing import NamedTuple
 
 from . import copy_rows
 from .filtering import FilterRules, RecordFilter, Verdict
-from .importers.jsonl import clean_line, decoded, parse_line, raw_lines
+from .importers import ImportFileError
+from .importers.jsonl import clean_line, decoded, parse_line
 from .importers.text import display_name
 
-CHUNK_LINES = 200
+# About two hundred issues of the study's size: enough to keep a worker busy between messages, few enough that
+# the chunks in flight stay small.
+CHUNK_BYTES = 1 << 20
+# (path, file name, number of its first line, offset, size)
+Chunk = tuple[str, str, int, int, int]
 _filter: RecordFilter | None = None
 _render_for: int | None = None
+_open: dict[str, object] = {}
 
 
 def _start_worker(rules: FilterRules, render_for_source: int | None) -> None:
@@ -38,20 +45,32 @@ def _judge(line: str, where: str, now: dt.datetime) -> Verdict:
     return verdict._replace(record=None, copy_line=rendered)
 
 
-def _lines(chunk: tuple[str, int, list[bytes]]) -> Iterator[tuple[str, str]]:
+def _read(path: str, offset: int, size: int) -> bytes:
+    # Each worker reads its own chunks: the process that talks to the database only says where they are,
+    # rather than passing every byte of the file through a pipe twice.
+    if (f := _open.get(path)) is None:
+        f = _open[path] = open(path, "rb")
+    f.seek(offset)
+    return f.read(size)
+
+
+def _lines(chunk: Chunk) -> Iterator[tuple[str, str]]:
     # Decoding here rather than in the process that reads the file spares the one that talks to the database.
-    name, first, raws = chunk
+    path, name, first, offset, size = chunk
+    raws = _read(path, offset, size).split(b"\n")
+    if raws[-1] == b"":  # the newline that ends the chunk's last line
+        raws.pop()
     for lineno, raw in enumerate(raws, start=first):
         if (line := decoded(name, lineno, raw)) is not None:
             yield f"{name}:{lineno}", line
 
 
-def _judge_chunk(chunk: tuple[str, int, list[bytes]]) -> list[Verdict]:
+def _judge_chunk(chunk: Chunk) -> list[Verdict]:
     now = dt.datetime.now(dt.UTC)
     return [_judge(line, where, now) for where, line in _lines(chunk)]
 
 
-def _check_chunk(chunk: tuple[str, int, list[bytes]]) -> int:
+def _check_chunk(chunk: Chunk) -> int:
     count = 0
     for where, line in _lines(chunk):
         parse_line(clean_line(line), where)
@@ -59,12 +78,38 @@ def _check_chunk(chunk: tuple[str, int, list[bytes]]) -> int:
     return count
 
 
-def _chunks(path) -> Iterator[tuple[str, int, list[bytes]]]:
-    """(file name, number of the first line, the raw lines) for each run of CHUNK_LINES lines."""
-    name, lines, first = display_name(path), raw_lines(path), 1
-    while chunk := list(islice(lines, CHUNK_LINES)):
-        yield name, first, chunk
-        first += len(chunk)
+class Plan(NamedTuple):
+    """How a file is cut into chunks of whole lines, and how many lines it has (blank ones too)."""
+
+    chunks: list[Chunk]
+    lines: int
+
+
+def plan(path) -> Plan:
+    """(path, file name, number of the first line, offset, size) of runs of whole lines of about CHUNK_BYTES,
+    found in one read of the file that also counts its lines for the progress bar."""
+    path, name = os.fspath(path), display_name(path)
+    chunks: list[Chunk] = []
+    first, offset, position = 1, 0, 0
+    try:
+        f = open(path, "rb")
+    except OSError as exc:
+        raise ImportFileError(f"{path}: cannot be read: {exc.strerror}") from exc
+    with f:
+        # Only where the chunks end is worked out here; a line longer than a chunk is never held, only skipped.
+        while block := f.read(CHUNK_BYTES):
+            last = block.rfind(b"\n")
+            if last >= 0:
+                end = position + last + 1
+                chunks.append((path, name, first, offset, end - offset))
+                # The lines of earlier blocks of this chunk had not ended: their newlines are all in this block.
+                first += block.count(b"\n")
+                offset = end
+            position += len(block)
+    if position > offset:
+        chunks.append((path, name, first, offset, position - offset))
+        first += 1
+    return Plan(chunks, first - 1)
 
 
 def can_fork_workers() -> bool:
@@ -79,9 +124,11 @@ class JsonlWorkers:
         """With render_for_source, verdicts carry COPY rows for that source instead of records."""
         processes = processes or os.cpu_count() or 1
         self.window = 4 * processes
-        self.pool = multiprocessing.get_context("spawn").Pool(
-            processes, initializer=_start_worker, initargs=(rules, render_for_source)
-        )
+        self._plans: dict[str, Plan] = {}
+        # An executor rather than multiprocessing.Pool: the Pool's worker-handler thread wakes for every result
+        # waiting in the pipe without reading it, and spun through thousands of idle turns per import.
+        self.pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn"),
+                                        initializer=_start_worker, initargs=(rules, render_for_source))
 
     def __enter__(self) -> JsonlWorkers:
         return self
@@ -90,22 +137,28 @@ class JsonlWorkers:
         self.close()
 
     def close(self) -> None:
-        # Let the workers finish the few chunks still in flight (at most `window`) and leave, rather than
-        # terminate(): terminating while the pool's task thread is writing a chunk to a worker can leave that
-        # thread blocked for ever, and the import with it (seen after a bad line stopped an import).
-        self.pool.close()
-        self.pool.join()
+        # Let the workers finish the few chunks still in flight (at most `window`) and leave, rather than kill
+        # them: killing a worker while a chunk is being written to it can leave the writer blocked for ever,
+        # and the import with it (seen after a bad line stopped an import).
+        self.pool.shutdown(wait=True)
+
+    def plan(self, path) -> Plan:
+        """The file's plan, made once however often it is asked for."""
+        key = os.fspath(path)
+        if key not in self._plans:
+            self._plans[key] = plan(key)
+        return self._plans[key]
 
     def _in_order(self, function, path) -> Iterator:
         """Results chunk by chunk in file order, with a bounded number of chunks in flight, so memory stays
         flat however big the file and however slow the database (Pool.imap would buffer without limit)."""
         pending: deque = deque()
-        for chunk in _chunks(path):
-            pending.append(self.pool.apply_async(function, (chunk,)))
+        for chunk in self.plan(path).chunks:
+            pending.append(self.pool.submit(function, chunk))
             if len(pending) >= self.window:
-                yield pending.popleft().get()
+                yield pending.popleft().result()
         while pending:
-            yield pending.popleft().get()
+            yield pending.popleft().result()
 
     def check(self, path) -> int:
         """Validate every line; the number of lines, or the first ImportFileError (as the sequential read would)."""

@@ -54,7 +54,8 @@ def _import(run: IngestRun, on_progress: ProgressCallback | None) -> IngestRun:
                if file_format == "jsonl" and _worth_workers(run.file_path) else None)
     try:
         if single_pass:
-            _checked(run, count_lines(run.file_path) if file_format == "jsonl" else None)
+            _checked(run, workers.plan(run.file_path).lines if workers
+                     else count_lines(run.file_path) if file_format == "jsonl" else None)
             with runs.ProgressChannel(run) as channel, transaction.atomic():
                 _write_all(run, writer, workers, lambda: _publish(run, writer, channel, on_progress))
         else:

@@ -6,10 +6,11 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
+from ingest import parallel
 from ingest.importers import ImportFileError
 from ingest.importers.detect import detect_format
 from ingest.models import IngestRun, Issue, Source
-from ingest.services.files import import_file
+from ingest.services.files import count_lines, import_file
 from tests.factories import make_source
 from tests.ingest.replay import github_pages
 
@@ -135,9 +136,11 @@ def test_framework_sources_keep_keyword_matches_and_record_them(tmp_path):
     assert not Issue.objects.filter(number="3").exists()
 
 
-def test_worker_processes_give_the_same_result_and_the_same_errors(tmp_path, settings):
+def test_worker_processes_give_the_same_result_and_the_same_errors(tmp_path, settings, monkeypatch):
     settings.INGEST_PARALLEL_MIN_BYTES = 0
     settings.INGEST_PROCESSES = 2
+    # Chunks of a few lines each, so that faults fall in different chunks and workers.
+    monkeypatch.setattr(parallel, "CHUNK_BYTES", 1000)
     lines = [json.dumps({"number": n, "title": f"Issue {n}", "body": "llama" if n % 2 else "x"}) for n in range(1, 501)]
     run = import_file(_write(tmp_path / "big.jsonl", "\n".join(lines)), make_source("o/r"))
     assert run.created == 500 and Issue.objects.count() == 500
@@ -155,6 +158,19 @@ def test_worker_processes_give_the_same_result_and_the_same_errors(tmp_path, set
         import_file(_write_bytes(tmp_path / "raw.jsonl", raw), make_source("o/fourth"))
     good = raw.replace(b"\n{broken\n", b"\n\n").rsplit(b"\n{", 1)[0] + b"\n"
     assert import_file(_write_bytes(tmp_path / "good.jsonl", good), make_source("o/fifth")).created == 499
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 7, 64, 1 << 20])
+def test_chunks_cover_the_file_in_whole_lines_with_their_numbers(tmp_path, monkeypatch, chunk_bytes):
+    monkeypatch.setattr(parallel, "CHUNK_BYTES", chunk_bytes)
+    data = b"a\n\nlonger line than a chunk of seven\r\nb\n" + b"x" * 100 + b"\nlast, no newline"
+    path = _write_bytes(tmp_path / "f.jsonl", data)
+    chunks, lines = parallel.plan(path)
+    assert lines == count_lines(path) == 6
+    assert b"".join(data[offset:offset + size] for _p, _n, _first, offset, size in chunks) == data
+    for _path, name, first, offset, size in chunks:
+        assert name == "f.jsonl" and first == data[:offset].count(b"\n") + 1
+        assert offset + size == len(data) or data[offset + size - 1:offset + size] == b"\n"
 
 
 def _write_bytes(path, data: bytes) -> str:
