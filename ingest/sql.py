@@ -73,10 +73,23 @@ def _upsert_orm(source_id: int, verdicts: list[Verdict]) -> list[tuple[int, str]
             else (obj.pk, UPDATED if obj.number in stored else NEW) for obj in objects]
 
 
+# Rows go to the server in blocks of about this many bytes: one write a row cost a system call and a wait
+# for the socket each, which was most of what the process holding the connection did during an import.
+COPY_BLOCK_BYTES = 1 << 20
+
+
 def _copy(raw, table: str, lines, columns: str = COLUMN_LIST) -> None:
     with raw.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+        block: list[bytes] = []
+        size = 0
         for line in lines:
-            copy.write(line)
+            block.append(line if isinstance(line, bytes) else line.encode())
+            size += len(block[-1])
+            if size >= COPY_BLOCK_BYTES:
+                copy.write(b"".join(block))
+                block, size = [], 0
+        if block:
+            copy.write(b"".join(block))
 
 
 def _upsert_postgres(source_id: int, lines: dict[str, str | bytes]) -> list[tuple[int, str]]:
