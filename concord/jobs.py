@@ -13,13 +13,15 @@ says why, instead of the page failing. Labeling never needs the queue.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from datetime import timedelta
 
 from celery import shared_task
 from django.conf import settings
 from django.core.cache import cache
-from django.db import models, transaction
+from django.db import DatabaseError, models, transaction
+from django.db import connection as db_connection
 from django.db.models import Q
 from django.utils import timezone
 from kombu.exceptions import OperationalError
@@ -102,6 +104,9 @@ def task(work: Callable, *, queue: str, apart_from_worker: bool = False, job: ty
                 if not self.request.is_eager:
                     self.apply_async(args=args, countdown=recheck_seconds(), retry=False)
                 return None
+            if not self.request.is_eager:
+                with Heartbeat(job, args[0], worker=self.request.hostname or ""):
+                    return apart.call(work, *args) if apart_from_worker else work(*args)
         return apart.call(work, *args) if apart_from_worker else work(*args)
 
     run.__name__, run.__qualname__, run.__doc__ = work.__name__, work.__qualname__, work.__doc__
@@ -126,6 +131,39 @@ def claim(model: type[Job], pk: int, worker: str = "") -> bool | None:
         return True
     status = model.objects.filter(pk=pk).values_list("status", flat=True).first()
     return False if status == JobStatus.RUNNING else None
+
+
+class Heartbeat:
+    """Beats the job's row from a thread of its own while the work runs, so that a job is taken over when its
+    worker dies and only then: work that beats only between steps (a rater's fold, a slow page of an API) went
+    longer than the staleness on a slow machine, and a second worker took over a job that was still running.
+    Beats only while the row is running and this worker's, on a connection of the thread's own."""
+
+    def __init__(self, model: type[Job], pk: int, worker: str):
+        self.model, self.pk, self.worker = model, pk, worker[:255]
+        self.every = max(0.5, settings.JOB_HEARTBEAT_STALE_SECONDS / 3)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name=f"heartbeat-{model.__name__}-{pk}", daemon=True)
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _beat(self) -> None:
+        try:
+            while not self._stop.wait(self.every):
+                try:
+                    self.model.objects.filter(pk=self.pk, status=JobStatus.RUNNING, worker=self.worker).update(
+                        heartbeat_at=timezone.now())
+                except DatabaseError:
+                    log.warning("could not beat %s %s", self.model.__name__, self.pk, exc_info=True)
+                    db_connection.close()  # a broken connection is opened anew at the next beat
+        finally:
+            db_connection.close()
 
 
 def recheck_seconds() -> float:

@@ -3,6 +3,7 @@ runs (Redis hands an unacknowledged task out again after its visibility timeout,
 leaves it and looks again later; once the heartbeat has stopped, the next look takes it over."""
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -13,7 +14,7 @@ from concord import jobs
 from ingest.models import IngestRun, Source
 from ingest.services import runs
 from ingest.services.work import ingest_task
-from tests.concurrency import at_once
+from tests.concurrency import at_once, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -83,3 +84,22 @@ def test_of_deliveries_at_once_one_takes_the_job(run):
     taken: list[bool | None] = []
     assert at_once(*[lambda: taken.append(jobs.claim(IngestRun, run.pk))] * 6) == [None] * 6
     assert sorted(taken) == [False] * 5 + [True]
+
+
+def test_a_running_job_beats_while_its_work_runs_and_only_while_it_is_its_workers(run, settings):
+    # Work that never beats itself (a long step) is not taken for dead while its worker lives.
+    settings.JOB_HEARTBEAT_STALE_SECONDS = 1.5
+    assert jobs.claim(IngestRun, run.pk, worker="ingest@host1") is True
+    _age(run, 60)
+    with jobs.Heartbeat(IngestRun, run.pk, worker="ingest@host1"):
+        wait_for(lambda: IngestRun.objects.get(pk=run.pk).heartbeat_at > timezone.now() - timedelta(seconds=1), 10,
+                 "the heartbeat")
+        time.sleep(2)  # longer than the staleness: still held
+        assert jobs.claim(IngestRun, run.pk, worker="ingest@host2") is False
+    # Taken over (its heartbeat had stopped) or ended: a beat of the first worker no longer touches it.
+    _age(run, 60)
+    assert jobs.claim(IngestRun, run.pk, worker="ingest@host2") is True
+    _age(run, 60)
+    with jobs.Heartbeat(IngestRun, run.pk, worker="ingest@host1"):
+        time.sleep(1.5)
+    assert IngestRun.objects.get(pk=run.pk).heartbeat_at < timezone.now() - timedelta(seconds=30)
