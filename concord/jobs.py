@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from contextlib import nullcontext
 from datetime import timedelta
 
 from celery import shared_task
@@ -104,10 +105,10 @@ def task(work: Callable, *, queue: str, apart_from_worker: bool = False, job: ty
                 if not self.request.is_eager:
                     self.apply_async(args=args, countdown=recheck_seconds(), retry=False)
                 return None
-            if not self.request.is_eager:
-                with Heartbeat(job, args[0], worker=self.request.hostname or ""):
-                    return apart.call(work, *args) if apart_from_worker else work(*args)
-        return apart.call(work, *args) if apart_from_worker else work(*args)
+        beating = (Heartbeat(job, args[0], worker=self.request.hostname or "")
+                   if job is not None and not self.request.is_eager else nullcontext())
+        with beating:
+            return apart.call(work, *args) if apart_from_worker else work(*args)
 
     run.__name__, run.__qualname__, run.__doc__ = work.__name__, work.__qualname__, work.__doc__
     name = f"{work.__module__}.{work.__qualname__}"

@@ -288,8 +288,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # Redis's index of held tasks every this many seconds costs next to nothing.
     "unacked_restore_interval": env_int("CELERY_RESTORE_INTERVAL", 10), "unacked_restore_throttle": 1,
     # A worker scans under a lock in Redis that lives this long if its holder dies while holding it (a host
-    # killed mid-scan, likelier while a busy task holds the GIL): kombu's 5 minutes stopped every takeover for
-    # that long. A scan takes milliseconds.
+    # killed mid-scan, likelier while a busy task holds the GIL): with kombu's 5 minutes, every takeover
+    # would wait that long. A scan takes milliseconds.
     "unacked_mutex_expire": 30,
     # Sending a task from a page tries the broker once more, at once, then gives up (the page says the queue
     # is unavailable) rather than keeping the person waiting through kombu's default reconnects.
