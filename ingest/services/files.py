@@ -11,7 +11,7 @@ from django.db import connection, transaction
 from ..importers import ImportFileError, read_issue_file
 from ..importers.detect import detect_format
 from ..models import IngestRun, Source
-from ..parallel import JsonlWorkers, can_fork_workers
+from ..parallel import JsonlWorkers, can_fork_workers, plan
 from ..pipeline import Counts, IssueWriter
 from . import runs
 
@@ -91,14 +91,8 @@ def _publish(run: IngestRun, writer: IssueWriter, channel, on_progress: Progress
 
 def count_lines(path) -> int:
     """Lines of a JSON Lines file, counted on raw bytes: a fast total for the progress bar (blank lines,
-    which the import skips, count too)."""
-    with open(path, "rb") as f:
-        data = iter(lambda: f.read(1 << 20), b"")
-        count, last = 0, b"\n"
-        for chunk in data:
-            count += chunk.count(b"\n")
-            last = chunk[-1:]
-    return count + (last != b"\n")
+    which the import skips, count too). The workers' plan of the file counts them the same way."""
+    return plan(path).lines
 
 
 def _worth_workers(path) -> bool:
