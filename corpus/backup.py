@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gzip
+import itertools
 import json
 import uuid
 from collections.abc import Iterator
@@ -64,7 +65,7 @@ from ingest.models import (
 from interviews.models import Answer, GuideQuestion, InterviewGuide, InterviewSession, Participant, Quote
 from machines.models import LlmCall, MachineLabel, MachineRater, MachineRun, ReplacementDecision
 from machines.services.raters import checked_settings
-from taxonomy.models import Detail
+from taxonomy.models import Codebook, Detail
 from taxonomy.services import free_version
 
 from .backup_format import FORMATS, REFERENCES_RENAMED, RENAMED, Kind
@@ -86,19 +87,40 @@ def _json(value):
     return value
 
 
-def _record(instance, skip=(), m2m=()) -> dict:
-    fields, fks = {}, {}
-    for field in instance._meta.concrete_fields:
-        if field.primary_key or field.name in skip:
-            continue
-        if field.is_relation:
-            fks[field.name] = getattr(instance, field.attname)
-        else:
-            fields[field.name] = _json(field.value_from_object(instance))
-    record = {"kind": instance._meta.label_lower, "pk": instance.pk, "fields": fields, "fk": fks}
-    if m2m:
-        record["m2m"] = {name: list(getattr(instance, name).values_list("pk", flat=True)) for name in m2m}
-    return record
+CHUNK = 2000
+
+
+def _records(queryset, skip=(), m2m=()) -> Iterator[dict]:
+    """Every row of the query as a record, read as plain columns rather than model instances, and each chunk's
+    many-to-many references in one query per relation: a study's issues and labels are most of a backup, and
+    building a model (or asking for its references) per row cost more than reading and writing it."""
+    meta = queryset.model._meta
+    kept = [f for f in meta.concrete_fields if not f.primary_key and f.name not in skip]
+    plain = [f for f in kept if not f.is_relation]
+    related = [f for f in kept if f.is_relation]
+    columns = [meta.pk.attname, *(f.attname for f in plain), *(f.attname for f in related)]
+    split = 1 + len(plain)
+    rows = queryset.values_list(*columns).iterator(CHUNK)
+    while chunk := list(itertools.islice(rows, CHUNK)):
+        references = {name: _references(meta.get_field(name), [row[0] for row in chunk]) for name in m2m}
+        for row in chunk:
+            record = {"kind": meta.label_lower, "pk": row[0],
+                      "fields": {f.name: _json(v) for f, v in zip(plain, row[1:split], strict=True)},
+                      "fk": {f.name: v for f, v in zip(related, row[split:], strict=True)}}
+            if m2m:
+                record["m2m"] = {name: references[name].get(row[0], []) for name in m2m}
+            yield record
+
+
+def _references(field, pks: list[int]) -> dict[int, list[int]]:
+    """The ids a many-to-many field holds for each of `pks`, read from its through table."""
+    through = field.remote_field.through
+    source, target = f"{field.m2m_field_name()}_id", f"{field.m2m_reverse_field_name()}_id"
+    found: dict[int, list[int]] = {}
+    for pk, other in through.objects.filter(**{f"{source}__in": pks}).order_by(source, target) \
+            .values_list(source, target):
+        found.setdefault(pk, []).append(other)
+    return found
 
 
 def _rows(study) -> Iterator[dict]:
@@ -135,66 +157,60 @@ def _rows(study) -> Iterator[dict]:
                                                               "first_name": user.first_name,
                                                               "last_name": user.last_name}, "fk": {}}
     lists = KeywordList.objects.filter(sources__in=sources).distinct()
-    yield from (_record(x) for x in lists)
-    yield from (_record(x) for x in Keyword.objects.filter(keyword_list__in=lists))
-    yield from (_record(x) for x in sources)
+    yield from _records(lists)
+    yield from _records(Keyword.objects.filter(keyword_list__in=lists))
+    yield from _records(sources)
     study_issue_ids = set(study.issues.values_list("pk", flat=True))
     # Every issue of the study's sources: the keyword filter's figures (Table 1) are source-level. Issues outside
     # the study travel without their text.
-    for issue in Issue.objects.filter(source__in=sources).prefetch_related("matched_keywords").iterator(2000):
-        record = _record(issue, m2m=("matched_keywords",))
-        if issue.pk not in study_issue_ids:
+    for record in _records(Issue.objects.filter(source__in=sources), m2m=("matched_keywords",)):
+        if record["pk"] not in study_issue_ids:
             record["fields"].update(body="", comments=[], payload={})
         yield record
-    yield from (_record(x) for x in Summary.objects.filter(issue__source__in=sources).iterator(2000))
-    yield from (_record(x) for x in SummaryReview.objects.filter(summary__issue__source__in=sources).order_by("pk"))
-    yield from (_record(x) for x in samples)
-    yield from (_record(x) for x in ScreeningItem.objects.filter(sample__in=samples))
-    yield from (_record(x) for x in ScreeningVote.objects.filter(item__sample__in=samples))
+    yield from _records(Summary.objects.filter(issue__source__in=sources))
+    yield from _records(SummaryReview.objects.filter(summary__issue__source__in=sources).order_by("pk"))
+    yield from _records(samples)
+    yield from _records(ScreeningItem.objects.filter(sample__in=samples))
+    yield from _records(ScreeningVote.objects.filter(item__sample__in=samples))
     codebook = study.codebook
-    yield _record(codebook)
+    yield from _records(Codebook.objects.filter(pk=codebook.pk))
+    # Types, then themes, then sub-themes: a category's parent is restored before it.
     levels = {"type": 0, "theme": 1, "sub_theme": 2}
-    for category in sorted(codebook.categories.all(), key=lambda c: (levels[c.level], c.pk)):
-        yield _record(category, m2m=("examples",))
-    yield _record(study, skip=("current_round",), m2m=("issues",)) | {"current_round": study.current_round_id}
+    categories = _records(codebook.categories.all(), m2m=("examples",))
+    yield from sorted(categories, key=lambda r: (levels[r["fields"]["level"]], r["pk"]))
+    for record in _records(Study.objects.filter(pk=study.pk), skip=("current_round",), m2m=("issues",)):
+        yield record | {"current_round": study.current_round_id}
     for model, query in (
         (Membership, {"study": study}), (Round, {"study": study}), (Queue, {"round__study": study}),
         (Assignment, {"queue__round__study": study}), (TiedReport, {"round__study": study}),
         (Label, {"study": study}), (FinalLabel, {"study": study}), (Comment, {"study": study}),
     ):
-        yield from (_record(x) for x in model.objects.filter(**query).order_by("pk").iterator(5000))
+        yield from _records(model.objects.filter(**query).order_by("pk"))
     for model in (Label, FinalLabel):
-        history = model.history.model
-        for row in history.objects.filter(study_id=study.pk).order_by("history_id").iterator(5000):
-            yield _record(row)
+        yield from _records(model.history.model.objects.filter(study_id=study.pk).order_by("history_id"))
     # Interviews come before proposals and changes, which may cite a quote as their evidence.
     guides = InterviewGuide.objects.filter(study=study)
-    yield from (_record(x) for x in guides.order_by("pk"))
-    yield from (_record(x) for x in GuideQuestion.objects.filter(guide__in=guides).order_by("pk"))
-    yield from (_record(x) for x in Participant.objects.filter(study=study).order_by("pk"))
+    yield from _records(guides.order_by("pk"))
+    yield from _records(GuideQuestion.objects.filter(guide__in=guides).order_by("pk"))
+    yield from _records(Participant.objects.filter(study=study).order_by("pk"))
     sessions = InterviewSession.objects.filter(participant__study=study)
-    yield from (_record(x) for x in sessions.order_by("pk"))
-    yield from (_record(x) for x in Answer.objects.filter(session__in=sessions).order_by("pk"))
-    for quote in Quote.objects.filter(session__in=sessions).order_by("pk"):
-        yield _record(quote, m2m=("nodes",))
-    for proposal in Proposal.objects.filter(study=study).order_by("pk"):
-        yield _record(proposal, m2m=("examples",))
-    yield from (_record(x) for x in Vote.objects.filter(proposal__study=study))
-    yield from (_record(x) for x in ChangeLogEntry.objects.filter(codebook=codebook))
-    for detail in Detail.objects.filter(category__codebook=codebook):
-        yield _record(detail, m2m=("examples",))
-    yield from (_record(x) for x in AgreementSnapshot.objects.filter(study=study))
-    for subset in Subset.objects.filter(study=study):
-        yield _record(subset, m2m=("issues",))
-    yield from (_record(x) for x in ComparisonRecord.objects.filter(study=study))
+    yield from _records(sessions.order_by("pk"))
+    yield from _records(Answer.objects.filter(session__in=sessions).order_by("pk"))
+    yield from _records(Quote.objects.filter(session__in=sessions).order_by("pk"), m2m=("nodes",))
+    yield from _records(Proposal.objects.filter(study=study).order_by("pk"), m2m=("examples",))
+    yield from _records(Vote.objects.filter(proposal__study=study))
+    yield from _records(ChangeLogEntry.objects.filter(codebook=codebook))
+    yield from _records(Detail.objects.filter(category__codebook=codebook), m2m=("examples",))
+    yield from _records(AgreementSnapshot.objects.filter(study=study))
+    yield from _records(Subset.objects.filter(study=study), m2m=("issues",))
+    yield from _records(ComparisonRecord.objects.filter(study=study))
     # Machine raters: a label may point at the call it came from, so calls come before labels.
-    yield from (_record(x, skip=("api_key",)) for x in MachineRater.objects.filter(study=study).order_by("pk"))
+    yield from _records(MachineRater.objects.filter(study=study).order_by("pk"), skip=("api_key",))
     # Which worker ran it names a host of this installation, not a fact of the study.
-    yield from (_record(x, skip=("worker",)) for x in MachineRun.objects.filter(rater__study=study).order_by("pk"))
-    yield from (_record(x) for x in LlmCall.objects.filter(rater__study=study).order_by("pk").iterator(5000))
-    yield from (_record(x) for x in MachineLabel.objects.filter(run__rater__study=study).order_by("pk")
-                .iterator(5000))
-    yield from (_record(x) for x in ReplacementDecision.objects.filter(rater__study=study).order_by("pk"))
+    yield from _records(MachineRun.objects.filter(rater__study=study).order_by("pk"), skip=("worker",))
+    yield from _records(LlmCall.objects.filter(rater__study=study).order_by("pk"))
+    yield from _records(MachineLabel.objects.filter(run__rater__study=study).order_by("pk"))
+    yield from _records(ReplacementDecision.objects.filter(rater__study=study).order_by("pk"))
 
 
 def export_study(study, path: str | Path) -> int:
