@@ -215,7 +215,8 @@ def _rows(study) -> Iterator[dict]:
 
 def export_study(study, path: str | Path) -> int:
     count = 0
-    with gzip.open(path, "wt", encoding="utf-8") as f:
+    # zlib's own default level: half the time of gzip's 9 for a file 1-2 % larger.
+    with gzip.open(path, "wt", encoding="utf-8", compresslevel=6) as f:
         f.write(json.dumps({"format": FORMAT, "version": VERSION, "study": study.name,
                             "exported_at": timezone.now().isoformat()}) + "\n")
         for record in _rows(study):
