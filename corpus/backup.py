@@ -339,15 +339,19 @@ class _Restore:
             if label == "ingest.issue":
                 self.known_issues.setdefault(instance.source_id, {})[instance.number] = instance.pk
                 self.fresh.add(instance.pk)
+        # Each many-to-many relation of the whole batch in one insert, not one per row.
+        links: dict[str, list] = {}
         for instance, (_, record, _line) in zip(made, self.pending, strict=True):
             for name, olds in record.get("m2m", {}).items():
                 field = model._meta.get_field(name)
                 target = field.related_model._meta.label_lower
                 through = field.remote_field.through
                 source_col, target_col = field.m2m_field_name(), field.m2m_reverse_field_name()
-                through.objects.bulk_create([
+                links.setdefault(name, []).extend(
                     through(**{f"{source_col}_id": instance.pk, f"{target_col}_id": self.ids[(target, old)]})
-                    for old in olds if (target, old) in self.ids], ignore_conflicts=True)
+                    for old in olds if (target, old) in self.ids)
+        for name, rows in links.items():
+            model._meta.get_field(name).remote_field.through.objects.bulk_create(rows, ignore_conflicts=True)
         if label == "annotation.study":
             self.study = made[0]
         self.pending = []
