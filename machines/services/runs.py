@@ -8,6 +8,8 @@ import json
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
+from django.db.models.functions import Left
 
 from concord import jobs
 from concord.errors import FieldError
@@ -62,7 +64,12 @@ def run(run: MachineRun) -> MachineRun:
     run.started_at = None  # a run taken again (its worker was killed) starts again from nothing
     jobs.start(run, message="", done=0, cached=0, unparseable=0, failed=0)
     MachineLabel.objects.filter(run=run).delete()
-    issues = list(rater.study.issues.order_by("pk").values_list("pk", "title", "body"))
+    body = F("body")
+    if rater.kind == MachineRater.Kind.BUILTIN:
+        # The built-in model reads a report's first characters only: a body longer than that is not fetched
+        # whole (held three times over, the bodies of 160,000 reports were half the run's memory).
+        body = Left("body", ClassifierSettings().text_chars)
+    issues = list(rater.study.issues.order_by("pk").values_list("pk", "title", body))
     run.total = len(issues) * rater.runs_per_report
     MachineRun.objects.filter(pk=run.pk).update(total=run.total)
     try:
@@ -83,20 +90,23 @@ def _run_builtin(run: MachineRun, issues: list[tuple[int, str, str]]) -> None:
     run.model_reported = CLASSIFIER_MODEL
     MachineRun.objects.filter(pk=run.pk).update(model_reported=run.model_reported)
     texts = [f"{title}\n{body or ''}" for _, title, body in issues]
+    ids = [pk for pk, _, _ in issues]
+    issues.clear()  # the texts hold all the classifier reads
 
     def progress(done: int, folds: int) -> None:
         jobs.beat(run)
         MachineRun.objects.filter(pk=run.pk).update(message=f"training and rating fold {min(done + 1, folds)} of "
                                                             f"{folds}")
 
-    rated = classify(texts, [labels.get(pk) for pk, _, _ in issues], options, progress)
+    rated = classify(texts, [labels.get(pk) for pk in ids], options, progress)
+    del texts
     rows = [MachineLabel(run=run, issue_id=pk, type_code=chain[0], theme_code=chain[1] or "",
                          sub_theme_code=chain[2] or "")
-            for (pk, _, _), chain in zip(issues, rated, strict=True) if chain is not None]
+            for pk, chain in zip(ids, rated, strict=True) if chain is not None]
     for start in range(0, len(rows), WRITE_BATCH):
         MachineLabel.objects.bulk_create(rows[start:start + WRITE_BATCH])
         jobs.beat(run, done=min(len(rows), start + WRITE_BATCH))
-    unrated = len(issues) - len(rows)
+    unrated = len(ids) - len(rows)
     run.done = len(rows)
     _finish(run, MachineRun.Status.SUCCEEDED,
             f"{len(rows):,} reports rated, cross-fitted in {options.folds} folds on {len(labels):,} labeled reports"
