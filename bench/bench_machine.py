@@ -39,9 +39,7 @@ def _codes() -> list[tuple[str, str, str | None]]:
 
 
 def main() -> None:
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
-    from machines.classifier import Settings, rate
+    from machines.classifier import Settings, features, rate
 
     parser = argparse.ArgumentParser()
     parser.add_argument("path")
@@ -61,8 +59,7 @@ def main() -> None:
     labels = [("NR", None, None) if pick.random() < 0.05 else pick.choice(codes) for _ in texts]
     settings = Settings(folds=args.folds)
     started = time.perf_counter()
-    TfidfVectorizer(sublinear_tf=True, min_df=2, max_features=settings.max_features, ngram_range=settings.ngrams
-                    ).fit_transform([t[:settings.text_chars] for t in texts])
+    features(texts, settings)
     floor = time.perf_counter() - started
     started = time.perf_counter()
     rated = rate(texts, labels, settings)

@@ -4,11 +4,14 @@ type and a model of every theme (over all types) find likeliest together; the su
 theme. The models are cross-fitted: the reports are dealt into k folds and each fold is rated by models trained
 on the other folds only, so no report is ever rated by a model that saw its label.
 
-The vocabulary and its weights are learned once from every report's text (no label is read for that), which
-keeps 40,000 reports to one pass over the text instead of k."""
+The features are hashed word and word-pair counts weighted by TF-IDF, learned once from every report's text (no
+label is read for that), which keeps the text to one pass instead of k. Hashing holds no vocabulary: a vocabulary
+of every word pair of 160,000 reports took gigabytes before it was cut to its commonest, and a million reports'
+would not fit beside the matrix."""
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import itertools
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from stats.lazy_numpy import np
@@ -18,7 +21,8 @@ Label = tuple[str, str | None, str | None]  # (type code or "NR", theme code, su
 TEXT_CHARS = 4000
 FOLDS = 5
 # What each run of the built-in model records, so that labels made by an earlier version of it say so.
-MODEL = "built-in 2: TF-IDF; type and theme chosen together (logistic, α 5e-4, 5 passes); sub-theme given theme"
+MODEL = ("built-in 3: hashed TF-IDF (2^20, the 100,000 commonest); type and theme chosen together (logistic, "
+         "α 5e-4, 5 passes); sub-theme given theme")
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,7 @@ class Settings:
     seed: int = 0
     text_chars: int = TEXT_CHARS
     max_features: int = 100_000
+    features: int = 2 ** 20  # hashed n-grams, few of them colliding, before the commonest are kept
     ngrams: tuple[int, int] = (1, 2)
 
 
@@ -44,7 +49,9 @@ class _Level:
             # made by people need (α 1e-5 fitted their disagreements and trailed a plain logistic regression by
             # 3 to 4 points on noisy labels; 5e-4 matches it, tests/machines/test_classifier.py). Five passes do
             # as well as fifteen and keep 40,000 reports' 20-theme model within the time of the old per-type ones.
-            self.model = SGDClassifier(loss="log_loss", alpha=5e-4, max_iter=5, tol=None, random_state=seed)
+            # One-vs-rest fits on two threads (the fits are independent and seeded alike: the same labels as one).
+            self.model = SGDClassifier(loss="log_loss", alpha=5e-4, max_iter=5, tol=None, random_state=seed,
+                                       n_jobs=2)
             self.model.fit(x, y)
 
     @property
@@ -110,20 +117,58 @@ def _below(models: dict[str, _Level], x, rows: np.ndarray, parents: list) -> lis
     return out
 
 
+HASH_CHUNK = 5000  # texts hashed at once: the hasher's own working memory is some 25 bytes a non-zero
+
+
+def features(texts: Iterable[str], settings: Settings = Settings()):
+    """Each report's TF-IDF row over hashed n-grams of its first `text_chars` characters (float32, L2-normed),
+    reading `texts` a chunk at a time: a caller that streams them holds no more than a chunk's text (a million
+    reports' text is gigabytes as Python strings). An n-gram found in one report only is dropped where there are
+    more than 50 reports, as min_df=2 would: it teaches a model of many reports nothing, and its IDF, the
+    highest, would make it loud."""
+    from scipy import sparse
+    from sklearn.feature_extraction.text import HashingVectorizer, TfidfTransformer  # deferred: heavy
+
+    hasher = HashingVectorizer(n_features=settings.features, alternate_sign=False, norm=None,
+                               ngram_range=settings.ngrams, dtype=np.float32)
+    stream, chunks = iter(texts), []
+    while batch := [text[:settings.text_chars] for text in itertools.islice(stream, HASH_CHUNK)]:
+        chunks.append(hasher.transform(batch))
+    counts = sparse.vstack(chunks or [hasher.transform([])], format="csr")
+    del chunks
+    # The columns kept: those of n-grams in at least two reports (where there are more than 50), and of these
+    # the `max_features` found in most reports; they are renumbered 0, 1, …, so a class's weights stay small.
+    reports = np.bincount(counts.indices, minlength=settings.features)
+    kept = np.flatnonzero(reports >= (2 if counts.shape[0] > 50 else 1))
+    if len(kept) > settings.max_features:
+        kept = np.sort(kept[np.argsort(-reports[kept], kind="stable")[:settings.max_features]])
+    column = np.full(settings.features, -1, dtype=np.int64)
+    column[kept] = np.arange(len(kept))
+    counts.data[column[counts.indices] < 0] = 0
+    counts.eliminate_zeros()
+    counts = sparse.csr_matrix((counts.data, column[counts.indices].astype(counts.indices.dtype), counts.indptr),
+                               shape=(counts.shape[0], max(1, len(kept))))
+    # In place: a second matrix of a million reports would be gigabytes more.
+    return TfidfTransformer(sublinear_tf=True).fit(counts).transform(counts, copy=False)
+
+
 def rate(texts: Sequence[str], labels: Sequence[Label | None], settings: Settings = Settings(),
          progress: Callable[[int, int], None] | None = None) -> list[Label | None]:
     """A label for every report: `labels[i]` is report i's training label (its final or plurality label), None
     where it has none. Each report is rated by the models of the folds it is not in; None when no report of
     the other folds has a label to learn from. `progress(folds done, folds)` is called before each fold and at
     the end."""
-    n = len(texts)
-    if len(labels) != n:
-        raise ValueError(f"{n} texts but {len(labels)} labels")
-    from sklearn.feature_extraction.text import TfidfVectorizer  # deferred: heavy, half a second to import
+    if len(labels) != len(texts):
+        raise ValueError(f"{len(texts)} texts but {len(labels)} labels")
+    return rate_rows(features(texts, settings), labels, settings, progress)
 
-    x = TfidfVectorizer(sublinear_tf=True, min_df=2 if n > 50 else 1, max_features=settings.max_features,
-                        ngram_range=settings.ngrams, dtype=np.float32).fit_transform(
-        [text[:settings.text_chars] for text in texts])
+
+def rate_rows(x, labels: Sequence[Label | None], settings: Settings = Settings(),
+              progress: Callable[[int, int], None] | None = None) -> list[Label | None]:
+    """`rate` for reports whose `features` are the rows of `x`."""
+    n = x.shape[0]
+    if len(labels) != n:
+        raise ValueError(f"{n} reports but {len(labels)} labels")
     types = [lb[0] if lb else None for lb in labels]
     themes = [lb[1] if lb and lb[0] != "NR" else None for lb in labels]
     subs = [lb[2] if lb and lb[0] != "NR" else None for lb in labels]

@@ -8,7 +8,6 @@ import json
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
 from django.db.models.functions import Left
 
 from concord import jobs
@@ -16,7 +15,7 @@ from concord.errors import FieldError
 
 from ..classifier import MODEL as CLASSIFIER_MODEL
 from ..classifier import Settings as ClassifierSettings
-from ..classifier import rate as classify
+from ..classifier import features, rate_rows
 from ..endpoints import NoSuchEndpoint, endpoint_for
 from ..llm import CallFailed, ChatClient, EndpointDown, EndpointRefused
 from ..models import LlmCall, MachineLabel, MachineRater, MachineRun
@@ -64,42 +63,44 @@ def run(run: MachineRun) -> MachineRun:
     run.started_at = None  # a run taken again (its worker was killed) starts again from nothing
     jobs.start(run, message="", done=0, cached=0, unparseable=0, failed=0)
     MachineLabel.objects.filter(run=run).delete()
-    body = F("body")
-    if rater.kind == MachineRater.Kind.BUILTIN:
-        # The built-in model reads a report's first characters only: a body longer than that is not fetched
-        # whole (held three times over, the bodies of 160,000 reports were half the run's memory).
-        body = Left("body", ClassifierSettings().text_chars)
-    issues = list(rater.study.issues.order_by("pk").values_list("pk", "title", body))
-    run.total = len(issues) * rater.runs_per_report
+    issues = rater.study.issues.order_by("pk")
+    run.total = issues.count() * rater.runs_per_report
     MachineRun.objects.filter(pk=run.pk).update(total=run.total)
     try:
         if rater.kind == MachineRater.Kind.BUILTIN:
             _run_builtin(run, issues)
         else:
-            _run_llm(run, issues)
+            _run_llm(run, list(issues.values_list("pk", "title", "body")))
     except Exception as exc:
         _finish(run, MachineRun.Status.FAILED, f"stopped by an unexpected error: {exc.__class__.__name__}: {exc}")
         raise
     return run
 
 
-def _run_builtin(run: MachineRun, issues: list[tuple[int, str, str]]) -> None:
+def _run_builtin(run: MachineRun, issues) -> None:
     rater = run.rater
     labels = training_labels(rater.study, panel(rater.study), rater.training)
     options = ClassifierSettings(folds=run.settings.get("folds", 5), seed=run.settings.get("seed", 0))
     run.model_reported = CLASSIFIER_MODEL
     MachineRun.objects.filter(pk=run.pk).update(model_reported=run.model_reported)
-    texts = [f"{title}\n{body or ''}" for _, title, body in issues]
-    ids = [pk for pk, _, _ in issues]
-    issues.clear()  # the texts hold all the classifier reads
+    ids: list[int] = []
+
+    def texts():
+        # Streamed into the features a chunk at a time, and no more of a body than the model reads: a million
+        # reports' text would be gigabytes held at once.
+        for pk, title, body in issues.values_list("pk", "title", Left("body", options.text_chars)).iterator(2000):
+            ids.append(pk)
+            yield f"{title}\n{body or ''}"
+
+    x = features(texts(), options)
 
     def progress(done: int, folds: int) -> None:
         jobs.beat(run)
         MachineRun.objects.filter(pk=run.pk).update(message=f"training and rating fold {min(done + 1, folds)} of "
                                                             f"{folds}")
 
-    rated = classify(texts, [labels.get(pk) for pk in ids], options, progress)
-    del texts
+    rated = rate_rows(x, [labels.get(pk) for pk in ids], options, progress)
+    del x
     rows = [MachineLabel(run=run, issue_id=pk, type_code=chain[0], theme_code=chain[1] or "",
                          sub_theme_code=chain[2] or "")
             for pk, chain in zip(ids, rated, strict=True) if chain is not None]
