@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+import psycopg
 from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
@@ -68,6 +69,7 @@ from machines.services.raters import checked_settings
 from taxonomy.models import Codebook, Detail
 from taxonomy.services import free_version
 
+from . import copy_insert
 from .backup_format import FORMATS, REFERENCES_RENAMED, RENAMED, Kind
 
 FORMAT, VERSION = "concord-study", 6
@@ -326,10 +328,11 @@ class _Restore:
             return
         model = type(self.pending[0][0])
         label = model._meta.label_lower
+        made = [instance for instance, _, _ in self.pending]
         try:
             with transaction.atomic():
-                made = model.objects.bulk_create([instance for instance, _, _ in self.pending])
-        except DatabaseError as exc:
+                copy_insert.insert(model, made)
+        except (DatabaseError, psycopg.Error) as exc:  # COPY's errors come from psycopg itself
             first, last = self.pending[0][2], self.pending[-1][2]
             reason = str(exc).strip().splitlines()[0]
             raise StudyImportError(f"{self.name}: lines {first}-{last}: these {label} records break a rule of "

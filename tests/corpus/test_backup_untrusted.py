@@ -234,3 +234,22 @@ def test_a_snapshots_moment_is_refused_unless_a_date_in_range(study, annotator_a
     assert record["fields"]["as_of"]  # the file carries it
     record["fields"]["as_of"] = as_of
     _refused(_write(tmp_path, lines), "as_of")
+
+
+def test_records_that_break_a_rule_of_the_database_are_refused_naming_their_lines(backup, tmp_path):
+    """Each value passes its own checks, but a second current label of the same annotator on the same report in
+    the same round breaks a constraint only the database sees (rows are written by COPY on PostgreSQL): the
+    restore is refused with the lines of the batch and the rule's name, and nothing is left of it."""
+    label = next(r for r in backup if r.get("kind") == "annotation.label")
+    at = backup.index(label)
+    twin = json.loads(json.dumps(label)) | {"pk": label["pk"] + 1000}
+    path = _write(tmp_path, [*backup[:at + 1], twin, *backup[at + 1:]])
+    Label = apps.get_model("annotation.label")
+    labels, studies = Label.objects.count(), Study.objects.count()
+    with pytest.raises(CommandError) as refused:
+        call_command("import_study", path)
+    message = str(refused.value)
+    assert f"lines {at + 1}-{at + 2}: these annotation.label records break a rule of the database" in message
+    # PostgreSQL names the constraint, SQLite its columns.
+    assert "label_one_current_per_round" in message or "UNIQUE constraint failed: annotation_label" in message
+    assert (Label.objects.count(), Study.objects.count()) == (labels, studies)
