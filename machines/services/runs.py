@@ -7,7 +7,7 @@ import hashlib
 import json
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models.functions import Left
 
 from concord import jobs
@@ -107,6 +107,12 @@ def _run_builtin(run: MachineRun, issues) -> None:
     for start in range(0, len(rows), WRITE_BATCH):
         MachineLabel.objects.bulk_create(rows[start:start + WRITE_BATCH])
         jobs.beat(run, done=min(len(rows), start + WRITE_BATCH))
+    if connection.vendor == "postgresql":
+        # An export reads a run's labels a chunk of reports at a time. Planned on statistics from before the run
+        # (autovacuum's ANALYZE comes up to a minute later), each chunk's look-up walked every label of the run:
+        # the replication package of 160,000 reports took 200 s right after a run, 142 s once analysed.
+        with connection.cursor() as cursor:
+            cursor.execute(f"ANALYZE {MachineLabel._meta.db_table}")
     unrated = len(ids) - len(rows)
     run.done = len(rows)
     _finish(run, MachineRun.Status.SUCCEEDED,

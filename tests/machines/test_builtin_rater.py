@@ -7,6 +7,7 @@ import json
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection
 
 from machines.classifier import MODEL
 from machines.models import MachineLabel, MachineRater, MachineRun
@@ -67,3 +68,13 @@ def test_a_raters_runs_are_numbered_from_one_whatever_other_raters_ran():
     MachineRun.objects.create(rater=first)
     runs = [MachineRun.objects.create(rater=second) for _ in range(2)]
     assert [run.number for run in runs] == [1, 2]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the planner's statistics are PostgreSQL's")
+def test_a_run_leaves_the_planner_knowing_its_labels(vllm_study):
+    """An export right after a run reads its labels a chunk of reports at a time; planned on statistics from
+    before the run, every chunk walked all of the run's labels. The run analyses the table it wrote."""
+    call_command("rate", "vllm", rater="tfidf-sgd", kind="builtin", stdout=io.StringIO())
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT reltuples FROM pg_class WHERE relname = %s", [MachineLabel._meta.db_table])
+        assert cursor.fetchone()[0] == MachineLabel.objects.count() == 974
