@@ -5,7 +5,7 @@
 Every report gets a training label drawn (seeded) from the shipped codebook's sub-themes, so every level has
 models to fit: the type, every theme (20) at once, the sub-theme given the theme. The labels are random,
 so the figure is the time and memory of cross-fitting, not the model's quality (the tests measure that on the
-study's real vLLM reports). Prints the seconds for the TF-IDF pass alone and for the whole rating, and the
+study's real vLLM reports). Prints the seconds for the features pass alone and for the whole rating, and the
 process's peak memory.
 
 With --job it then does what the Celery job does, on PostgreSQL: builds the labeling benchmark's study (40,000
@@ -68,8 +68,8 @@ def main() -> None:
     print(f"reports                {len(texts):,} ({sum(r is not None for r in rated):,} rated), "
           f"{len({c[1] for c in codes})} themes, {len({c[2] for c in codes if c[2]})} sub-themes, "
           f"{args.folds} folds")
-    print(f"TF-IDF pass alone      {floor:.1f} s")
-    print(f"rating, cross-fitted   {seconds:.1f} s (goal: under 60 s); {seconds / floor:.1f}× the TF-IDF pass")
+    print(f"features pass alone     {floor:.1f} s (hashed n-grams, TF-IDF)")
+    print(f"rating, cross-fitted   {seconds:.1f} s (goal: under 60 s); {seconds / floor:.1f}× the features pass")
     print(f"peak memory            {peak:.0f} MB")
 
 
