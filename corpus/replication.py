@@ -167,7 +167,9 @@ def build(study: Study, path: str | Path, viewer) -> int:
         for name, text in files.items():
             archive.writestr(name, text)
         # The big ones are streamed into the archive, never held whole.
-        with archive.open("corpus.csv", "w") as f:
+        # Their size is not known before they are written, and past 2 GiB (a million reports' corpus is some 5 GB) a
+        # member needs ZIP64 headers, which zipfile writes only when told beforehand.
+        with archive.open("corpus.csv", "w", force_zip64=True) as f:
             for chunk in csv_chunks(study):
                 f.write(chunk)
         for name, lines in (("corpus.jsonl", jsonl_rows(study)), ("labels/labels.csv", label_csv_rows(study)),
@@ -175,7 +177,7 @@ def build(study: Study, path: str | Path, viewer) -> int:
                              _csv_lines(["report", "source", "number", "url", "rater", "type", "theme",
                                          "sub_theme"], reliability_rows)),
                             ("labels/history.csv", history_csv_rows(viewer, study))):
-            with archive.open(name, "w") as f:
+            with archive.open(name, "w", force_zip64=True) as f:
                 for line in lines:
                     f.write(line.encode("utf-8"))
     return len(files) + 5

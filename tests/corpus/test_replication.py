@@ -7,6 +7,7 @@ import io
 import json
 import os
 import random
+import struct
 import subprocess
 import sys
 import zipfile
@@ -201,3 +202,31 @@ def test_an_open_samples_votes_stay_out_of_the_package_until_it_is_decided(label
     screening = {s["status"]: s for s in json.loads(text)}
     assert screening["open"]["items"][0]["votes"] is None and "said in open" not in text
     assert screening["closed"]["items"][0]["votes"][0]["note"] == "said in closed"
+
+
+def _local_extra_ids(path, name: str) -> list[int]:
+    """The ids of the extra fields in a member's local header (0x0001: ZIP64 sizes)."""
+    with zipfile.ZipFile(path) as archive, open(path, "rb") as f:
+        offset = archive.getinfo(name).header_offset
+        f.seek(offset)
+        name_length, extra_length = struct.unpack("<HH", f.read(30)[26:30])
+        f.seek(offset + 30 + name_length)
+        extra = f.read(extra_length)
+    ids, at = [], 0
+    while at + 4 <= len(extra):
+        header_id, size = struct.unpack("<HH", extra[at:at + 4])
+        ids.append(header_id)
+        at += 4 + size
+    return ids
+
+
+def test_the_streamed_files_can_grow_past_what_a_plain_zip_header_holds(labeled, tmp_path):
+    """The corpus of a million reports is some 5 GB, and zipfile refuses a streamed member past 2 GiB unless it
+    wrote ZIP64 headers for it from the start: each streamed member has them, and the package still reads."""
+    study = labeled[0]
+    path = tmp_path / "package.zip"
+    call_command("replication_package", study.name, str(path), stdout=io.StringIO())
+    for name in ("corpus.csv", "corpus.jsonl", "labels/labels.csv", "reliability/labels.csv", "labels/history.csv"):
+        assert 0x0001 in _local_extra_ids(path, name), name
+    with zipfile.ZipFile(path) as archive:
+        assert archive.testzip() is None
