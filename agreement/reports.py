@@ -13,12 +13,12 @@ from concord.int_columns import int_columns
 from stats.alpha import alpha_counts_figure
 from stats.coefficients import Coefficient, coefficients, diverge
 from stats.figures import Figure
-from stats.kappa import fleiss_matrix_figure, prefetch_interval
+from stats.kappa import fleiss_matrix_figure
 from stats.lazy_numpy import np
-from stats.matrices import RatingTable, complete_counts, counts_of
+from stats.matrices import RatingTable, complete_counts, counts_of, grouped_counts
 from stats.per_code import per_code
 from stats.raters import RaterAgreement, rater_agreement_table
-from stats.resampling import one_blas_thread, shared
+from stats.resampling import shared
 from taxonomy.codes import sort_key
 from taxonomy.models import Category
 from taxonomy.selectors import types_of
@@ -60,22 +60,29 @@ class StudyAgreement:
 
 @dataclass
 class _Labels:
-    """One round's labels as flat arrays (one entry per label) and as a table per level."""
+    """One round's labels as a table per level: reports × raters, the category each rater gave."""
 
     issues: list[int]  # table row → issue id, in id order
     raters: list[str]  # table column → username
-    row: np.ndarray  # per label: its table row
     tables: dict[str, RatingTable]  # "type", "theme", "sub_theme"
-    label_codes: dict[str, np.ndarray]  # per level, per label: category index in that level's table, or -1
 
 
 def _level_codes(values: np.ndarray, names: dict[int, str]) -> tuple[list[str], np.ndarray]:
     """Category pks (−1 = not relevant, 0 = not given) → sorted category names and an index per label."""
-    # Each label's place among the codebook's few ids, found by bisection: one pass over the labels.
     keys = np.array(sorted({-1, 0, *names}), dtype=np.int64)
-    at = np.searchsorted(keys, values)
-    if len(values) and not np.array_equal(keys[np.minimum(at, len(keys) - 1)], values):
-        raise ValueError("a label names a category that is not in the study's codebook")
+    # Each label's place among the codebook's few ids: looked up in a table of every id up to the largest (one
+    # pass over the labels), or found by bisection where the ids are too far apart for such a table.
+    if keys[-1] < 1 << 22:
+        place = np.full(int(keys[-1]) + 2, -1, dtype=np.int32)
+        place[keys + 1] = np.arange(len(keys), dtype=np.int32)
+        outside = (values < -1) | (values > keys[-1])
+        at = place[np.where(outside, 0, values + 1)]
+        if len(values) and (outside.any() or (at < 0).any()):
+            raise ValueError("a label names a category that is not in the study's codebook")
+    else:
+        at = np.searchsorted(keys, values)
+        if len(values) and not np.array_equal(keys[np.minimum(at, len(keys) - 1)], values):
+            raise ValueError("a label names a category that is not in the study's codebook")
     seen = np.bincount(at, minlength=len(keys)) > 0
     name = {int(k): NOT_RELEVANT if k == -1 else names.get(int(k), "") for k in keys}
     labels = sorted((name[int(k)] for k, used in zip(keys, seen, strict=True) if used and k != 0), key=sort_key)
@@ -85,27 +92,42 @@ def _level_codes(values: np.ndarray, names: dict[int, str]) -> tuple[list[str], 
     return labels, lookup[at]
 
 
+def _ranked(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`np.unique(values, return_inverse=True)` for ids: where they lie close together (a round's reports,
+    its raters), each id's rank is read from a count of the ids present up to it, one pass with no sort."""
+    if not len(values):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    low, high = int(values.min()), int(values.max())
+    if high - low > 4 * len(values) + 1024:
+        return np.unique(values, return_inverse=True)
+    present = np.zeros(high - low + 1, dtype=bool)
+    present[values - low] = True
+    rank = np.cumsum(present) - 1
+    return np.flatnonzero(present) + low, rank[values - low]
+
+
 def _labels(round: Round) -> _Labels:
     names = dict(Category.objects.filter(codebook=round.study.codebook_id).values_list("pk", "code"))
     counted = counted_in_round(round)
-    names6 = ["issue", "annotator", "relevant", "type", "theme", "sub_theme"]
-    # order_by() drops the model's default ordering, which would join and sort every row.
-    column = dict(zip(names6, int_columns(counted.order_by(), [
-        "issue_id", "annotator_id", "is_relevant", "type_id", "theme_id", "sub_theme_id"]), strict=True))
-    issues, row = np.unique(column["issue"], return_inverse=True)
-    annotators, col = np.unique(column["annotator"], return_inverse=True)
+    names5 = ["issue", "annotator", "type", "theme", "sub_theme"]
+    # order_by() drops the model's default ordering, which would join and sort every row. Relevance is not read:
+    # a label has a type exactly when it is relevant (a constraint of the table), and NULL is read as 0.
+    column = dict(zip(names5, int_columns(counted.order_by(), [
+        "issue_id", "annotator_id", "type_id", "theme_id", "sub_theme_id"]), strict=True))
+    issues, row = _ranked(column.pop("issue"))
+    annotators, col = _ranked(column.pop("annotator"))
     users = dict(get_user_model().objects.filter(pk__in=annotators.tolist()).values_list("pk", "username"))
-    relevant = column["relevant"].astype(bool)
+    not_relevant = column["type"] == 0
     issue_ids = issues.tolist()  # one list, shared by the tables: they never change it
-    tables, label_codes = {}, {}
+    tables = {}
     for level in ("type", "theme", "sub_theme"):
-        values = np.where(relevant, column[level], -1)
+        values = column.pop(level)
+        values[not_relevant] = -1
         categories, index = _level_codes(values, names)
         codes = np.full((len(issues), len(annotators)), -1, dtype=np.int32)
         codes[row, col] = index
         tables[level] = RatingTable(issue_ids, categories, codes)
-        label_codes[level] = index
-    return _Labels(issue_ids, [users[int(a)] for a in annotators], row, tables, label_codes)
+    return _Labels(issue_ids, [users[int(a)] for a in annotators], tables)
 
 
 def _plurality(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -115,23 +137,39 @@ def _plurality(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return counts.argmax(axis=1) if counts.shape[1] else np.zeros(len(counts), dtype=np.int64), shared | (top == 0)
 
 
-def _within(labels: _Labels, level: str, keep: np.ndarray) -> np.ndarray:
-    """Per row, counts of `level` categories among the labels `keep` marks (e.g. those of the winning type)."""
-    n, k = len(labels.issues), len(labels.tables[level].categories)
-    codes = labels.label_codes[level]
-    chosen = keep & (codes >= 0)
-    return np.bincount(labels.row[chosen] * k + codes[chosen], minlength=n * k).reshape(n, k)
+_ROWS = 1 << 16  # reports at a time in a per-rater comparison: its reports × raters² booleans stay small
+
+
+def _plurality_of_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`_plurality` of a reports × raters table of codes (−1: none) without its reports × categories counts:
+    per report, the lowest of the most frequent codes (0 where there is none), and whether the top count is
+    shared or absent. Each rater's code is counted among the report's raters, a few comparisons a report."""
+    winner = np.zeros(len(codes), dtype=np.int64)
+    tied = np.ones(len(codes), dtype=bool)
+    for start in range(0, len(codes), _ROWS):
+        block = codes[start:start + _ROWS]
+        valid = block >= 0
+        times = ((block[:, :, None] == block[:, None, :]) & valid[:, None, :]).sum(axis=2)  # raters of each one's
+        top = times.max(axis=1) if block.shape[1] else np.zeros(len(block), dtype=np.int64)
+        at_top = (times == top[:, None]) & valid
+        lowest = np.where(at_top, block, np.iinfo(np.int32).max).min(axis=1) if block.shape[1] else top
+        winner[start:start + _ROWS] = np.where(top > 0, lowest, 0)
+        # Each code at the top is given by `top` raters: more raters than that at the top is a second code there.
+        tied[start:start + _ROWS] = (at_top.sum(axis=1) > top) | (top == 0)
+    return winner, tied
 
 
 def _controversial(labels: _Labels) -> dict[str, int]:
-    """Vectorised stats.ties.controversial_levels over every report."""
-    type_winner, type_tied = _plurality(counts_of(labels.tables["type"]))
-    theme_counts = _within(labels, "theme", labels.label_codes["type"] == type_winner[labels.row])
-    theme_winner, theme_tied = _plurality(theme_counts)
-    theme_tied &= theme_counts.sum(axis=1) > 0
-    sub_counts = _within(labels, "sub_theme", labels.label_codes["theme"] == theme_winner[labels.row])
-    _, sub_tied = _plurality(sub_counts)
-    sub_tied &= sub_counts.sum(axis=1) > 0
+    """Vectorised stats.ties.controversial_levels over every report: the type's plurality, then the theme's
+    among the labels of that type, then the sub-theme's among the labels of that theme."""
+    types, themes, subs = (labels.tables[level].codes for level in ("type", "theme", "sub_theme"))
+    type_winner, type_tied = _plurality_of_codes(types)
+    theme_of_type = np.where(types == type_winner[:, None], themes, -1)
+    theme_winner, theme_tied = _plurality_of_codes(theme_of_type)
+    theme_tied &= (theme_of_type >= 0).any(axis=1)
+    sub_of_theme = np.where(themes == theme_winner[:, None], subs, -1)
+    _, sub_tied = _plurality_of_codes(sub_of_theme)
+    sub_tied &= (sub_of_theme >= 0).any(axis=1)
     return {"type": int(type_tied.sum()), "theme": int((~type_tied & theme_tied).sum()),
             "sub_theme": int((~type_tied & ~theme_tied & sub_tied).sum())}
 
@@ -196,8 +234,8 @@ def read_round(round: Round) -> RoundLabels:
 def agreement_from(read: RoundLabels, level: str = "theme", resamples: int = RESAMPLES,
                    seed: int = 0) -> StudyAgreement:
     """The figures from labels already in memory: numpy work only, no query. Figures over the same reports share
-    their bootstrap resamples (stats.resampling.shared)."""
-    with shared(), one_blas_thread():
+    their bootstrap resamples, drawn once every figure has asked for them (stats.resampling.shared)."""
+    with shared():
         return _agreement_from(read, level, resamples, seed)
 
 
@@ -205,49 +243,50 @@ def _agreement_from(read: RoundLabels, level: str, resamples: int, seed: int) ->
     round, labels, final, basis = read.round, read.labels, read.final, read.basis
     n_raters = len(labels.raters)
     table, types = labels.tables[level], labels.tables["type"]
-    type_counts = counts_of(types)
+    # Every figure is a sum over reports: each set of reports is taken as its distinct count rows and their
+    # frequencies, found from the codes (stats.matrices.grouped_counts), never as a reports × categories matrix.
+    type_rows, type_freq, type_inverse = grouped_counts(types)
     type_index = {c: i for i, c in enumerate(types.categories)}
-    # Every Fleiss matrix first, once, and their resamples set drawing in the background: the draws (most of a
-    # bootstrap's cost) go on while the figures below compute what needs none.
-    type_matrix = complete_counts(types, None, n_raters)
-    matrices = []
+    per_type = []
     for type_ in read.types:
         rows = final == type_.code
-        agreed = type_counts[:, type_index[type_.code]] == n_raters if type_.code in type_index else \
+        # The reports every rater gave this type: the type's column of their counts is the number of raters.
+        agreed = type_rows[type_inverse, type_index[type_.code]] == n_raters if type_.code in type_index else \
             np.zeros(len(labels.issues), dtype=bool)
-        matrices.append((rows, complete_counts(table, rows, n_raters), complete_counts(table, agreed, n_raters)))
-    prefetch_interval(type_matrix, resamples, seed)
-    for _, matrix, agreed in matrices:
-        prefetch_interval(matrix, resamples, seed)
-        prefetch_interval(agreed, resamples, seed)
-    per_type = []
-    for type_, (rows, matrix, agreed) in zip(read.types, matrices, strict=True):
+        grouped = distinct, freq, inverse = grouped_counts(table, rows)
         subset = [labels.issues[i] for i in np.flatnonzero(rows)]
-        counts = counts_of(table, rows)
-        alpha = alpha_counts_figure(subset, table.categories, counts, level=level, type=type_.code)
+        alpha = alpha_counts_figure(subset, table.categories, distinct, level=level, type=type_.code,
+                                    inverse=inverse)
+        matrix = complete_counts(table, rows, n_raters, grouped=grouped)
         fleiss = fleiss_matrix_figure(matrix, level=level, type=type_.code, resamples=resamples, seed=seed)
-        unanimous = fleiss_matrix_figure(agreed, level=level, type=type_.code, resamples=resamples, seed=seed)
+        unanimous = fleiss_matrix_figure(complete_counts(table, agreed, n_raters, grouped=True), level=level,
+                                         type=type_.code, resamples=resamples, seed=seed)
         per_type.append(TypeAgreement(type=type_, fleiss=fleiss, alpha=alpha,
-                                      others=_others(counts, resamples, seed, read.offered.get(level)),
-                                      per_code=per_code(counts, table.categories, seed=seed),
+                                      others=_others(distinct, freq, resamples, seed, read.offered.get(level)),
+                                      per_code=per_code(distinct, table.categories, seed=seed, freq=freq),
                                       unanimous=unanimous))
     return StudyAgreement(
         round=round, level=level, basis=basis,
-        by_type=fleiss_matrix_figure(type_matrix, level="type", resamples=resamples, seed=seed),
-        type_alpha=alpha_counts_figure(labels.issues, types.categories, type_counts, level="type"),
+        by_type=fleiss_matrix_figure(complete_counts(types, None, n_raters,
+                                                     grouped=(type_rows, type_freq, type_inverse)),
+                                     level="type", resamples=resamples, seed=seed),
+        type_alpha=alpha_counts_figure(labels.issues, types.categories, type_rows, level="type",
+                                       inverse=type_inverse),
         per_type=per_type,
         raters=rater_agreement_table(types.codes, labels.raters, len(types.categories)),
         controversial=_controversial(labels),
         no_type=[labels.issues[i] for i in np.flatnonzero(final == "")],
-        type_others=_others(type_counts, resamples, seed, read.offered.get("type")),
-        type_per_code=per_code(type_counts, types.categories, seed=seed),
+        type_others=_others(type_rows, type_freq, resamples, seed, read.offered.get("type")),
+        type_per_code=per_code(type_rows, types.categories, seed=seed, freq=type_freq),
     )
 
 
-def _others(counts: np.ndarray, resamples: int, seed: int, offered: int | None = None) -> dict[str, Coefficient]:
+def _others(rows: np.ndarray, freq: np.ndarray, resamples: int, seed: int,
+            offered: int | None = None) -> dict[str, Coefficient]:
     """Fleiss' kappa in Gwet's form (every report with two or more labels), AC1 and Brennan–Prediger over the
-    categories the raters used here, and Brennan–Prediger over the `offered` categories of the codebook."""
-    return coefficients(counts[:, counts.sum(axis=0) > 0], offered=offered, resamples=resamples, seed=seed)
+    categories the raters used here, and Brennan–Prediger over the `offered` categories of the codebook, from the
+    reports' distinct count rows and their frequencies."""
+    return coefficients(rows[:, rows.sum(axis=0) > 0], offered=offered, resamples=resamples, seed=seed, freq=freq)
 
 
 def _coefficients(others: dict[str, Coefficient]) -> dict:

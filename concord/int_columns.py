@@ -51,8 +51,9 @@ def _packed(queryset: QuerySet, fields: list[str]) -> list[np.ndarray]:
         # Binary results: the bytea arrives as bytes, not as hex text to decode.
         cursor.cursor.execute(packed_sql, params, binary=True)
         data = cursor.fetchone()[0]
-    values = np.frombuffer(data or b"", dtype=">i8").reshape(-1, len(fields)).astype(np.int64)
-    return [np.ascontiguousarray(values[:, i]) for i in range(len(fields))]
+    values = np.frombuffer(data or b"", dtype=">i8").reshape(-1, len(fields))
+    # Each column turned into this machine's byte order as it is copied out: one pass per column, no other copy.
+    return [values[:, i].astype(np.int64) for i in range(len(fields))]
 
 
 def _is_boolean(rows: QuerySet, field: str) -> bool:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from .figures import finite
 from .lazy_numpy import np
 from .matrices import distinct_rows
-from .resampling import resample_weights
+from .resampling import bootstrap
 
 RESAMPLES = 1000
 METHODS = {
@@ -57,8 +57,9 @@ class _Rows:
     parts: np.ndarray  # rows × (3 + categories)
 
     @classmethod
-    def of(cls, counts: np.ndarray) -> _Rows:
-        rows, freq = distinct_rows(counts[counts.sum(axis=1) >= 1])
+    def of(cls, counts: np.ndarray, freq: np.ndarray | None = None) -> _Rows:
+        rated = counts.sum(axis=1) >= 1
+        rows, freq = distinct_rows(counts[rated]) if freq is None else (counts[rated], freq[rated])
         r = rows.sum(axis=1, dtype=np.float64)
         parts = np.empty((len(rows), 3 + rows.shape[1]))
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -81,16 +82,17 @@ class _Rows:
 
 
 def coefficients(counts: np.ndarray, *, categories: int | None = None, offered: int | None = None,
-                 resamples: int = RESAMPLES, seed: int = 0) -> dict[str, Coefficient]:
+                 resamples: int = RESAMPLES, seed: int = 0, freq: np.ndarray | None = None) -> dict[str, Coefficient]:
     """Fleiss' kappa, AC1 and Brennan–Prediger from a units × categories count matrix (a row holds how many
-    raters gave each category; rows may sum to different numbers). `categories` is q, the number of categories
-    (default: the matrix's columns); with `offered`, the number the codebook offers, Brennan–Prediger over those
-    too. Intervals: percentile bootstrap over units."""
+    raters gave each category; rows may sum to different numbers), or from distinct rows and their frequencies
+    `freq`. `categories` is q, the number of categories (default: the matrix's columns); with `offered`, the
+    number the codebook offers, Brennan–Prediger over those too. Intervals: percentile bootstrap over units."""
     counts = np.asarray(counts)
     q = categories or counts.shape[1]
     offered = max(offered, q) if offered else None  # a retired category still used counts among those offered
     names = [name for name in METHODS if offered or name != "brennan_prediger_codebook"]
-    n_units = int((counts.sum(axis=1) >= 2).sum()) if counts.size else 0
+    pairable = counts.sum(axis=1) >= 2
+    n_units = (int(pairable.sum()) if freq is None else int(freq @ pairable)) if counts.size else 0
     out = {name: Coefficient(name, None, None, None, n_units=n_units,
                              n_categories=offered if name == "brennan_prediger_codebook" else q) for name in names}
     if n_units == 0:
@@ -101,7 +103,7 @@ def coefficients(counts: np.ndarray, *, categories: int | None = None, offered: 
         for c in out.values():
             c.undefined_because = "one category only: there is nothing to disagree on"
         return out
-    rows = _Rows.of(counts)
+    rows = _Rows.of(counts, freq)
     observed_all, chance_all = rows.chance(rows.freq[None, :] @ rows.parts, q, offered)
     observed, chance = float(observed_all[0]), chance_all[0]
     for i, name in enumerate(names):
@@ -118,20 +120,19 @@ def coefficients(counts: np.ndarray, *, categories: int | None = None, offered: 
 
 def _bootstrap(rows: _Rows, q: int, offered: int | None, out: dict[str, Coefficient], resamples: int,
                seed: int) -> None:
-    """Percentile intervals over units resampled with replacement (stats.resampling: weights over the
-    distinct count rows); each coefficient's parts are weighted sums of per-row values."""
-    # Single precision for the products (BLAS sgemm), as bootstrap_kappa: ample for an interval.
-    parts = rows.parts.astype(np.float32)
-    batches = []
-    for weights in resample_weights(rows.freq, resamples, seed):
-        observed, chance = _Rows.chance(weights @ parts, q, offered)
+    """Percentile intervals over units resampled with replacement (stats.resampling.bootstrap: each
+    coefficient's parts are weighted sums of per-row values), set when the resamples are drawn."""
+
+    def finish(sums: np.ndarray) -> None:
+        observed, chance = _Rows.chance(sums, q, offered)
         with np.errstate(divide="ignore", invalid="ignore"):
-            batches.append((observed[:, None] - chance) / (1 - chance))
-    values = np.concatenate(batches)
-    for i, name in enumerate(out):
-        column = values[:, i][np.isfinite(values[:, i])]
-        if out[name].value is not None and len(column):
-            out[name].ci_low, out[name].ci_high = (float(v) for v in np.percentile(column, [2.5, 97.5]))
+            values = (observed[:, None] - chance) / (1 - chance)
+        for i, name in enumerate(out):
+            column = values[:, i][np.isfinite(values[:, i])]
+            if out[name].value is not None and len(column):
+                out[name].ci_low, out[name].ci_high = (float(v) for v in np.percentile(column, [2.5, 97.5]))
+
+    bootstrap(rows.freq, rows.parts, resamples, seed, finish)
 
 
 def diverge(coefficients_: dict[str, Coefficient], *, gap: float = 0.1) -> str:

@@ -28,6 +28,9 @@ class Figure:
     undefined_because: str = ""
     per_category: dict[str, float | None] = field(default_factory=dict)
 
+    def set_interval(self, low: float | None, high: float | None) -> None:
+        self.ci_low, self.ci_high = low, high
+
     def left_out_reasons(self) -> dict[str, int]:
         return dict(Counter(reason for _, reason in self.left_out))
 

@@ -1,5 +1,6 @@
-"""Pure: Fleiss' kappa (statsmodels) on count matrices, with observed and expected agreement, Fleiss' (1971)
-per-category kappas and a seeded, vectorised bootstrap interval over reports."""
+"""Pure: Fleiss' kappa on count matrices (statsmodels' `fleiss_kappa`, computed over the distinct count rows, each
+weighted by how many reports have it: the same sums in fewer terms), with observed and expected agreement,
+Fleiss' (1971) per-category kappas and a seeded, vectorised bootstrap interval over reports."""
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
@@ -8,7 +9,7 @@ from dataclasses import dataclass, field
 from .figures import Figure, finite
 from .lazy_numpy import np
 from .matrices import CountMatrix, count_matrix, distinct_rows
-from .resampling import prefetch, resample_weights
+from .resampling import bootstrap, shared
 
 
 @dataclass
@@ -48,54 +49,54 @@ def agreement_parts(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return p_i, p_j
 
 
-def per_category_kappa(counts: np.ndarray) -> np.ndarray:
-    """Fleiss (1971), eq. for kappa_j: agreement on category j against chance, NaN where p_j is 0 or 1."""
-    n, m = counts.shape[0], counts[0].sum()
-    p_j = counts.sum(axis=0) / (n * m)
-    disagreement = (counts * (m - counts)).sum(axis=0)
+def per_category_kappa(counts: np.ndarray, freq: np.ndarray | None = None) -> np.ndarray:
+    """Fleiss (1971), eq. for kappa_j: agreement on category j against chance, NaN where p_j is 0 or 1. With
+    `freq`, `counts` holds distinct rows and freq how many subjects have each."""
+    freq = np.ones(len(counts)) if freq is None else freq
+    n, m = freq.sum(), counts[0].sum()
+    p_j = (freq @ counts) / (n * m)
+    disagreement = freq @ (counts * (m - counts))
     with np.errstate(divide="ignore", invalid="ignore"):
         return 1 - disagreement / (n * m * (m - 1) * p_j * (1 - p_j))
 
 
 def bootstrap_kappa(counts: np.ndarray, resamples: int = 1000, seed: int = 0,
                     confidence: float = 0.95) -> tuple[float | None, float | None]:
-    """Percentile interval of Fleiss' kappa over reports resampled with replacement.
+    """Percentile interval of Fleiss' kappa over reports resampled with replacement, computed at once."""
+    found: list = [(None, None)]
+    if counts.shape[0] >= 2:
+        with shared():
+            kappa_interval(*distinct_rows(counts), resamples, seed, lambda *interval: found.__setitem__(0, interval),
+                           confidence)
+    return found[0]
 
-    Vectorised and exact: a resample is how many times each distinct count row is taken (stats.resampling),
-    and P̄ = W·P_u / N and p_j = W·rows / (N·m) for all resamples of a batch at once.
+
+def kappa_interval(rows: np.ndarray, freq: np.ndarray, resamples: int, seed: int, done,
+                   confidence: float = 0.95) -> None:
+    """Calls done(low, high) with the percentile interval of Fleiss' kappa over the reports (`rows`, distinct,
+    each had by `freq` reports) resampled with replacement: at once, or when a shared block ends
+    (stats.resampling.bootstrap).
+
+    Exact and vectorised: a resample is how many times each distinct count row is taken, and
+    P̄ = W·P_u / N and p_j = W·rows / (N·m) for every resample at once.
     """
-    n = counts.shape[0]
-    if n < 2 or resamples < 1:
-        return None, None
-    m = counts[0].sum()
-    rows, freq = distinct_rows(counts)
+    n, m = int(freq.sum()), rows[0].sum()
     p_u, _ = agreement_parts(rows)
-    # Single precision for the products (BLAS sgemm); sums of ≤ 10⁶ terms keep ~6 digits, ample for an interval.
-    # P_u and the rows side by side: one product reads a batch of weights once, where two read it twice.
-    parts = np.empty((len(rows), 1 + rows.shape[1]), dtype=np.float32)
+    parts = np.empty((len(rows), 1 + rows.shape[1]))
     parts[:, 0], parts[:, 1:] = p_u, rows
-    kappas = []
-    for weights in resample_weights(freq, resamples, seed):
-        sums = weights @ parts
+
+    def finish(sums: np.ndarray) -> None:
         p_bar = sums[:, 0] / n
         p_e = np.square(sums[:, 1:] / (n * m)).sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
-            kappas.append((p_bar - p_e) / (1 - p_e))
-    values = np.concatenate(kappas)
-    values = values[np.isfinite(values)]
-    if not len(values):
-        return None, None
-    tail = (1 - confidence) / 2 * 100
-    low, high = np.percentile(values, [tail, 100 - tail])
-    return float(low), float(high)
+            values = (p_bar - p_e) / (1 - p_e)
+        values = values[np.isfinite(values)]
+        if len(values):
+            tail = (1 - confidence) / 2 * 100
+            low, high = np.percentile(values, [tail, 100 - tail])
+            done(float(low), float(high))
 
-
-def prefetch_interval(matrix: CountMatrix, resamples: int, seed: int) -> None:
-    """Within stats.resampling.shared(), start drawing the resamples fleiss_matrix_figure will take for this
-    matrix's interval (none where its kappa is undefined)."""
-    if resamples and not _undefined(len(matrix.subjects), matrix.n_raters, len(matrix.categories)) \
-            and len(matrix.subjects) > 1:
-        prefetch(distinct_rows(matrix.counts)[1], resamples, seed)
+    bootstrap(freq, parts, resamples, seed, finish)
 
 
 def fleiss_figure(ratings: Mapping[Hashable, Sequence[str]], *, level: str, type: str = "",
@@ -107,19 +108,21 @@ def fleiss_figure(ratings: Mapping[Hashable, Sequence[str]], *, level: str, type
 
 def fleiss_matrix_figure(matrix: CountMatrix, *, level: str, type: str = "", resamples: int = 1000,
                          seed: int = 0) -> Figure:
-    figure = Figure(method="Fleiss' kappa (1971), statsmodels; 95 % bootstrap interval over reports",
+    figure = Figure(method="Fleiss' kappa (1971); 95 % bootstrap interval over reports",
                     level=level, type=type, n_reports=len(matrix.subjects), n_raters=matrix.n_raters,
                     categories=matrix.categories, left_out=matrix.left_out)
     figure.undefined_because = _undefined(figure.n_reports, figure.n_raters, len(matrix.categories))
     if figure.undefined_because:
         return figure
-    counts = matrix.counts
-    p_i, p_j = agreement_parts(counts)
-    from statsmodels.stats.inter_rater import fleiss_kappa  # deferred: heavy, a second to import
-
-    figure.observed = finite(p_i.mean())
-    figure.expected = finite(np.square(p_j).sum())
-    figure.value = finite(fleiss_kappa(counts, method="fleiss"))
-    figure.ci_low, figure.ci_high = bootstrap_kappa(counts, resamples, seed)
-    figure.per_category = {c: finite(k) for c, k in zip(matrix.categories, per_category_kappa(counts), strict=True)}
+    rows, freq = matrix.grouped()
+    n, m = freq.sum(), rows[0].sum()
+    p_u, _ = agreement_parts(rows)
+    p_j = (freq @ rows) / (n * m)
+    observed, expected = (freq @ p_u) / n, np.square(p_j).sum()
+    figure.observed, figure.expected = finite(observed), finite(expected)
+    figure.value = finite((observed - expected) / (1 - expected))
+    if len(matrix.subjects) >= 2:
+        kappa_interval(rows, freq, resamples, seed, figure.set_interval)
+    figure.per_category = {c: finite(k) for c, k in zip(matrix.categories, per_category_kappa(rows, freq),
+                                                         strict=True)}
     return figure

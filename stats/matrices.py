@@ -14,10 +14,17 @@ class CountMatrix:
     categories: list[str]
     counts: np.ndarray  # shape (subjects, categories); row sums = raters per subject
     left_out: list[tuple[Hashable, str]] = field(default_factory=list)
+    # With it, `counts` holds each distinct row once and `freq` how many subjects have it: every figure of a
+    # count matrix is a sum over subjects, the same over distinct rows weighted by their frequency.
+    freq: np.ndarray | None = None
 
     @property
     def n_raters(self) -> int:
         return int(self.counts[0].sum()) if len(self.subjects) else 0
+
+    def grouped(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct rows and how many subjects have each."""
+        return (self.counts, self.freq) if self.freq is not None else distinct_rows(self.counts)
 
 
 @dataclass
@@ -56,10 +63,59 @@ def counts_of(table: RatingTable, rows: np.ndarray | None = None) -> np.ndarray:
     return np.bincount(flat, minlength=n * k).reshape(n, k)
 
 
+def grouped_counts(table: RatingTable, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct count rows of the given subjects (a boolean mask; all by default) in `distinct_rows`' order,
+    how many subjects have each, and each subject's distinct row: found from the subjects' codes without a
+    subjects × categories matrix (a million reports × 75 categories is 600 MB)."""
+    codes = table.codes if rows is None else table.codes[rows]
+    ordered = np.sort(codes, axis=1)  # a subject's codes as a multiset: −1 (no rating) first
+    key = _packed(ordered, len(table.categories))
+    if key is not None:  # the packed keys sort as the multisets do
+        _, first, inverse, freq = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
+    else:
+        _, first, inverse, freq = np.unique(ordered, axis=0, return_index=True, return_inverse=True,
+                                            return_counts=True)
+        order = np.lexsort(ordered[first].T[::-1])
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        first, freq, inverse = first[order], freq[order], rank[inverse.reshape(-1)]
+    distinct = counts_of(RatingTable(list(range(len(first))), table.categories, ordered[first]))
+    return distinct, freq, inverse.reshape(-1)
+
+
+def _packed(ordered: np.ndarray, k: int) -> np.ndarray | None:
+    """Rows of sorted codes (−1 … k − 1) as one integer each, in base k + 1, whose order is the rows'
+    lexicographic order; None where they do not fit in 62 bits."""
+    if (k + 1) ** ordered.shape[1] >= 2**62:
+        return None
+    key = np.zeros(len(ordered), dtype=np.int64)
+    for column in ordered.T:
+        key = key * (k + 1) + (column + 1)
+    return key
+
+
+def _multiset_order(rows: np.ndarray) -> np.ndarray:
+    """The order of distinct count rows by the multiset of codes each stands for (sorted codes, −1 for a rating
+    missing, compared lexicographically): the order `grouped_counts` finds them in."""
+    u, k = rows.shape
+    sums = rows.sum(axis=1, dtype=np.int64)
+    width = int(sums.max()) if u else 0
+    owners, columns = np.nonzero(rows)
+    times = rows[owners, columns].astype(np.int64)
+    codes, owner = np.repeat(columns, times), np.repeat(owners, times)
+    starts = np.cumsum(sums) - sums
+    ordered = np.full((u, width), -1, dtype=np.int64)
+    ordered[owner, width - sums[owner] + np.arange(len(codes)) - starts[owner]] = codes  # right-aligned
+    key = _packed(ordered, k)
+    return np.argsort(key, kind="stable") if key is not None else np.lexsort(ordered.T[::-1])
+
+
 def complete_counts(table: RatingTable, rows: np.ndarray | None = None,
-                    n_raters: int | None = None) -> CountMatrix:
+                    n_raters: int | None = None, *, grouped: bool | tuple = False) -> CountMatrix:
     """Fleiss needs the same number of raters on every subject: subjects with fewer are left out, with why.
-    Categories are those the kept subjects were given. n_raters defaults to the most any subject has."""
+    Categories are those the kept subjects were given. n_raters defaults to the most any subject has. With
+    `grouped`, the matrix holds the distinct rows and their frequencies (CountMatrix.freq); `grouped` may be what
+    `grouped_counts(table, rows)` gave, which is not found again."""
     mask = np.ones(len(table.subjects), dtype=bool) if rows is None else rows
     given = (table.codes >= 0).sum(axis=1)
     if n_raters is None:
@@ -67,11 +123,18 @@ def complete_counts(table: RatingTable, rows: np.ndarray | None = None,
     kept = mask & (given == n_raters)
     left_out = [(table.subjects[i], f"rated by {given[i]} of {n_raters} raters")
                 for i in np.flatnonzero(mask & ~kept)]
-    counts = counts_of(table, kept)
+    subjects = [table.subjects[i] for i in np.flatnonzero(kept)]
+    freq = None
+    if grouped:
+        counts, freq, _ = grouped if isinstance(grouped, tuple) else grouped_counts(table, mask)
+        # The subjects every rater rated are those of the rows with n_raters ratings.
+        complete = counts.sum(axis=1) == n_raters
+        counts, freq = counts[complete], freq[complete]
+    else:
+        counts = counts_of(table, kept)
     used = counts.sum(axis=0) > 0
-    return CountMatrix(subjects=[table.subjects[i] for i in np.flatnonzero(kept)],
-                       categories=[c for c, u in zip(table.categories, used, strict=True) if u],
-                       counts=counts[:, used], left_out=left_out)
+    return CountMatrix(subjects=subjects, categories=[c for c, u in zip(table.categories, used, strict=True) if u],
+                       counts=counts[:, used], left_out=left_out, freq=freq)
 
 
 def count_matrix(ratings: Mapping[Hashable, Sequence[str]], n_raters: int | None = None,
@@ -80,9 +143,10 @@ def count_matrix(ratings: Mapping[Hashable, Sequence[str]], n_raters: int | None
 
 
 def distinct_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """`np.unique(counts, axis=0, return_counts=True)`, the same rows in the same order, twenty times faster for
-    count matrices: numpy compares rows as raw bytes of their dtype (8 per float), so rows of small whole
-    counts are compared as one byte per category instead, whose byte order is their numeric order."""
+    """The rows of `np.unique(counts, axis=0, return_counts=True)` and how often each occurs, twenty times faster
+    for count matrices: numpy compares rows as raw bytes of their dtype (8 per float), so rows of small whole
+    counts are compared as one byte per category instead. Count rows come in the order of the codes they stand
+    for, as `grouped_counts` finds them from the codes, so that a figure resampled from either is the same."""
     counts = np.asarray(counts)
     if counts.ndim != 2 or not counts.size:
         return np.unique(counts, axis=0, return_counts=True)
@@ -98,6 +162,12 @@ def distinct_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     packed = np.ascontiguousarray(small).view(np.dtype((np.void, counts.shape[1]))).ravel()
     # A type's kappa, coefficients and per-code figures ask for the same rows' distinct rows: found once per
     # computation (stats.resampling.shared).
-    first, freq = remembered(f"distinct rows of {counts.shape}", packed.tobytes(),
-                             lambda: np.unique(packed, return_index=True, return_counts=True)[1:])
+    first, freq = remembered(f"distinct rows of {counts.shape}", packed.tobytes(), lambda: _grouped(small, packed))
     return counts[first], freq
+
+
+def _grouped(small: np.ndarray, packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each distinct row's first index and frequency, in the order of the codes they stand for."""
+    first, freq = np.unique(packed, return_index=True, return_counts=True)[1:]
+    order = _multiset_order(small[first])
+    return first[order], freq[order]

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from .figures import finite
 from .lazy_numpy import np
 from .matrices import distinct_rows
-from .resampling import column_intervals, resample_weights
+from .resampling import bootstrap, column_intervals
 
 # Per-code intervals are many (one per category and figure); 200 resamples keep a 40,000-report dashboard fast.
 RESAMPLES = 200
@@ -54,25 +54,33 @@ def _kappa_j(sums: np.ndarray, m: int) -> np.ndarray:
         return 1 - spread / (n * m * (m - 1) * p * (1 - p))
 
 
-def _entry(method: str, n: int, value, interval: tuple[float | None, float | None] | None, undefined: str) -> dict:
+def _entry(method: str, n: int, value, undefined: str) -> dict:
     value = finite(value) if value is not None else None
     entry = {"method": method, "n": n, "value": value, "ci": [None, None], "undefined_because": ""}
     if value is None:
         entry["undefined_because"] = undefined
-    elif interval is not None:
-        entry["ci"] = list(interval)
     return entry
 
 
-def _intervals(samples: list[np.ndarray]) -> list | None:
-    return column_intervals(np.concatenate(samples)) if samples else None
+def _intervals(rows: list[dict], figure: str, values):
+    """What sets each defined figure's interval from the resamples' sums, `values` turning B sums into B × K."""
+
+    def finish(sums: np.ndarray) -> None:
+        for row, interval in zip(rows, column_intervals(values(sums)), strict=True):
+            if row[figure]["value"] is not None:
+                row[figure]["ci"] = list(interval)
+
+    return finish
 
 
-def per_code(counts: np.ndarray, categories: Sequence[str], *, resamples: int = RESAMPLES, seed: int = 0) -> list[dict]:
+def per_code(counts: np.ndarray, categories: Sequence[str], *, resamples: int = RESAMPLES, seed: int = 0,
+             freq: np.ndarray | None = None) -> list[dict]:
     """One row per category used: its uses, alpha-binary and per-category kappa with n and intervals. `counts`
-    is units × categories (rows may sum to different numbers: missing ratings)."""
+    is units × categories (rows may sum to different numbers: missing ratings), or distinct rows with `freq`
+    their frequencies."""
     counts = np.asarray(counts)
-    uses = counts.sum(axis=0)
+    weights = np.ones(len(counts), dtype=np.int64) if freq is None else np.asarray(freq)
+    uses = weights @ counts if len(counts) else counts.sum(axis=0)
     used = uses > 0
     categories = [c for c, u in zip(categories, used, strict=True) if u]
     if not used.all():
@@ -80,27 +88,24 @@ def per_code(counts: np.ndarray, categories: Sequence[str], *, resamples: int = 
     m = counts.sum(axis=1)
     pairable = m >= 2
     # Copies only where some units are left out (usually none are).
-    kept, mk = (counts, m) if pairable.all() else (counts[pairable], m[pairable])
+    kept, mk, wk = (counts, m, weights) if pairable.all() else (counts[pairable], m[pairable], weights[pairable])
     raters = int(m.max()) if len(m) else 0
     complete = mk == raters
-    units, full = len(kept), int(complete.sum())
+    units, full = int(wk.sum()), int(wk[complete].sum())
+
+    def grouped(rows: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return distinct_rows(rows) if freq is None else (rows, w)
+
     alpha = kappa = None
-    alpha_samples, kappa_samples = [], []
+    alpha_rows = kappa_rows = None  # the distinct rows and frequencies each figure is resampled over
     if units:
-        distinct, freq = distinct_rows(kept)
-        parts = _alpha_parts(distinct, distinct.sum(axis=1, dtype=float))
-        alpha = _alpha_binary(freq[None, :] @ parts)[0]
-        if resamples:
-            parts = parts.astype(np.float32)
-            alpha_samples = [_alpha_binary(w @ parts) for w in resample_weights(freq, resamples, seed)]
+        distinct, often = grouped(kept, wk)
+        alpha_rows = often, _alpha_parts(distinct, distinct.sum(axis=1, dtype=float))
+        alpha = _alpha_binary(often[None, :] @ alpha_rows[1])[0]
     if full and raters >= 2:
-        distinct, freq = distinct_rows(kept if full == units else kept[complete])
-        parts = _kappa_parts(distinct, raters)
-        kappa = _kappa_j(freq[None, :] @ parts, raters)[0]
-        if resamples:
-            parts = parts.astype(np.float32)
-            kappa_samples = [_kappa_j(w @ parts, raters) for w in resample_weights(freq, resamples, seed)]
-    alpha_ci, kappa_ci = _intervals(alpha_samples), _intervals(kappa_samples)
+        distinct, often = grouped(kept, wk) if full == units else grouped(kept[complete], wk[complete])
+        kappa_rows = often, _kappa_parts(distinct, raters)
+        kappa = _kappa_j(often[None, :] @ kappa_rows[1], raters)[0]
     # Per-category kappa rests on the reports every rater rated: with missing ratings, say how many it left.
     kappa_method = KAPPA_METHOD if full == units else \
         f"{KAPPA_METHOD}: {full} of {units} reports, {units - full} with a rating missing left out"
@@ -108,11 +113,16 @@ def per_code(counts: np.ndarray, categories: Sequence[str], *, resamples: int = 
     for j, name in enumerate(categories):
         rows.append({
             "category": name, "uses": int(uses[j]),
-            "alpha": _entry(ALPHA_METHOD, units, None if alpha is None else alpha[j], alpha_ci and alpha_ci[j],
+            "alpha": _entry(ALPHA_METHOD, units, None if alpha is None else alpha[j],
                             "no report has two or more ratings" if not units else
                             "every rating is this code, or none is"),
-            "kappa": _entry(kappa_method, full, None if kappa is None else kappa[j], kappa_ci and kappa_ci[j],
+            "kappa": _entry(kappa_method, full, None if kappa is None else kappa[j],
                             "no report was rated by every rater" if kappa is None else
                             "every rating is this code, or none is") | {"left_out": units - full},
         })
+    if resamples:
+        if alpha_rows:
+            bootstrap(*alpha_rows, resamples, seed, _intervals(rows, "alpha", _alpha_binary))
+        if kappa_rows:
+            bootstrap(*kappa_rows, resamples, seed, _intervals(rows, "kappa", lambda sums: _kappa_j(sums, raters)))
     return rows
