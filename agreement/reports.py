@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import compress
 
 from django.contrib.auth import get_user_model
 from django.db.models import Count
@@ -19,6 +20,7 @@ from stats.matrices import RatingTable, complete_counts, counts_of, grouped_coun
 from stats.per_code import per_code
 from stats.raters import RaterAgreement, rater_agreement_table
 from stats.resampling import shared
+from stats.resampling import start as start_resampling
 from taxonomy.codes import sort_key
 from taxonomy.models import Category
 from taxonomy.selectors import types_of
@@ -137,26 +139,24 @@ def _plurality(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return counts.argmax(axis=1) if counts.shape[1] else np.zeros(len(counts), dtype=np.int64), shared | (top == 0)
 
 
-_ROWS = 1 << 16  # reports at a time in a per-rater comparison: its reports × raters² booleans stay small
-
-
 def _plurality_of_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """`_plurality` of a reports × raters table of codes (−1: none) without its reports × categories counts:
     per report, the lowest of the most frequent codes (0 where there is none), and whether the top count is
-    shared or absent. Each rater's code is counted among the report's raters, a few comparisons a report."""
-    winner = np.zeros(len(codes), dtype=np.int64)
-    tied = np.ones(len(codes), dtype=bool)
-    for start in range(0, len(codes), _ROWS):
-        block = codes[start:start + _ROWS]
-        valid = block >= 0
-        times = ((block[:, :, None] == block[:, None, :]) & valid[:, None, :]).sum(axis=2)  # raters of each one's
-        top = times.max(axis=1) if block.shape[1] else np.zeros(len(block), dtype=np.int64)
-        at_top = (times == top[:, None]) & valid
-        lowest = np.where(at_top, block, np.iinfo(np.int32).max).min(axis=1) if block.shape[1] else top
-        winner[start:start + _ROWS] = np.where(top > 0, lowest, 0)
-        # Each code at the top is given by `top` raters: more raters than that at the top is a second code there.
-        tied[start:start + _ROWS] = (at_top.sum(axis=1) > top) | (top == 0)
-    return winner, tied
+    shared or absent. Each report's codes sorted, then the runs of equal codes counted, a rater at a time."""
+    ordered = np.sort(codes, axis=1)  # −1 first; each code's raters side by side
+    n, r = ordered.shape
+    run = np.zeros((n, r), dtype=np.int32)  # per place: how many raters so far in its run of one code
+    for c in range(r):
+        given = ordered[:, c] >= 0
+        if c:
+            run[:, c] = np.where(given, np.where(ordered[:, c] == ordered[:, c - 1], run[:, c - 1] + 1, 1), 0)
+        else:
+            run[:, c] = given
+    top = run.max(axis=1) if r else np.zeros(n, dtype=np.int32)
+    at_top = run == top[:, None]  # one place per code that reaches the top count (the end of its run)
+    # The lowest code at the top: the first place there, codes being sorted.
+    winner = np.where(top > 0, ordered[np.arange(n), np.argmax(at_top, axis=1)] if r else 0, 0)
+    return winner.astype(np.int64), (at_top.sum(axis=1) > 1) | (top == 0)
 
 
 def _controversial(labels: _Labels) -> dict[str, int]:
@@ -254,7 +254,7 @@ def _agreement_from(read: RoundLabels, level: str, resamples: int, seed: int) ->
         agreed = type_rows[type_inverse, type_index[type_.code]] == n_raters if type_.code in type_index else \
             np.zeros(len(labels.issues), dtype=bool)
         grouped = distinct, freq, inverse = grouped_counts(table, rows)
-        subset = [labels.issues[i] for i in np.flatnonzero(rows)]
+        subset = list(compress(labels.issues, rows.tolist()))
         alpha = alpha_counts_figure(subset, table.categories, distinct, level=level, type=type_.code,
                                     inverse=inverse)
         matrix = complete_counts(table, rows, n_raters, grouped=grouped)
@@ -265,6 +265,7 @@ def _agreement_from(read: RoundLabels, level: str, resamples: int, seed: int) ->
                                       others=_others(distinct, freq, resamples, seed, read.offered.get(level)),
                                       per_code=per_code(distinct, table.categories, seed=seed, freq=freq),
                                       unanimous=unanimous))
+        start_resampling()  # this type's draws go on while the next type's figures are computed
     return StudyAgreement(
         round=round, level=level, basis=basis,
         by_type=fleiss_matrix_figure(complete_counts(types, None, n_raters,

@@ -59,7 +59,9 @@ class _Rows:
     @classmethod
     def of(cls, counts: np.ndarray, freq: np.ndarray | None = None) -> _Rows:
         rated = counts.sum(axis=1) >= 1
-        rows, freq = distinct_rows(counts[rated]) if freq is None else (counts[rated], freq[rated])
+        if not rated.all():  # a copy only where some unit has no rating (usually none)
+            counts, freq = counts[rated], None if freq is None else freq[rated]
+        rows, freq = distinct_rows(counts) if freq is None else (counts, freq)
         r = rows.sum(axis=1, dtype=np.float64)
         parts = np.empty((len(rows), 3 + rows.shape[1]))
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
 
 from .lazy_numpy import np
 from .resampling import remembered
@@ -123,7 +124,7 @@ def complete_counts(table: RatingTable, rows: np.ndarray | None = None,
     kept = mask & (given == n_raters)
     left_out = [(table.subjects[i], f"rated by {given[i]} of {n_raters} raters")
                 for i in np.flatnonzero(mask & ~kept)]
-    subjects = [table.subjects[i] for i in np.flatnonzero(kept)]
+    subjects = list(compress(table.subjects, kept.tolist()))
     freq = None
     if grouped:
         counts, freq, _ = grouped if isinstance(grouped, tuple) else grouped_counts(table, mask)

@@ -19,13 +19,14 @@ figures are finished when the block ends, so that requests over the same reports
 kappa, its AC1 and Brennan–Prediger, its per-code figures) take the same resamples, drawn once: drawing is most
 of a bootstrap's cost. Each batch is multiplied by their parts side by side, a column that is a multiple of
 another (a share beside its count, a one beside "pairable") multiplied once. Only two batches of weights are
-held at a time, so memory is bounded by the batch, not by the number of resamples or reports.
+held at a time, so memory is bounded by the batch, not by the number of resamples or reports. `start()` sets
+the resamples asked for so far drawing in the background, while the caller computes the next figures.
 """
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -55,59 +56,113 @@ class _Group:
 
     freq: np.ndarray
     seed: int
-    columns: list[np.ndarray] = field(default_factory=list)  # distinct columns, each scaled to its first nonzero 1
-    needs: list[int] = field(default_factory=list)  # per column: how many resamples some request wants of it
-    fingerprints: dict[tuple, list[int]] = field(default_factory=dict)
+    # Distinct columns, each scaled to a first nonzero of 1, kept as the row-major blocks they came in: a column
+    # of a row-major array is strided, and copying every column out of one costs more than the draws it serves.
+    blocks: list[np.ndarray] = field(default_factory=list)
+    where: list[tuple[int, int]] = field(default_factory=list)  # per distinct column: its block and place there
+    needs: list[int] = field(default_factory=list)  # per distinct column: how many resamples some request wants
+    shapes: dict[tuple, list[int]] = field(default_factory=dict)  # (first nonzero row, nonzeros) → columns
     requests: list[_Request] = field(default_factory=list)
-    probes: np.ndarray | None = None  # two random vectors a column is recognised by
 
     def add(self, parts: np.ndarray, resamples: int, finish: Callable[[np.ndarray], None]) -> None:
-        parts = np.asarray(parts, dtype=np.float64).reshape(len(self.freq), -1)
-        if self.probes is None:
-            self.probes = np.random.default_rng(len(self.freq)).standard_normal((len(self.freq), 2))
-        first = np.argmax(parts != 0, axis=0) if len(parts) else np.zeros(parts.shape[1], dtype=np.int64)
-        scales = parts[first, np.arange(parts.shape[1])] if len(parts) else np.zeros(parts.shape[1])
-        prints = self.probes.T @ parts  # 2 × p: each column seen through the two vectors
-        columns = []
-        for j in range(parts.shape[1]):
-            if scales[j] == 0:  # an all-zero column: its sums are zero
+        # Single precision, as the columns are multiplied: columns within 1e-6 of a multiple of each other are one.
+        parts = np.asarray(parts, dtype=np.float32).reshape(len(self.freq), -1)
+        nonzero = parts != 0
+        first, count = np.argmax(nonzero, axis=0), nonzero.sum(axis=0)
+        del nonzero
+        scales = np.where(count > 0, parts[first, np.arange(parts.shape[1])], 0).astype(np.float32)
+        scaled = parts / np.where(scales == 0, 1, scales)
+        del parts
+        # A multiple of a column has its zeros where it has: only columns of the same shape are candidates, and
+        # all candidates are compared at once, a block of rows at a time.
+        candidates = [(j, c) for j in np.flatnonzero(count)
+                      for c in self.shapes.get((int(first[j]), int(count[j])), ())]
+        same = self._same(scaled, candidates)
+        columns, kept = [], []
+        for j in range(scaled.shape[1]):
+            if count[j] == 0:  # an all-zero column: its sums are zero
                 columns.append(-1)
                 continue
-            # Two columns are one up to a factor when they start on the same row and agree, scaled, seen through
-            # two random vectors: a column that differs anywhere is told apart.
-            # Kept in single precision, as they are multiplied: columns within 1e-6 of each other are one.
-            key = (int(first[j]), *np.round(prints[:, j] / scales[j], 6))
-            column = (parts[:, j] / scales[j]).astype(np.float32)
-            found = next((c for c in self.fingerprints.get(key, ())
-                          if np.allclose(self.columns[c], column, rtol=1e-6, atol=0)), None)
+            found = next((c for (jj, c), equal in zip(candidates, same, strict=True) if jj == j and equal), None)
             if found is None:
-                found = len(self.columns)
-                self.columns.append(column)
+                found = len(self.where)
+                self.where.append((len(self.blocks), len(kept)))
+                kept.append(j)
                 self.needs.append(0)
-                self.fingerprints.setdefault(key, []).append(found)
+                self.shapes.setdefault((int(first[j]), int(count[j])), []).append(found)
             self.needs[found] = max(self.needs[found], resamples)
             columns.append(found)
-        self.requests.append(_Request(resamples, columns, np.where(scales == 0, 0, scales).astype(np.float32),
-                                      finish))
+        if kept:
+            self.blocks.append(scaled if len(kept) == scaled.shape[1] else scaled[:, kept])
+        self.requests.append(_Request(resamples, columns, scales, finish))
+
+    def _same(self, scaled: np.ndarray, candidates: list[tuple[int, int]]) -> np.ndarray:
+        """Per candidate (a column j of `scaled`, a distinct column c): whether they agree within 1e-6."""
+        same = np.ones(len(candidates), dtype=bool)
+        by_block: dict[int, list[int]] = {}
+        for k, (_, c) in enumerate(candidates):
+            by_block.setdefault(self.where[c][0], []).append(k)
+        for b, ks in by_block.items():
+            mine = [candidates[k][0] for k in ks]
+            theirs = [self.where[candidates[k][1]][1] for k in ks]
+            for start in range(0, len(scaled), 1 << 15):
+                rows = slice(start, start + (1 << 15))
+                other = self.blocks[b][rows][:, theirs]
+                same[ks] &= (np.abs(scaled[rows][:, mine] - other) <= 1e-6 * np.abs(other)).all(axis=0)
+        return same
 
 
 @dataclass
 class _Shared:
     remembered: dict = field(default_factory=dict)
-    groups: dict[tuple, _Group] = field(default_factory=dict)
+    groups: dict[tuple, _Group] = field(default_factory=dict)  # asked for, not yet drawing
+    drawing: list[tuple[_Group, Future]] = field(default_factory=list)
+    runner: ThreadPoolExecutor | None = None  # draws one group at a time, its batches on `batches`
+    batches: ThreadPoolExecutor | None = None
+
+    def start(self) -> None:
+        """Every group asked for so far starts drawing in the background."""
+        if not self.groups:
+            return
+        if self.runner is None:
+            self.runner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="resamples")
+            self.batches = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="resamples")
+        for group in self.groups.values():
+            self.drawing.append((group, self.runner.submit(_products, group, self.batches)))
+        self.groups = {}
+
+    def close(self, finished: bool) -> None:
+        for pool in (self.runner, self.batches):
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=not finished)
 
 
 @contextmanager
 def shared() -> Iterator[None]:
     """Within the block, figures that ask for resamples are finished when it ends, those over the same reports
-    with the same seed from the same resamples; identical `remembered` computations are made once."""
+    with the same seed from the same resamples; identical `remembered` computations are made once. `start()`
+    sets what was asked so far drawing in the background while the block goes on."""
     state = _Shared()
     token = _state.set(state)
+    finished = False
     try:
-        yield
-        _run(list(state.groups.values()))  # not when the block failed: its figures are not wanted
+        with one_blas_thread():
+            yield
+            state.start()
+            for group, products in state.drawing:  # not when the block failed: its figures are not wanted
+                _finish(group, *products.result())
+        finished = True
     finally:
+        state.close(finished)
         _state.reset(token)
+
+
+def start() -> None:
+    """Within `shared()`, start drawing the resamples asked for so far, in the background, while the caller
+    computes what needs none: call it once no more figure over the same reports will ask. Elsewhere, nothing."""
+    state = _state.get()
+    if state is not None:
+        state.start()
 
 
 def remembered(kind: str, data: bytes, compute):
@@ -136,7 +191,8 @@ def bootstrap(freq: np.ndarray, parts: np.ndarray, resamples: int, seed: int,
         group = state.groups.setdefault(key, group)
     group.add(parts, resamples, finish)
     if state is None:
-        _run([group])
+        with one_blas_thread(), ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="resamples") as pool:
+            _finish(group, *_products(group, pool))
 
 
 def resample_weights(freq: np.ndarray, resamples: int, seed: int) -> Iterator[np.ndarray]:
@@ -217,14 +273,6 @@ class _Drawer:
             yield k * self.size, self.batch(k, resamples, seed)
 
 
-def _run(groups: list[_Group]) -> None:
-    """Each group's resamples drawn once, a batch at a time on both cores, multiplied by its columns; then each
-    request finished with its own sums."""
-    with one_blas_thread(), ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="resamples") as pool:
-        for group in groups:
-            _finish(group, *_products(group, pool))
-
-
 def _products(group: _Group, pool: ThreadPoolExecutor) -> tuple[np.ndarray, np.ndarray]:
     drawer = _Drawer(group.freq)
     # Columns wanted by most resamples first: a batch multiplies the prefix its resamples still need.
@@ -232,10 +280,11 @@ def _products(group: _Group, pool: ThreadPoolExecutor) -> tuple[np.ndarray, np.n
     place = np.empty(len(by_need), dtype=np.int64)
     place[by_need] = np.arange(len(by_need))
     needs = np.asarray(group.needs, dtype=np.int64)[by_need]
-    basis = np.empty((drawer.u, len(by_need)), dtype=np.float32, order="F")
-    for i, c in enumerate(by_need):
-        basis[:, i] = group.columns[c][drawer.order]
-        group.columns[c] = None  # released as it is copied
+    basis = np.empty((drawer.u, len(by_need)), dtype=np.float32)
+    for b, block in enumerate(group.blocks):
+        mine = [i for i, c in enumerate(by_need) if group.where[c][0] == b]
+        basis[:, mine] = block[drawer.order][:, [group.where[by_need[i]][1] for i in mine]]
+        group.blocks[b] = None  # released as it is copied
     most = int(needs[0]) if len(needs) else 0  # no column but zeros: nothing to draw
     sums = np.zeros((most, len(by_need)), dtype=np.float32)
 
