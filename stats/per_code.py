@@ -54,6 +54,21 @@ def _kappa_j(sums: np.ndarray, m: int) -> np.ndarray:
         return 1 - spread / (n * m * (m - 1) * p * (1 - p))
 
 
+def _from_spread(m: int, n: int):
+    """For units all rated by m raters, n of them: alpha-binary and per-category kappa per weighting from the
+    sums of h and of h·(m − h) per code (B × 2K, weights summing to n)."""
+
+    def alpha(sums: np.ndarray) -> np.ndarray:
+        k = sums.shape[1] // 2
+        return _alpha_binary(np.hstack([2 * sums[:, k:] / (m - 1), sums[:, :k], np.full((len(sums), 1), m * n)]))
+
+    def kappa(sums: np.ndarray) -> np.ndarray:
+        k = sums.shape[1] // 2
+        return _kappa_j(np.hstack([sums[:, k:], sums[:, :k], np.full((len(sums), 1), n)]), m)
+
+    return alpha, kappa
+
+
 def _entry(method: str, n: int, value, undefined: str) -> dict:
     value = finite(value) if value is not None else None
     entry = {"method": method, "n": n, "value": value, "ci": [None, None], "undefined_because": ""}
@@ -98,14 +113,24 @@ def per_code(counts: np.ndarray, categories: Sequence[str], *, resamples: int = 
 
     alpha = kappa = None
     alpha_rows = kappa_rows = None  # the distinct rows and frequencies each figure is resampled over
-    if units:
+    both = None  # the same, for both figures at once
+    if units and full == units and raters >= 2:
+        # Every unit rated by all m raters: both figures are sums of h and of h·(m − h) per code, n being fixed
+        # (whole numbers, exact), so both are resampled from one set of columns.
         distinct, often = grouped(kept, wk)
-        alpha_rows = often, _alpha_parts(distinct, distinct.sum(axis=1, dtype=float))
-        alpha = _alpha_binary(often[None, :] @ alpha_rows[1])[0]
-    if full and raters >= 2:
-        distinct, often = grouped(kept, wk) if full == units else grouped(kept[complete], wk[complete])
-        kappa_rows = often, _kappa_parts(distinct, raters)
-        kappa = _kappa_j(often[None, :] @ kappa_rows[1], raters)[0]
+        spread = distinct * (raters - distinct)
+        both = often, np.hstack([distinct, spread])
+        alpha, kappa = (f(np.r_[often @ distinct, often @ spread][None, :].astype(np.float64))[0]
+                        for f in _from_spread(raters, units))
+    else:
+        if units:
+            distinct, often = grouped(kept, wk)
+            alpha_rows = often, _alpha_parts(distinct, distinct.sum(axis=1, dtype=float))
+            alpha = _alpha_binary(often[None, :] @ alpha_rows[1])[0]
+        if full and raters >= 2:
+            distinct, often = grouped(kept[complete], wk[complete])
+            kappa_rows = often, _kappa_parts(distinct, raters)
+            kappa = _kappa_j(often[None, :] @ kappa_rows[1], raters)[0]
     # Per-category kappa rests on the reports every rater rated: with missing ratings, say how many it left.
     kappa_method = KAPPA_METHOD if full == units else \
         f"{KAPPA_METHOD}: {full} of {units} reports, {units - full} with a rating missing left out"
@@ -121,6 +146,10 @@ def per_code(counts: np.ndarray, categories: Sequence[str], *, resamples: int = 
                             "every rating is this code, or none is") | {"left_out": units - full},
         })
     if resamples:
+        if both:
+            to_alpha, to_kappa = _from_spread(raters, units)
+            alpha_ci, kappa_ci = _intervals(rows, "alpha", to_alpha), _intervals(rows, "kappa", to_kappa)
+            bootstrap(*both, resamples, seed, lambda sums: (alpha_ci(sums), kappa_ci(sums)))
         if alpha_rows:
             bootstrap(*alpha_rows, resamples, seed, _intervals(rows, "alpha", _alpha_binary))
         if kappa_rows:

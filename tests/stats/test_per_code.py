@@ -65,3 +65,34 @@ def test_per_category_kappa_says_how_many_reports_it_left_out_for_a_missing_rati
     assert "3 of 5 reports, 2 with a rating missing left out" in kappa["method"]
     full = per_code(counts[:3], ["A", "B"], resamples=0)[0]["kappa"]
     assert full["left_out"] == 0 and full["method"].endswith("reports rated by every rater")
+
+
+@pytest.mark.parametrize("missing", [False, True], ids=["every-rater", "a-rating-missing"])
+def test_intervals_are_the_percentiles_of_the_figures_of_each_resample(missing):
+    """Whichever sums a figure is resampled from (h and h·(m − h) when every unit has all its ratings, the
+    per-unit parts otherwise), its interval is that of the figure recomputed from each resample's weights."""
+    from stats.matrices import distinct_rows
+    from stats.per_code import _alpha_binary, _alpha_parts, _kappa_j, _kappa_parts
+    from stats.resampling import resample_weights
+
+    rng = np.random.default_rng(12)
+    truth = rng.integers(0, 4, size=600)
+    codes = np.where(rng.random((600, 5)) < 0.75, truth[:, None], rng.integers(0, 4, size=(600, 5)))
+    counts = np.stack([(codes == c).sum(axis=1) for c in range(4)], axis=1)
+    if missing:
+        counts[::7, 0] = np.maximum(counts[::7, 0] - 1, 0)  # some units with a rating fewer
+    found = per_code(counts, list("ABCD"), resamples=200, seed=4)
+    rows, freq = distinct_rows(counts[counts.sum(axis=1) >= 2])
+    weights = np.concatenate(list(resample_weights(freq, 200, 4))).astype(np.float64)
+    alphas = _alpha_binary(weights @ _alpha_parts(rows, rows.sum(axis=1).astype(float)))
+    complete = rows.sum(axis=1) == 5
+    if missing:  # kappa rests on the complete units: resampled over their own distinct rows
+        kept, often = distinct_rows(counts[counts.sum(axis=1) == 5])
+        kappa_weights = np.concatenate(list(resample_weights(often, 200, 4))).astype(np.float64)
+        kappas = _kappa_j(kappa_weights @ _kappa_parts(kept, 5), 5)
+    else:
+        assert complete.all()
+        kappas = _kappa_j(weights @ _kappa_parts(rows, 5), 5)
+    for j, row in enumerate(found):
+        assert row["alpha"]["ci"] == pytest.approx(np.percentile(alphas[:, j], [2.5, 97.5]), abs=1e-5)
+        assert row["kappa"]["ci"] == pytest.approx(np.percentile(kappas[:, j], [2.5, 97.5]), abs=1e-5)
