@@ -34,3 +34,72 @@ def test_columns_are_the_labels_values_on_every_database(lead, annotator_a, anno
     assert [len(c) for c in module.int_columns(labels.filter(pk=-1), FIELDS)] == [0] * 6
     if connection.vendor == "postgresql":
         assert _sorted(module._packed(labels, FIELDS)) == expected
+
+
+def _labeled_study(lead, annotators, labelers, n_issues=6):
+    study = make_study(lead, annotators, n_issues=n_issues)
+    for i, issue in enumerate(study.issues.order_by("pk")):
+        for j, person in enumerate(labelers):
+            label_with(person, study, issue, ["C.6.iv", "NR", "B.2", "A.1"][(i + j) % 4])
+    return study
+
+
+needs_postgresql = pytest.mark.skipif(connection.vendor != "postgresql",
+                                      reason="pieces and a shared snapshot are PostgreSQL's")
+
+
+@needs_postgresql
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("shared", [True, False], ids=["two-connections", "a-hot-standby"])
+def test_a_large_table_is_read_in_pieces_as_one_query_reads_it(lead, annotator_a, annotator_b, monkeypatch,
+                                                               shared):
+    study = _labeled_study(lead, [annotator_a, annotator_b], [annotator_a, annotator_b])
+    labels = counted_labels(Label.objects.filter(study=study)).order_by()
+    whole = _sorted(module._read(labels, FIELDS, "default"))
+    monkeypatch.setattr(module, "PIECE", 2)  # a piece of two primary keys: six pieces and more
+    if not shared:  # a standby cannot export its snapshot: the pieces one after another in one transaction
+        real = module._exported
+        monkeypatch.setattr(module, "_exported", lambda alias: real(alias) and None)
+    threads = []
+    real_under = module._read_under
+    monkeypatch.setattr(module, "_read_under", lambda *args: threads.append(args) or real_under(*args))
+    assert _sorted(module.int_columns(labels, FIELDS)) == whole and len(whole) == 12
+    assert len(threads) == (1 if shared else 0)
+
+
+@needs_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_the_pieces_see_the_table_as_it_was_when_the_read_began(lead, annotator_a, annotator_b, annotator_c,
+                                                                monkeypatch):
+    """A label changed and one saved while the pieces are read are in none of them: both connections read one
+    snapshot, the second connection's pieces included."""
+    import threading
+
+    from django.db import connection as db_connection
+
+    study = _labeled_study(lead, [annotator_a, annotator_b, annotator_c], [annotator_a, annotator_b])
+    labels = counted_labels(Label.objects.filter(study=study)).order_by()
+    before = _sorted(module._read(labels, FIELDS, "default"))
+    ids = sorted(Label.objects.values_list("pk", flat=True))
+    in_second_piece = Label.objects.get(pk=ids[2])  # pieces of two keys: the third label is the second piece's
+    monkeypatch.setattr(module, "PIECE", 2)
+    real_read, saved = module._read, []
+
+    def change():
+        try:
+            Label.objects.filter(pk=in_second_piece.pk).update(annotator=annotator_c)
+            saved.append(label_with(annotator_c, study, study.issues.order_by("pk").last(), "A.1"))
+        finally:
+            db_connection.close()
+
+    def read_then_change(*args):
+        if not saved:  # once the snapshot is taken, before any piece is read: commits on their own connection
+            changer = threading.Thread(target=change)
+            changer.start()
+            changer.join()
+        return real_read(*args)
+
+    monkeypatch.setattr(module, "_read", read_then_change)
+    assert _sorted(module.int_columns(labels, FIELDS)) == before
+    after = _sorted(module.int_columns(labels, FIELDS))  # a new read sees both
+    assert len(after) == len(before) + 1 and after != before
