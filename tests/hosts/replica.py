@@ -101,8 +101,19 @@ class Replica:
         path = self.folder / "log"
         return path.read_text(errors="replace") if path.exists() else ""
 
-    def pause(self) -> None:
+    def pause(self, seconds: float = 30) -> None:
+        """Until replay has stopped. A request takes effect when the replica next reads a record, and may let
+        that one through, so records are written until the replica says it is paused: everything it holds from
+        then on was committed before this returned, however busy the primary's other databases are."""
         self._sql("SELECT pg_wal_replay_pause()")
+        deadline = time.monotonic() + seconds
+        with psycopg.connect(f"host={self.primary[0]} port={self.primary[1]} user=postgres dbname=postgres",
+                             autocommit=True) as conn:
+            while self._sql("SELECT pg_get_wal_replay_pause_state()")[0] != "paused":
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"the replica did not pause within {seconds:.0f} s:\n{self.log()[-2000:]}")
+                conn.execute("SELECT pg_logical_emit_message(false, 'concord-test', 'pause')")
+                time.sleep(0.02)
 
     def resume(self) -> None:
         self._sql("SELECT pg_wal_replay_resume()")
