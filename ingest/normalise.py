@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import re
 
-_FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})")
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _TAG = re.compile(r"</?[a-zA-Z][^>\n]*>")
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)")
@@ -20,38 +19,42 @@ _UNDERSCORE_EMPHASIS = re.compile(r"(?<!\w)(__|_)(?=\S)([^_\n]+?)(?<=\S)\1(?!\w)
 _RULE = re.compile(r"^\s*(?:[-*_]\s*){3,}$|^\s*\|?[-:| ]+\|[-:| ]*$", re.MULTILINE)
 
 
-def strip_code_blocks(markdown: str) -> str:
-    """Drop fenced code (``` or ~~~, closed or not) and indented code blocks, in one pass over the lines.
+# Code blocks as CommonMark draws them, found by one regular expression over the whole text, so that no line
+# becomes an object of its own (splitting into lines and walking them was half of what making match text cost).
+# Every line is taken as "\n" and its text; the text is given a blank line first, so that code on the first line
+# follows a blank line as code elsewhere must:
+# - a fence (``` or ~~~ after at most three spaces) hides every line up to a line holding the same run (or a longer
+#   one) and nothing but white space, or to the end;
+# - indented code (four spaces or a tab, and more than white space) begins after a blank line or a closed fence and
+#   runs on over indented and blank lines. An indented line cannot interrupt a paragraph, so after prose it stays
+#   prose (list continuations). Blank lines among code lines stay, as blank lines.
+_CODE_LINE = r"\n(?: {4}|\t)[^\S\n]*\S[^\n]*"
+_BLANK_LINE = r"\n[^\S\n]*(?=\n|\Z)"
+_INDENTED = rf"{_CODE_LINE}(?:{_CODE_LINE}|{_BLANK_LINE})*"
 
-    An indented line is code only where CommonMark says so: after a blank line or more code, since an
-    indented line cannot interrupt a paragraph (list continuations stay prose).
-    """
-    kept: list[str] = []
-    fence = ""
-    previous_blank = True
-    in_indented = False
-    for line in markdown.split("\n"):
-        if fence:
-            stripped = line.lstrip(" ")
-            if stripped.startswith(fence) and not stripped[len(fence):].strip(fence[0]).strip():
-                fence = ""
-                previous_blank = True  # a closed fence ends a block, so indented code may follow
-            continue
-        # A fence needs three backticks or tildes: most lines are passed over without the regex.
-        opening = _FENCE_OPEN.match(line) if ("```" in line or "~~~" in line) else None
-        if opening:
-            fence = opening.group(1)
-            in_indented = False
-            continue
-        is_blank = not line.strip()
-        if (line.startswith("    ") or line.startswith("\t")) and not is_blank and (previous_blank or in_indented):
-            in_indented = True
-            continue
-        if not is_blank:
-            in_indented = False
-        kept.append(line)
-        previous_blank = is_blank
-    return "\n".join(kept)
+
+def _fence(name: str, char: str) -> str:
+    closing = rf" *(?P={name}){char}*[^\S\n]*{char}*(?=\n|\Z)"
+    return rf" {{0,3}}(?P<{name}>{char}{{3,}})[^\n]*(?:\n(?!{closing})[^\n]*)*(?:\n{closing})?"
+
+
+# One literal "\n" first, so that the regex engine skips from line to line at C speed.
+_CODE_BLOCK = re.compile(rf"\n(?:(?:{_fence('ticks', '`')}|{_fence('tildes', '~')})(?P<after_fence>{_INDENTED})?"
+                         rf"|(?P<blank>[^\S\n]*(?=\n|\Z))(?P<after_blank>{_INDENTED}))")
+_BLANK_LINES = re.compile(_BLANK_LINE)
+
+
+def _kept_of_block(match: re.Match) -> str:
+    # What stays of a block: the blank line before indented code, and the blank lines among its lines.
+    if (blank := match.group("blank")) is not None:
+        return "\n" + blank + "".join(_BLANK_LINES.findall(match.group("after_blank")))
+    after = match.group("after_fence")
+    return "".join(_BLANK_LINES.findall(after)) if after else ""
+
+
+def strip_code_blocks(markdown: str) -> str:
+    """Drop fenced code (``` or ~~~, closed or not) and indented code blocks (see _CODE_BLOCK)."""
+    return _CODE_BLOCK.sub(_kept_of_block, "\n\n" + markdown)[2:]
 
 
 def _has_code_block(text: str) -> bool:

@@ -45,3 +45,39 @@ def test_code_spans_are_the_ones_the_plain_pattern_finds(text):
 
     assert normalise._INLINE_CODE.sub(" ", text) == _REFERENCE_SPAN.sub(" ", text)
     assert normalise._INLINE_CODE_KEEP.sub(r"\2", text) == _REFERENCE_SPAN_KEEP.sub(r"\2", text)
+
+
+def _reference_strip(markdown: str) -> str:
+    """Code blocks as first written: the rule walked line by line (slower, but plain)."""
+    kept, fence, previous_blank, in_indented = [], "", True, False
+    for line in markdown.split("\n"):
+        if fence:
+            stripped = line.lstrip(" ")
+            if stripped.startswith(fence) and not stripped[len(fence):].strip(fence[0]).strip():
+                fence, previous_blank = "", True
+            continue
+        if opening := re.match(r" {0,3}(`{3,}|~{3,})", line):
+            fence, in_indented = opening.group(1), False
+            continue
+        is_blank = not line.strip()
+        if line.startswith(("    ", "\t")) and not is_blank and (previous_blank or in_indented):
+            in_indented = True
+            continue
+        if not is_blank:
+            in_indented = False
+        kept.append(line)
+        previous_blank = is_blank
+    return "\n".join(kept)
+
+
+_LINE_PIECES = ["", " ", "    ", "\t", "```", "````", "~~~", "   ```py", "    ```", "code", "\u3000", "\x0c", "~~~~ ",
+                "``` x", "- a", "\u00a0", "`x`", "~", "`", " ` ", "~~~`", "\r"]
+
+
+@settings(max_examples=5000, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_LINE_PIECES), max_size=3).map("".join), max_size=10).map("\n".join))
+def test_code_blocks_are_the_ones_the_line_by_line_rule_finds(text):
+    from ingest import normalise
+
+    assert normalise.strip_code_blocks(text) == _reference_strip(text)
+    assert normalise.strip_code_blocks(text + "\n") == _reference_strip(text + "\n")
