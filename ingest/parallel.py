@@ -16,8 +16,8 @@ from typing import NamedTuple
 
 from . import copy_rows
 from .filtering import FilterRules, RecordFilter, Verdict
-from .importers import ImportFileError
-from .importers.jsonl import clean_line, decoded, parse_line
+from .importers import ImportFileError, IssueRecord
+from .importers.jsonl import clean_line, decoded, fast_object, parse_line, record_of
 from .importers.text import display_name
 
 # About two hundred issues of the study's size: enough to keep a worker busy between messages, few enough that
@@ -35,8 +35,8 @@ def _start_worker(rules: FilterRules, render_for_source: int | None) -> None:
     _filter, _render_for = RecordFilter(rules), render_for_source
 
 
-def _judge(line: str, where: str, now: dt.datetime) -> Verdict:
-    verdict = _filter.judge(parse_line(clean_line(line), where))
+def _judge(record: IssueRecord | None, now: dt.datetime) -> Verdict:
+    verdict = _filter.judge(record)
     if _render_for is None or verdict.record is None:
         return verdict
     # Send back the rendered row, not the record: far less to pickle, and nothing left to do but stream it
@@ -54,28 +54,28 @@ def _read(path: str, offset: int, size: int) -> bytes:
     return f.read(size)
 
 
-def _lines(chunk: Chunk) -> Iterator[tuple[str, str]]:
-    # Decoding here rather than in the process that reads the file spares the one that talks to the database.
+def _records(chunk: Chunk) -> Iterator[IssueRecord | None]:
+    # Parsing here rather than in the process that reads the file spares the one that talks to the database. Most
+    # lines go as bytes straight to orjson; the few that need decoding and cleaning first take the careful path.
     path, name, first, offset, size = chunk
     raws = _read(path, offset, size).split(b"\n")
     if raws[-1] == b"":  # the newline that ends the chunk's last line
         raws.pop()
     for lineno, raw in enumerate(raws, start=first):
-        if (line := decoded(name, lineno, raw)) is not None:
-            yield f"{name}:{lineno}", line
+        where = f"{name}:{lineno}"
+        if (obj := fast_object(raw, lineno)) is not None:
+            yield record_of(obj, raw, where)
+        elif (line := decoded(name, lineno, raw)) is not None:
+            yield parse_line(clean_line(line), where)
 
 
 def _judge_chunk(chunk: Chunk) -> list[Verdict]:
     now = dt.datetime.now(dt.UTC)
-    return [_judge(line, where, now) for where, line in _lines(chunk)]
+    return [_judge(record, now) for record in _records(chunk)]
 
 
 def _check_chunk(chunk: Chunk) -> int:
-    count = 0
-    for where, line in _lines(chunk):
-        parse_line(clean_line(line), where)
-        count += 1
-    return count
+    return sum(1 for _ in _records(chunk))
 
 
 class Plan(NamedTuple):

@@ -14,6 +14,7 @@ from . import ImportFileError, IssueRecord
 MAX_LENGTH = {"number": 32, "url": 500, "title": 1000, "author": 200, "state": 32}
 # A JSON escape that decodes to a surrogate; only such a line can hold a lone one (raw UTF-8 cannot).
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+_SURROGATE_ESCAPE_BYTES = re.compile(SURROGATE_ESCAPE.pattern.encode())
 # NUL arrives here as U+FFFD (see text.scrub): in a number it is as wrong as the control characters.
 _CONTROL = re.compile("[\x00-\x1f\x7f\ufffd]")
 
@@ -51,10 +52,10 @@ def checked(record: IssueRecord, where: str, clean_text: bool = False) -> IssueR
     return record
 
 
-def check_payload(raw: str, payload, where: str) -> bool:
-    """The whole original object, walked only when its raw text holds what could make it unstorable (NUL is
-    already replaced in the raw line); whether its text is clean, then."""
-    if not SURROGATE_ESCAPE.search(raw):
+def check_payload(raw: str | bytes, payload, where: str) -> bool:
+    """The whole original object, walked only when its raw text (or its undecoded bytes) holds what could make it
+    unstorable (NUL is already replaced in the raw line); whether its text is clean, then."""
+    if not (SURROGATE_ESCAPE if isinstance(raw, str) else _SURROGATE_ESCAPE_BYTES).search(raw):
         return True
     if found := json_problem(payload):
         raise fail(where, found[0], found[1])
