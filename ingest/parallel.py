@@ -45,6 +45,10 @@ def _judge(record: IssueRecord | None, now: dt.datetime) -> Verdict:
     return verdict._replace(record=None, copy_line=rendered)
 
 
+def _ready() -> None:
+    pass
+
+
 def _read(path: str, offset: int, size: int) -> bytes:
     # Each worker reads its own chunks: the process that talks to the database only says where they are,
     # rather than passing every byte of the file through a pipe twice.
@@ -129,6 +133,11 @@ class JsonlWorkers:
         # waiting in the pipe without reading it, and spun through thousands of idle turns per import.
         self.pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn"),
                                         initializer=_start_worker, initargs=(rules, render_for_source))
+        # The executor starts a process only when work arrives for it. Starting them now lets them import and
+        # build their matcher (a few tenths of a second) while this process plans the file and opens the
+        # transaction, instead of after.
+        for _ in range(processes):
+            self.pool.submit(_ready)
 
     def __enter__(self) -> JsonlWorkers:
         return self
