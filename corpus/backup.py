@@ -22,6 +22,7 @@ import gzip
 import itertools
 import json
 import uuid
+from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -230,14 +231,17 @@ def export_study(study, path: str | Path) -> int:
 
 
 class _Restore:
-    """Rows arrive parents first; `ids` maps (model label, id in the file) to the new id. Rows of one kind are
-    written in batches, with their own timestamps (auto_now is switched off for the duration)."""
+    """Rows arrive parents first; `ids` maps a model label, then an id in the file, to the new id. Rows of one kind
+    are written in batches, with their own timestamps (auto_now is switched off for the duration)."""
 
     BATCH = 2000
 
     def __init__(self, name: str):
         self.name = name
-        self.ids: dict[tuple[str, int], int] = {}
+        # One map per kind, of whole numbers only: Python's garbage collector leaves such a dict alone, where a map
+        # keyed by (kind, id) tuples was walked whole by every full collection, and these hold every row restored
+        # (16 million at a million reports).
+        self.ids: defaultdict[str, dict[int, int]] = defaultdict(dict)
         self.pending: list[tuple[models.Model, dict, int]] = []
         self.current_round: int | None = None
         self.skipped_sources: set[int] = set()
@@ -254,11 +258,11 @@ class _Restore:
     def new_id(self, model_label: str, old: int | None, line: int, field: str) -> int | None:
         if old is None:
             return None
-        if (model_label, old) not in self.ids and self.pending and \
+        if old not in self.ids[model_label] and self.pending and \
                 type(self.pending[0][0])._meta.label_lower == model_label:
             self.flush()  # a parent of the same kind (a theme's type) still waiting in the batch
         try:
-            return self.ids[(model_label, old)]
+            return self.ids[model_label][old]
         except KeyError as exc:
             raise StudyImportError(f"{self.name}: line {line}: {field} refers to a {model_label} the file does not "
                                    "hold before it") from exc
@@ -337,8 +341,9 @@ class _Restore:
             reason = str(exc).strip().splitlines()[0]
             raise StudyImportError(f"{self.name}: lines {first}-{last}: these {label} records break a rule of "
                                    f"the database ({reason})") from exc
+        ids = self.ids[label]
         for instance, (_, record, _) in zip(made, self.pending, strict=True):
-            self.ids[(label, record["pk"])] = instance.pk
+            ids[record["pk"]] = instance.pk
             if label == "ingest.issue":
                 self.known_issues.setdefault(instance.source_id, {})[instance.number] = instance.pk
                 self.fresh.add(instance.pk)
@@ -350,9 +355,10 @@ class _Restore:
                 target = field.related_model._meta.label_lower
                 through = field.remote_field.through
                 source_col, target_col = field.m2m_field_name(), field.m2m_reverse_field_name()
+                targets = self.ids[target]
                 links.setdefault(name, []).extend(
-                    through(**{f"{source_col}_id": instance.pk, f"{target_col}_id": self.ids[(target, old)]})
-                    for old in olds if (target, old) in self.ids)
+                    through(**{f"{source_col}_id": instance.pk, f"{target_col}_id": targets[old]})
+                    for old in olds if old in targets)
         for name, rows in links.items():
             model._meta.get_field(name).remote_field.through.objects.bulk_create(rows, ignore_conflicts=True)
         if label == "annotation.study":
@@ -478,7 +484,7 @@ def _import(path: Path) -> Restored:
     if study.name != name:
         raise StudyImportError(f"{path.name}: the header names study {name!r}, its study record {study.name!r}")
     if restore.current_round:
-        study.current_round_id = restore.ids.get(("annotation.round", restore.current_round))
+        study.current_round_id = restore.ids["annotation.round"].get(restore.current_round)
         study.save(update_fields=["current_round"])
     audit("backup restored", None, study, records=count, file=path.name, warnings=len(restore.warnings))
     return Restored(study, count, restore.new_users, restore.warnings)
@@ -489,7 +495,7 @@ def _restore_record(restore: _Restore, kind: str, record: dict, line: int) -> No
     warning when it would add to what another study shares or hangs on something dropped."""
     if kind == "auth.user":
         restore.flush()
-        restore.ids[(kind, record["pk"])] = _user(restore, record["fields"], line)
+        restore.ids[kind][record["pk"]] = _user(restore, record["fields"], line)
         return
     model = apps.get_model(kind)
     if restore.pending and type(restore.pending[0][0])._meta.label_lower != kind:
@@ -507,7 +513,7 @@ def _restore_record(restore: _Restore, kind: str, record: dict, line: int) -> No
     if found is not None:
         if kind == "ingest.source":
             restore.skipped_sources.add(found.pk)
-        restore.ids[(kind, record["pk"])] = found.pk
+        restore.ids[kind][record["pk"]] = found.pk
         restore.reused.add((kind, found.pk))
         return
     if why := _adds_to_shared(restore, kind, instance):

@@ -176,3 +176,22 @@ def test_not_gzip_at_all(tmp_path):
     path.write_text("hello")
     with pytest.raises(CommandError, match="not a readable Concord study backup"):
         call_command("import_study", str(path))
+
+
+def test_the_id_maps_stay_out_of_the_garbage_collectors_walk(finished, tmp_path, monkeypatch):
+    # A map from the file's ids to the new ones holds every row restored (16 million at a million reports): one
+    # of whole numbers only is never walked by a full collection; one keyed by tuples was, at every one.
+    import gc
+
+    from corpus import backup
+
+    seen, restore = [], backup._Restore
+    monkeypatch.setattr(backup, "_Restore", type("Watched", (restore,), {
+        "flush": lambda self: (restore.flush(self), seen.append(self))[0]}))
+    path = tmp_path / "study.concord.gz"
+    call_command("export_study", finished.name, str(path))
+    call_command("flush", "--no-input")
+    call_command("import_study", str(path))
+    ids = seen[-1].ids
+    assert ids["annotation.label"] and ids["ingest.issue"]
+    assert not any(gc.is_tracked(by_kind) for by_kind in ids.values())
