@@ -106,8 +106,11 @@ class KeywordMatcher:
         self._rules = [(words[0], _rule(words)) for words in self._words]
         self._scanner = None
         if self.terms and engine != "automaton" and hyperscan is not None:
-            self._scanner = _Scanner([_loose(words) for words in self._words])
-        elif self.terms:
+            try:
+                self._scanner = _Scanner([_loose(words) for words in self._words])
+            except hyperscan.error:  # a list Hyperscan cannot compile still matches, on the automaton
+                self._scanner = None
+        if self.terms and self._scanner is None:
             self._build_automaton()
         self.engine = "hyperscan" if self._scanner else "automaton"
 
