@@ -100,3 +100,11 @@ def test_a_list_hyperscan_cannot_compile_matches_on_the_automaton(monkeypatch):
     monkeypatch.setattr(keywords._Scanner, "__init__", refuse)
     matcher = KeywordMatcher(["llm", "few shot"])
     assert matcher.engine == "automaton" and matcher.matches("an llm, few  shot") == {"llm", "few shot"}
+
+
+@pytest.mark.skipif(keywords.hyperscan is None, reason="Hyperscan is not built for this processor")
+def test_a_long_list_matches_on_the_automaton_which_builds_in_a_moment(monkeypatch):
+    monkeypatch.setattr(keywords, "HYPERSCAN_MAX_TERMS", 2)
+    assert KeywordMatcher(["llm", "gpt"]).engine == "hyperscan"
+    matcher = KeywordMatcher(["llm", "gpt", "few shot"])
+    assert matcher.engine == "automaton" and matcher.matches("gpt and few shot") == {"gpt", "few shot"}
