@@ -10,7 +10,7 @@ from django.db.models import Count
 
 from annotation.models import NOT_RELEVANT, FinalLabel, Round
 from annotation.selectors.labels import counted_in_round
-from concord.int_columns import int_columns
+from concord.int_columns import int_columns, int_pieces
 from stats.alpha import alpha_counts_figure
 from stats.coefficients import Coefficient, coefficients, diverge
 from stats.figures import Figure
@@ -69,22 +69,41 @@ class _Labels:
     tables: dict[str, RatingTable]  # "type", "theme", "sub_theme"
 
 
-def _level_codes(values: np.ndarray, names: dict[int, str]) -> tuple[list[str], np.ndarray]:
-    """Category pks (−1 = not relevant, 0 = not given) → sorted category names and an index per label."""
-    keys = np.array(sorted({-1, 0, *names}), dtype=np.int64)
-    # Each label's place among the codebook's few ids: looked up in a table of every id up to the largest (one
-    # pass over the labels), or found by bisection where the ids are too far apart for such a table.
-    if keys[-1] < 1 << 22:
-        place = np.full(int(keys[-1]) + 2, -1, dtype=np.int32)
-        place[keys + 1] = np.arange(len(keys), dtype=np.int32)
-        outside = (values < -1) | (values > keys[-1])
-        at = place[np.where(outside, 0, values + 1)]
-        if len(values) and (outside.any() or (at < 0).any()):
+TABLE_IDS = 1 << 22  # category ids below which a label's place is looked up in a table (4 bytes an id at most)
+
+
+class _Places:
+    """Each category pk's place among the codebook's ids (−1: not relevant, 0: not given, then the pks in order),
+    found for a piece of the labels at a time: two bytes a label where there are fewer than 32,768 ids."""
+
+    def __init__(self, names: dict[int, str]) -> None:
+        self.keys = np.array(sorted({-1, 0, *names}), dtype=np.int64)
+        self.dtype = np.int16 if len(self.keys) < 1 << 15 else np.int32
+        # Looked up in a table of every id up to the largest (one pass over the labels), or found by bisection
+        # where the ids are too far apart for such a table.
+        self.table = None
+        if self.keys[-1] < TABLE_IDS:
+            self.table = np.full(int(self.keys[-1]) + 2, -1, dtype=self.dtype)
+            self.table[self.keys + 1] = np.arange(len(self.keys), dtype=self.dtype)
+
+    def of(self, values: np.ndarray) -> np.ndarray:
+        keys = self.keys
+        if self.table is not None:
+            outside = (values < -1) | (values > keys[-1])
+            at = self.table[np.where(outside, 0, values + 1)]
+            unknown = len(values) and (outside.any() or (at < 0).any())
+        else:
+            at = np.searchsorted(keys, values)
+            unknown = len(values) and not np.array_equal(keys[np.minimum(at, len(keys) - 1)], values)
+            at = at.astype(self.dtype)
+        if unknown:
             raise ValueError("a label names a category that is not in the study's codebook")
-    else:
-        at = np.searchsorted(keys, values)
-        if len(values) and not np.array_equal(keys[np.minimum(at, len(keys) - 1)], values):
-            raise ValueError("a label names a category that is not in the study's codebook")
+        return at
+
+
+def _level_codes(at: np.ndarray, keys: np.ndarray, names: dict[int, str]) -> tuple[list[str], np.ndarray]:
+    """Places among the codebook's ids (`_Places`) → the names of the categories used, sorted, and each label's
+    index among them (−1 where none was given)."""
     seen = np.bincount(at, minlength=len(keys)) > 0
     name = {int(k): NOT_RELEVANT if k == -1 else names.get(int(k), "") for k in keys}
     labels = sorted((name[int(k)] for k, used in zip(keys, seen, strict=True) if used and k != 0), key=sort_key)
@@ -92,6 +111,12 @@ def _level_codes(values: np.ndarray, names: dict[int, str]) -> tuple[list[str], 
     lookup = np.array([position[name[int(k)]] if used and k != 0 else -1 for k, used in zip(keys, seen, strict=True)],
                       dtype=np.int32)
     return labels, lookup[at]
+
+
+def _compact(ids: np.ndarray) -> np.ndarray:
+    """Ids as int32 where they fit (half the memory), else int64; in this machine's byte order either way."""
+    fits = not len(ids) or (int(ids.min()) >= -(1 << 31) and int(ids.max()) < 1 << 31)
+    return ids.astype(np.int32 if fits else np.int64)
 
 
 def _ranked(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -103,29 +128,43 @@ def _ranked(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if high - low > 4 * len(values) + 1024:
         return np.unique(values, return_inverse=True)
     present = np.zeros(high - low + 1, dtype=bool)
-    present[values - low] = True
-    rank = np.cumsum(present) - 1
-    return np.flatnonzero(present) + low, rank[values - low]
+    offset = values - low
+    present[offset] = True
+    rank = np.cumsum(present, dtype=np.int32 if len(present) < 1 << 31 else np.int64) - 1
+    return np.flatnonzero(present) + low, rank[offset]
+
+
+LEVEL_FIELDS = ["issue_id", "annotator_id", "type_id", "theme_id", "sub_theme_id"]
 
 
 def _labels(round: Round) -> _Labels:
     names = dict(Category.objects.filter(codebook=round.study.codebook_id).values_list("pk", "code"))
-    counted = counted_in_round(round)
-    names5 = ["issue", "annotator", "type", "theme", "sub_theme"]
-    # order_by() drops the model's default ordering, which would join and sort every row. Relevance is not read:
-    # a label has a type exactly when it is relevant (a constraint of the table), and NULL is read as 0.
-    column = dict(zip(names5, int_columns(counted.order_by(), [
-        "issue_id", "annotator_id", "type_id", "theme_id", "sub_theme_id"]), strict=True))
-    issues, row = _ranked(column.pop("issue"))
-    annotators, col = _ranked(column.pop("annotator"))
+    places = _Places(names)
+
+    def compact(columns: list[np.ndarray]) -> list[np.ndarray]:
+        # A piece's labels as they are kept, 14 bytes each instead of 40, made while the next piece is packed.
+        # Relevance is not read: a label has a type exactly when it is relevant (a constraint of the table), and
+        # NULL is read as 0.
+        issue, annotator, *levels = columns
+        not_relevant = levels[0] == 0
+        return [_compact(issue), _compact(annotator), *(places.of(np.where(not_relevant, -1, v)) for v in levels)]
+
+    # order_by() drops the model's default ordering, which would join and sort every row.
+    pieces = int_pieces(counted_in_round(round).order_by(), LEVEL_FIELDS, compact)
+    columns = []
+    for i in range(len(LEVEL_FIELDS)):  # each column's pieces let go once it is whole
+        columns.append(np.concatenate([piece[i] for piece in pieces]))
+        for piece in pieces:
+            piece[i] = None
+    issues, row = _ranked(columns[0])
+    annotators, col = _ranked(columns[1])
+    columns[:2] = [None, None]
     users = dict(get_user_model().objects.filter(pk__in=annotators.tolist()).values_list("pk", "username"))
-    not_relevant = column["type"] == 0
     issue_ids = issues.tolist()  # one list, shared by the tables: they never change it
     tables = {}
-    for level in ("type", "theme", "sub_theme"):
-        values = column.pop(level)
-        values[not_relevant] = -1
-        categories, index = _level_codes(values, names)
+    for i, level in enumerate(("type", "theme", "sub_theme"), start=2):
+        categories, index = _level_codes(columns[i], places.keys, names)
+        columns[i] = None
         codes = np.full((len(issues), len(annotators)), -1, dtype=np.int32)
         codes[row, col] = index
         tables[level] = RatingTable(issue_ids, categories, codes)
