@@ -5,7 +5,7 @@ from collections.abc import Hashable, Mapping, Sequence
 
 from .figures import Figure, finite
 from .lazy_numpy import np
-from .matrices import counts_of, distinct_rows, rating_table
+from .matrices import counts_of, distinct_rows, rating_table, same_category_pairs
 
 
 def unit_counts(ratings: Mapping[Hashable, Sequence[str | None]]) -> tuple[list[Hashable], list[str], np.ndarray]:
@@ -30,7 +30,7 @@ def nominal_alpha(counts: np.ndarray, freq: np.ndarray | None = None) -> float |
     # n_c = Σ_u n_uc, and its diagonal's sum, Σ_u Σ_c n_uc (n_uc − 1) / (m_u − 1): no product of the matrices.
     n_c = (freq @ rows).astype(np.float64)
     n = float(n_c.sum())
-    observed_disagreement = n - float(freq @ ((rows * (rows - 1)).sum(axis=1) / (m - 1)))
+    observed_disagreement = n - float(freq @ (same_category_pairs(rows) / (m - 1)))
     expected_disagreement = (n * n - np.square(n_c).sum()) / (n - 1)
     if expected_disagreement == 0:
         return None

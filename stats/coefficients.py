@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from .figures import finite
 from .lazy_numpy import np
-from .matrices import distinct_rows
+from .matrices import distinct_rows, same_category_pairs
 from .resampling import bootstrap
 
 RESAMPLES = 1000
@@ -65,8 +65,8 @@ class _Rows:
         r = rows.sum(axis=1, dtype=np.float64)
         parts = np.empty((len(rows), 3 + rows.shape[1]))
         with np.errstate(divide="ignore", invalid="ignore"):
-            parts[:, 0] = np.where(r >= 2, (rows * (rows - 1)).sum(axis=1) / (r * (r - 1)), 0.0)
-            parts[:, 3:] = rows / r[:, None]
+            parts[:, 0] = np.where(r >= 2, same_category_pairs(rows) / (r * (r - 1)), 0.0)
+            np.divide(rows, r[:, None], out=parts[:, 3:])
         parts[:, 1], parts[:, 2] = r >= 2, 1
         return cls(freq, parts)
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from .figures import Figure, finite
 from .lazy_numpy import np
-from .matrices import CountMatrix, count_matrix, distinct_rows
+from .matrices import CountMatrix, count_matrix, distinct_rows, same_category_pairs
 from .resampling import bootstrap, shared
 
 
@@ -44,7 +44,7 @@ def fleiss(ratings: Mapping[Hashable, Sequence[str]], n_raters: int | None = Non
 def agreement_parts(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per subject: P_i, the share of agreeing rater pairs; per category: p_j, its share of all ratings."""
     m = counts.sum(axis=1)
-    p_i = (np.square(counts).sum(axis=1) - m) / (m * (m - 1))
+    p_i = same_category_pairs(counts) / (m * (m - 1))
     p_j = counts.sum(axis=0) / counts.sum()
     return p_i, p_j
 
@@ -55,7 +55,8 @@ def per_category_kappa(counts: np.ndarray, freq: np.ndarray | None = None) -> np
     freq = np.ones(len(counts)) if freq is None else freq
     n, m = freq.sum(), counts[0].sum()
     p_j = (freq @ counts) / (n * m)
-    disagreement = freq @ (counts * (m - counts))
+    # Σ_i f_i n_ij (m − n_ij), as m Σ f n − Σ f n²: no temporary the size of the counts.
+    disagreement = m * (freq @ counts) - np.einsum("i,ij,ij->j", freq, counts, counts)
     with np.errstate(divide="ignore", invalid="ignore"):
         return 1 - disagreement / (n * m * (m - 1) * p_j * (1 - p_j))
 

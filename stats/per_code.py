@@ -118,10 +118,17 @@ def per_code(counts: np.ndarray, categories: Sequence[str], *, resamples: int = 
         # Every unit rated by all m raters: both figures are sums of h and of h·(m − h) per code, n being fixed
         # (whole numbers, exact), so both are resampled from one set of columns.
         distinct, often = grouped(kept, wk)
+        k = distinct.shape[1]
+        # The resamples multiply single-precision columns, which hold these small whole numbers exactly: made so
+        # at once, not as whole numbers first (a million reports' distinct rows are ~190,000 × 2 × 76).
+        columns = np.empty((len(distinct), 2 * k), dtype=np.float32)
+        columns[:, :k] = distinct
         spread = distinct * (raters - distinct)
-        both = often, np.hstack([distinct, spread])
-        alpha, kappa = (f(np.r_[often @ distinct, often @ spread][None, :].astype(np.float64))[0]
-                        for f in _from_spread(raters, units))
+        columns[:, k:] = spread
+        both = often, columns
+        sums = np.r_[often @ distinct, often @ spread][None, :].astype(np.float64)
+        del spread
+        alpha, kappa = (f(sums)[0] for f in _from_spread(raters, units))
     else:
         if units:
             distinct, often = grouped(kept, wk)
