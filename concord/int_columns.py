@@ -8,6 +8,7 @@ that keeps less than the five int64 columns (the dashboard: 280 MB at a million 
 what it keeps as the piece arrives (`int_pieces`), while the other connection's piece is still being packed."""
 from __future__ import annotations
 
+import threading
 from array import array
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -55,7 +56,7 @@ def _streamed(queryset: QuerySet, fields: list[str]) -> list[np.ndarray]:
     return [np.frombuffer(column, dtype=np.int64) for column in columns]
 
 
-# Primary keys a piece of a large read spans: about 40 MB packed for a million labels' five columns.
+# Primary keys a piece of a large read spans at most: about 40 MB packed for a million labels' five columns.
 PIECE = 1 << 20
 
 
@@ -78,13 +79,27 @@ def _packed(queryset: QuerySet, fields: list[str], each: Callable = _native) -> 
         pieces = [queryset.filter(**({"pk__gte": start} if i else {}),
                                   **({"pk__lt": start + PIECE} if i < len(starts) - 1 else {}))
                   for i, start in enumerate(starts)]
+        read: list = [None] * len(pieces)
+        # Each connection takes the next piece when done with its last: the queryset's rows need not be spread
+        # evenly over the table's keys (a round's labels among other rounds'), and both connections end together.
+        todo = iter(enumerate(pieces))
+        lock = threading.Lock()
+
+        def drain() -> None:
+            while True:
+                with lock:
+                    i, piece = next(todo, (None, None))
+                if piece is None:
+                    return
+                read[i] = _read(piece, fields, alias, each)
+
         if snapshot is None:
-            return [_read(piece, fields, alias, each) for piece in pieces]
+            drain()
+            return read
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="int-columns") as helper:
-            theirs = helper.submit(_read_under, snapshot, pieces[1::2], fields, alias, each)
-            mine = [_read(piece, fields, alias, each) for piece in pieces[0::2]]
-            read = [None] * len(pieces)
-            read[0::2], read[1::2] = mine, theirs.result()
+            theirs = helper.submit(_read_under, snapshot, drain, alias)
+            drain()
+            theirs.result()
     return read
 
 
@@ -110,14 +125,14 @@ def _exported(alias: str) -> str | None:
         return cursor.fetchone()[0]
 
 
-def _read_under(snapshot: str, pieces: list[QuerySet], fields: list[str], alias: str, each: Callable) -> list:
-    """The pieces read on this thread's own connection, in a transaction that sees the exported snapshot."""
+def _read_under(snapshot: str, work: Callable[[], None], alias: str) -> None:
+    """`work` done on this thread's own connection, in a transaction that sees the exported snapshot."""
     try:
         with transaction.atomic(using=alias):
             with connections[alias].cursor() as cursor:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
                 cursor.cursor.execute(sql.SQL("SET TRANSACTION SNAPSHOT {}").format(sql.Literal(snapshot)))
-            return [_read(piece, fields, alias, each) for piece in pieces]
+            work()
     finally:
         connections[alias].close()  # this thread's connection, which no one else will use
 
