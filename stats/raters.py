@@ -32,25 +32,39 @@ def rater_agreement(ratings: Mapping[Hashable, Mapping[Hashable, str]]) -> list[
 
 
 def rater_agreement_table(table: np.ndarray, raters: Sequence[Hashable], k: int) -> list[RaterAgreement]:
-    """The same from a reports × raters table of category indexes (-1: no rating)."""
-    table = table.astype(np.int64)
-    present = table >= 0
+    """The same from a reports × raters table of category indexes (-1: no rating).
+
+    Everything comes from one (k + 1) × (k + 1) table per pair of raters, counted over all reports with "no
+    rating" as a row and column of its own (one pass each, no report picked out): without that row and column it
+    is the pair's agreement table over the reports both rated (Cohen's kappa); its diagonal sum is how often they
+    agree there, its sum how many reports they share. A rater's agreement with the others is the sum of their
+    agreements over the sum of their shared reports, the same share as counted report by report."""
+    n, r = table.shape
     k = max(k, 1)
-    kappas: dict[int, list[float]] = {i: [] for i in range(len(raters))}
-    for i, j in combinations(range(len(raters)), 2):
-        both = present[:, i] & present[:, j]
-        if both.any():
-            value = cohen.kappa(table[both, i], table[both, j], k)
+    # Each rater's codes shifted by one (0: no rating), as a contiguous column; the first of a pair scaled by k + 1.
+    shifted = [np.ascontiguousarray(table[:, i], dtype=np.int64) + 1 for i in range(r)]
+    given = np.zeros(n, dtype=np.int64)
+    for column in shifted:
+        given += column > 0
+    kappas: dict[int, list[float]] = {i: [] for i in range(r)}
+    agree, shared = np.zeros(r, dtype=np.int64), np.zeros(r, dtype=np.int64)
+    for i, j in combinations(range(r), 2):
+        pair = np.bincount(shifted[i] * (k + 1) + shifted[j], minlength=(k + 1) ** 2).reshape(k + 1, k + 1)
+        both = pair[1:, 1:]
+        together = int(both.sum())
+        if together:
+            value = cohen.kappa_and_observed(both.astype(float))[0]
             if value is not None:
                 kappas[i].append(value)
                 kappas[j].append(value)
-    others = present.sum(axis=1) - 1
+        same = int(np.trace(both))
+        agree[[i, j]] += same
+        shared[[i, j]] += together
     result = []
     for i, rater in enumerate(raters):
-        shared = present[:, i] & (others > 0)
-        same = ((table == table[:, [i]]) & present).sum(axis=1) - 1
-        agreement = same[shared].sum() / others[shared].sum() if shared.any() else None
-        result.append(RaterAgreement(rater=rater, reports=int(shared.sum()),
+        reports = int(np.count_nonzero((shifted[i] > 0) & (given >= 2)))
+        agreement = agree[i] / shared[i] if reports else None
+        result.append(RaterAgreement(rater=rater, reports=reports,
                                      agreement=finite(agreement) if agreement is not None else None,
                                      mean_cohen=finite(np.mean(kappas[i])) if kappas[i] else None))
     return result
