@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import compress
 
 from django.contrib.auth import get_user_model
@@ -16,7 +18,7 @@ from stats.coefficients import Coefficient, coefficients, diverge
 from stats.figures import Figure
 from stats.kappa import fleiss_matrix_figure
 from stats.lazy_numpy import np
-from stats.matrices import RatingTable, complete_counts, counts_of, grouped_counts
+from stats.matrices import RatingTable, complete_counts, grouped_counts
 from stats.per_code import per_code
 from stats.raters import RaterAgreement, rater_agreement_table
 from stats.resampling import shared
@@ -67,6 +69,12 @@ class _Labels:
     issues: list[int]  # table row → issue id, in id order
     raters: list[str]  # table column → username
     tables: dict[str, RatingTable]  # "type", "theme", "sub_theme"
+
+    @cached_property
+    def type_plurality(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per report: the index of its most frequent type (the lowest of those tied), and whether it is tied
+        (or there is none); the reference type and the ties both start from it."""
+        return _plurality_of_codes(self.tables["type"].codes)
 
 
 TABLE_IDS = 1 << 22  # category ids below which a label's place is looked up in a table (4 bytes an id at most)
@@ -159,6 +167,9 @@ def _labels(round: Round) -> _Labels:
     issues, row = _ranked(columns[0])
     annotators, col = _ranked(columns[1])
     columns[:2] = [None, None]
+    # Each label's cell in a reports × raters table, found once for the three tables.
+    cell = row.astype(np.int64) * len(annotators) + col
+    del row, col
     users = dict(get_user_model().objects.filter(pk__in=annotators.tolist()).values_list("pk", "username"))
     issue_ids = issues.tolist()  # one list, shared by the tables: they never change it
     tables = {}
@@ -166,22 +177,15 @@ def _labels(round: Round) -> _Labels:
         categories, index = _level_codes(columns[i], places.keys, names)
         columns[i] = None
         codes = np.full((len(issues), len(annotators)), -1, dtype=np.int32)
-        codes[row, col] = index
+        codes.ravel()[cell] = index
         tables[level] = RatingTable(issue_ids, categories, codes)
     return _Labels(issue_ids, [users[int(a)] for a in annotators], tables)
 
 
-def _plurality(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per row: the index of the most frequent category, and whether the top count is shared (or absent)."""
-    top = counts.max(axis=1) if counts.shape[1] else np.zeros(len(counts), dtype=np.int64)
-    shared = (counts == top[:, None]).sum(axis=1) > 1 if counts.shape[1] else np.ones(len(counts), dtype=bool)
-    return counts.argmax(axis=1) if counts.shape[1] else np.zeros(len(counts), dtype=np.int64), shared | (top == 0)
-
-
 def _plurality_of_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """`_plurality` of a reports × raters table of codes (−1: none) without its reports × categories counts:
-    per report, the lowest of the most frequent codes (0 where there is none), and whether the top count is
-    shared or absent. Each report's codes sorted, then the runs of equal codes counted, a rater at a time."""
+    """Per report of a reports × raters table of codes (−1: none), without its reports × categories counts:
+    the lowest of the most frequent codes (0 where there is none), and whether the top count is shared or
+    absent. Each report's codes sorted, then the runs of equal codes counted, a rater at a time."""
     ordered = np.sort(codes, axis=1)  # −1 first; each code's raters side by side
     n, r = ordered.shape
     run = np.zeros((n, r), dtype=np.int32)  # per place: how many raters so far in its run of one code
@@ -202,7 +206,7 @@ def _controversial(labels: _Labels) -> dict[str, int]:
     """Vectorised stats.ties.controversial_levels over every report: the type's plurality, then the theme's
     among the labels of that type, then the sub-theme's among the labels of that theme."""
     types, themes, subs = (labels.tables[level].codes for level in ("type", "theme", "sub_theme"))
-    type_winner, type_tied = _plurality_of_codes(types)
+    type_winner, type_tied = labels.type_plurality
     theme_of_type = np.where(types == type_winner[:, None], themes, -1)
     theme_winner, theme_tied = _plurality_of_codes(theme_of_type)
     theme_tied &= (theme_of_type >= 0).any(axis=1)
@@ -218,7 +222,7 @@ def _final_types(round: Round, labels: _Labels) -> tuple[np.ndarray, str]:
     decided, decided_types = int_columns(FinalLabel.objects.filter(study=round.study_id).order_by(),
                                          ["issue_id", "type_id"])
     categories = labels.tables["type"].categories
-    winner, tied = _plurality(counts_of(labels.tables["type"]))
+    winner, tied = labels.type_plurality
     final = np.array([*categories, ""], dtype=object)[np.where(tied, len(categories), winner)]
     # Rows are in issue id order (np.unique), so a decided report's row is found by bisection.
     issues = np.asarray(labels.issues, dtype=np.int64)
@@ -281,13 +285,43 @@ def agreement_from(read: RoundLabels, level: str = "theme", resamples: int = RES
 def _agreement_from(read: RoundLabels, level: str, resamples: int, seed: int) -> StudyAgreement:
     round, labels, final, basis = read.round, read.labels, read.final, read.basis
     n_raters = len(labels.raters)
-    table, types = labels.tables[level], labels.tables["type"]
+    types = labels.tables["type"]
     # Every figure is a sum over reports: each set of reports is taken as its distinct count rows and their
     # frequencies, found from the codes (stats.matrices.grouped_counts), never as a reports × categories matrix.
     type_rows, type_freq, type_inverse = grouped_counts(types)
     type_index = {c: i for i, c in enumerate(types.categories)}
-    per_type = []
-    for type_ in read.types:
+    # The figures that draw no resamples are computed beside the others: until the first type's resamples
+    # start drawing, the second core has nothing else to do.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="agreement") as beside:
+        raters = beside.submit(rater_agreement_table, types.codes, labels.raters, len(types.categories))
+        controversial = beside.submit(_controversial, labels)
+        per_type = _per_type(read, level, resamples, seed, (type_rows, type_inverse, type_index))
+        return StudyAgreement(
+            round=round, level=level, basis=basis,
+            by_type=fleiss_matrix_figure(complete_counts(types, None, n_raters,
+                                                         grouped=(type_rows, type_freq, type_inverse)),
+                                         level="type", resamples=resamples, seed=seed),
+            type_alpha=alpha_counts_figure(labels.issues, types.categories, type_rows, level="type",
+                                           inverse=type_inverse),
+            per_type=[per_type[t.code] for t in read.types],
+            raters=raters.result(),
+            controversial=controversial.result(),
+            no_type=[labels.issues[i] for i in np.flatnonzero(final == "")],
+            type_others=_others(type_rows, type_freq, resamples, seed, read.offered.get("type")),
+            type_per_code=per_code(type_rows, types.categories, seed=seed, freq=type_freq),
+        )
+
+
+def _per_type(read: RoundLabels, level: str, resamples: int, seed: int, by_type: tuple) -> dict[str, TypeAgreement]:
+    """Each type's figures at `level` over the reports whose final type it is."""
+    labels, final = read.labels, read.final
+    n_raters = len(labels.raters)
+    table = labels.tables[level]
+    type_rows, type_inverse, type_index = by_type
+    per_type: dict[str, TypeAgreement] = {}
+    # The type with the most reports first: its resamples, the longest to draw, are drawn while the others'
+    # figures are computed, not after (each figure's resamples are its own whatever the order).
+    for type_ in sorted(read.types, key=lambda t: -int(np.count_nonzero(final == t.code))):
         rows = final == type_.code
         # The reports every rater gave this type: the type's column of their counts is the number of raters.
         agreed = type_rows[type_inverse, type_index[type_.code]] == n_raters if type_.code in type_index else \
@@ -300,25 +334,12 @@ def _agreement_from(read: RoundLabels, level: str, resamples: int, seed: int) ->
         fleiss = fleiss_matrix_figure(matrix, level=level, type=type_.code, resamples=resamples, seed=seed)
         unanimous = fleiss_matrix_figure(complete_counts(table, agreed, n_raters, grouped=True), level=level,
                                          type=type_.code, resamples=resamples, seed=seed)
-        per_type.append(TypeAgreement(type=type_, fleiss=fleiss, alpha=alpha,
-                                      others=_others(distinct, freq, resamples, seed, read.offered.get(level)),
-                                      per_code=per_code(distinct, table.categories, seed=seed, freq=freq),
-                                      unanimous=unanimous))
+        per_type[type_.code] = TypeAgreement(
+            type=type_, fleiss=fleiss, alpha=alpha, others=_others(distinct, freq, resamples, seed,
+                                                                   read.offered.get(level)),
+            per_code=per_code(distinct, table.categories, seed=seed, freq=freq), unanimous=unanimous)
         start_resampling()  # this type's draws go on while the next type's figures are computed
-    return StudyAgreement(
-        round=round, level=level, basis=basis,
-        by_type=fleiss_matrix_figure(complete_counts(types, None, n_raters,
-                                                     grouped=(type_rows, type_freq, type_inverse)),
-                                     level="type", resamples=resamples, seed=seed),
-        type_alpha=alpha_counts_figure(labels.issues, types.categories, type_rows, level="type",
-                                       inverse=type_inverse),
-        per_type=per_type,
-        raters=rater_agreement_table(types.codes, labels.raters, len(types.categories)),
-        controversial=_controversial(labels),
-        no_type=[labels.issues[i] for i in np.flatnonzero(final == "")],
-        type_others=_others(type_rows, type_freq, resamples, seed, read.offered.get("type")),
-        type_per_code=per_code(type_rows, types.categories, seed=seed, freq=type_freq),
-    )
+    return per_type
 
 
 def _others(rows: np.ndarray, freq: np.ndarray, resamples: int, seed: int,
