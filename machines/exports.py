@@ -3,6 +3,8 @@ reproduces each, its runs, its figures at every level and type, the decisions an
 for the corpus export, each report's machine labels of record."""
 from __future__ import annotations
 
+from functools import cache
+
 from annotation.models import Study
 from stats.alt_test import EPSILONS
 
@@ -25,17 +27,19 @@ def _decision(decision: ReplacementDecision, the_panel) -> dict:
 
 def study_machines(study: Study, *, epsilon: float = EPSILONS["skilled"], figures: bool = True,
                    calls: bool = False) -> dict:
-    the_panel = panel(study)
+    # The people's labels as a panel only where a rater's figures or a decision's watch need it: a study with
+    # no machine rater exports without holding every label of its round (1.2 GB at a million reports × 7).
+    the_panel = cache(lambda: panel(study))
     raters = []
     for rater in raters_of(study):
         entry = describe(rater)
         if figures:
-            entry["figures"] = full_report(rater, epsilon=epsilon, the_panel=the_panel)
+            entry["figures"] = full_report(rater, epsilon=epsilon, the_panel=the_panel())
         entry["calls"] = call_log(rater) if calls else LlmCall.objects.filter(rater=rater).count()
         raters.append(entry)
     decisions = ReplacementDecision.objects.filter(rater__study=study).select_related("rater", "decided_by")
     return {"epsilon": epsilon, "raters": raters,
-            "decisions": [_decision(d, the_panel) for d in decisions.order_by("pk")]}
+            "decisions": [_decision(d, the_panel()) for d in decisions.order_by("pk")]}
 
 
 def labels_by_report(study: Study) -> dict[int, dict[str, str]]:

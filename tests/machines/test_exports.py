@@ -108,3 +108,17 @@ def test_a_restored_rater_keeps_its_endpoint_and_prompt_version(with_machine, tm
     assert MachineRater.objects.get(study__name="Restored").settings == {
         "endpoint": "elsewhere", "model": "qwen", "temperature": None, "seed": None, "runs": 1,
         "prompt_version": "2025-10-1"}
+
+
+def test_the_panel_of_labels_is_built_only_for_a_study_with_machines(study, with_machine, monkeypatch):
+    """The people's labels are held as a panel (a Python object per label: 1.2 GB at a million reports × 7)
+    only where a machine rater's figures or a decision need them, and then once."""
+    from machines import exports
+
+    built = []
+    real = exports.panel
+    monkeypatch.setattr(exports, "panel", lambda s: built.append(s.pk) or real(s))
+    plain = Study.objects.create(name="No machines", codebook=study.codebook, created_by=study.created_by)
+    assert exports.study_machines(plain)["raters"] == [] and built == []
+    document = exports.study_machines(with_machine)
+    assert len(document["raters"]) == 1 and len(document["decisions"]) == 1 and built == [with_machine.pk]
