@@ -66,13 +66,18 @@ class _Group:
 
     def add(self, parts: np.ndarray, resamples: int, finish: Callable[[np.ndarray], None]) -> None:
         # Single precision, as the columns are multiplied: columns within 1e-6 of a multiple of each other are one.
+        given = parts
         parts = np.asarray(parts, dtype=np.float32).reshape(len(self.freq), -1)
         nonzero = parts != 0
         first, count = np.argmax(nonzero, axis=0), nonzero.sum(axis=0)
         del nonzero
         scales = np.where(count > 0, parts[first, np.arange(parts.shape[1])], 0).astype(np.float32)
-        scaled = parts / np.where(scales == 0, 1, scales)
-        del parts
+        divisor = np.where(scales == 0, 1, scales)
+        if np.may_share_memory(parts, given):  # the caller's own array: scaled as a copy
+            scaled = parts / divisor
+        else:  # the single-precision copy made here: scaled where it is (at a million reports, 60 MB and more)
+            scaled = np.divide(parts, divisor, out=parts)
+        del parts, given
         # A multiple of a column has its zeros where it has: only columns of the same shape are candidates, and
         # all candidates are compared at once, a block of rows at a time.
         candidates = [(j, c) for j in np.flatnonzero(count)
