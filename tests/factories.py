@@ -61,3 +61,15 @@ def label_with(user, study: Study, issue: Issue, code: str, note: str = "", roun
     chain.reverse()
     ids = [c.pk for c in chain] + [None] * (3 - len(chain))
     return submit_label(user, round, issue, LabelInput(type_id=ids[0], theme_id=ids[1], sub_theme_id=ids[2], note=note))
+
+
+def study_labeled_as(lead, annotators, rows) -> Study:
+    """A study of one new report per row, each annotator labeling it with the row's code in their place ("" for
+    no label)."""
+    issues = [make_issue() for _ in rows]
+    study = make_study(lead, annotators, issues=issues)
+    for issue, codes in zip(issues, rows, strict=True):
+        for user, code in zip(annotators, codes, strict=True):
+            if code:
+                label_with(user, study, issue, code)
+    return study

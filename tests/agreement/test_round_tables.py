@@ -11,7 +11,7 @@ from annotation.models import Label
 from annotation.selectors.labels import counted_in_round
 from concord import int_columns
 from taxonomy.models import Category, Codebook
-from tests.factories import label_with, make_issue, make_study
+from tests.factories import study_labeled_as
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,13 +27,7 @@ LABELS = [
 
 @pytest.fixture
 def round_(lead, annotator_a, annotator_b, annotator_c):
-    issues = [make_issue() for _ in LABELS]
-    study = make_study(lead, [annotator_a, annotator_b, annotator_c], issues=issues)
-    for issue, codes in zip(issues, LABELS, strict=True):
-        for user, code in zip((annotator_a, annotator_b, annotator_c), codes, strict=True):
-            if code:
-                label_with(user, study, issue, code)
-    return study.rounds.get()
+    return study_labeled_as(lead, [annotator_a, annotator_b, annotator_c], LABELS).rounds.get()
 
 
 def _plainly(round_) -> dict:

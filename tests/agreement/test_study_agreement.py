@@ -7,7 +7,7 @@ from django.urls import reverse
 from agreement.reports import study_agreement
 from agreement.services import compute_agreement_task
 from stats.kappa import fleiss
-from tests.factories import label_with, make_issue, make_study
+from tests.factories import label_with, make_issue, make_study, study_labeled_as
 
 pytestmark = pytest.mark.django_db
 
@@ -22,12 +22,7 @@ LABELS = [
 
 @pytest.fixture
 def labeled_study(lead, annotator_a, annotator_b, annotator_c):
-    issues = [make_issue() for _ in LABELS]
-    study = make_study(lead, [annotator_a, annotator_b, annotator_c], issues=issues)
-    for issue, codes in zip(issues, LABELS, strict=True):
-        for user, code in zip((annotator_a, annotator_b, annotator_c), codes, strict=True):
-            label_with(user, study, issue, code)
-    return study
+    return study_labeled_as(lead, [annotator_a, annotator_b, annotator_c], LABELS)
 
 
 def test_type_kappa_counts_not_relevant_as_a_category(labeled_study):
