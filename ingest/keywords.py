@@ -16,16 +16,12 @@ every occurrence of every word and Python checks the boundaries of each.
 from __future__ import annotations
 
 import re
-import threading
 import unicodedata
 from collections.abc import Iterable
 
 import ahocorasick
 
-try:
-    import hyperscan
-except ImportError:  # not built for this machine's processor
-    hyperscan = None
+from .scanning import Scanner, hyperscan
 
 _SPACELESS_SCRIPTS = ("CJK", "HIRAGANA", "KATAKANA", "THAI", "LAO", "KHMER", "MYANMAR", "HANGUL")
 # Hyperscan's compiling grows faster than the list (0.05 s for the study's 68 terms, 0.5 s for 1,000, 26 s for
@@ -78,26 +74,6 @@ def _loose(words: tuple[str, ...]) -> bytes:
     return _LOOSE_SPACE.join(parts).encode()
 
 
-class _Scanner:
-    """Hyperscan over every term at once; a scratch space per thread, as Hyperscan requires."""
-
-    def __init__(self, patterns: list[bytes]):
-        self._database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-        flags = hyperscan.HS_FLAG_SINGLEMATCH | hyperscan.HS_FLAG_UTF8
-        self._database.compile(expressions=patterns, ids=list(range(len(patterns))), flags=[flags] * len(patterns))
-        self._local = threading.local()
-
-    def found(self, text: str) -> list[int]:
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            scratch = self._local.scratch = hyperscan.Scratch(self._database)
-        hits: list[int] = []
-        # A lone surrogate (never in stored text) cannot be encoded; "?" is as little a word character as it.
-        self._database.scan(text.encode("utf-8", "replace"), match_event_handler=lambda i, *_: hits.append(i),
-                            scratch=scratch)
-        return hits
-
-
 class KeywordMatcher:
     """Built once per keyword list; `matches(text)` gives the terms found in one issue's match text."""
 
@@ -113,7 +89,7 @@ class KeywordMatcher:
         if (self.terms and engine != "automaton" and hyperscan is not None
                 and (engine == "hyperscan" or len(self.terms) <= HYPERSCAN_MAX_TERMS)):
             try:
-                self._scanner = _Scanner([_loose(words) for words in self._words])
+                self._scanner = Scanner([_loose(words) for words in self._words], utf8=True)
             except hyperscan.error:  # a list Hyperscan cannot compile still matches, on the automaton
                 self._scanner = None
         if self.terms and self._scanner is None:
@@ -126,7 +102,8 @@ class KeywordMatcher:
             return set()
         if self._scanner is None:
             return self._automaton_matches(text)
-        hits = self._scanner.found(text)
+        # A lone surrogate (never in stored text) cannot be encoded; "?" is as little a word character as it.
+        hits = self._scanner.found(text.encode("utf-8", "replace"))
         if not hits or text.isascii():
             return {self.terms[i] for i in hits}
         return {self.terms[i] for i in hits if self._confirmed(text, i)}

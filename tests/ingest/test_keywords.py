@@ -94,10 +94,10 @@ def test_terms_are_case_and_space_normalised():
 
 @pytest.mark.skipif(keywords.hyperscan is None, reason="Hyperscan is not built for this processor")
 def test_a_list_hyperscan_cannot_compile_matches_on_the_automaton(monkeypatch):
-    def refuse(self, patterns):
+    def refuse(self, patterns, utf8=False):
         raise keywords.hyperscan.error("pattern too large")
 
-    monkeypatch.setattr(keywords._Scanner, "__init__", refuse)
+    monkeypatch.setattr(keywords.Scanner, "__init__", refuse)
     matcher = KeywordMatcher(["llm", "few shot"])
     assert matcher.engine == "automaton" and matcher.matches("an llm, few  shot") == {"llm", "few shot"}
 
