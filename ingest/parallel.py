@@ -67,8 +67,8 @@ def _records(chunk: Chunk) -> Iterator[IssueRecord | None]:
         raws.pop()
     for lineno, raw in enumerate(raws, start=first):
         where = f"{name}:{lineno}"
-        if (obj := fast_object(raw, lineno)) is not None:
-            yield record_of(obj, raw, where)
+        if (fast := fast_object(raw, lineno)) is not None:
+            yield record_of(fast.obj, raw, where, fast.escapes)
         elif (line := decoded(name, lineno, raw)) is not None:
             yield parse_line(clean_line(line), where)
 

@@ -3,12 +3,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from functools import cache
+from typing import NamedTuple
 
 import orjson
 
+from ..scanning import Scanner, hyperscan
 from . import PULL_REQUEST, ImportFileError, IssueRecord
 from .github_fields import is_pull_request, record_from_github
-from .limits import check_payload
+from .limits import SURROGATE_ESCAPE, check_payload
 from .text import NUL, REPLACEMENT, display_name
 
 _ESCAPED_NUL = "\\u0000"
@@ -20,16 +23,37 @@ _LONG_DIGITS = b"0" * 19
 _BOM = b"\xef\xbb\xbf"
 
 
-def fast_object(raw: bytes, lineno: int):
+# What sends an undecoded line down the careful path, and what makes its payload worth walking, looked for in one
+# Hyperscan pass where it is built: NUL raw or escaped, a run of 19 digits, an escape that decodes to a surrogate.
+_CAREFUL_PATTERNS = [b"\\x00", b"\\\\u0000", b"[0-9]{19}"]
+_ESCAPE = len(_CAREFUL_PATTERNS)
+
+
+@cache
+def _line_scanner() -> Scanner | None:
+    return Scanner([*_CAREFUL_PATTERNS, SURROGATE_ESCAPE.pattern.encode()]) if hyperscan is not None else None
+
+
+class FastLine(NamedTuple):
+    obj: object
+    escapes: bool  # whether the line may hold an escape that decodes to a lone surrogate
+
+
+def fast_object(raw: bytes, lineno: int) -> FastLine | None:
     """The object of an undecoded line, or None when the line needs the careful path (decoded, clean_line,
     parse_line): a NUL, raw or escaped; an integer past 64 bits; a byte-order mark; a line orjson refuses (blank,
     not UTF-8, not JSON). On every other line orjson reads the bytes as it would the decoded text, and decoding
     first (two copies of each line) was a tenth of what a worker spent on an issue."""
-    if b"\x00" in raw or b"\\u0000" in raw or (lineno == 1 and raw.startswith(_BOM)) or (
-            _LONG_DIGITS in raw.translate(_DIGITS_ONLY)):
+    if (scanner := _line_scanner()) is not None:
+        found = scanner.found(raw)
+        careful, escapes = any(i != _ESCAPE for i in found), _ESCAPE in found
+    else:
+        careful = b"\x00" in raw or b"\\u0000" in raw or _LONG_DIGITS in raw.translate(_DIGITS_ONLY)
+        escapes = True  # record_of looks
+    if careful or (lineno == 1 and raw.startswith(_BOM)):
         return None
     try:
-        return orjson.loads(raw)
+        return FastLine(orjson.loads(raw), escapes)
     except orjson.JSONDecodeError:
         return None
 
@@ -48,9 +72,10 @@ def parse_line(line: str, where: str) -> IssueRecord | None:
     return record_of(loads(line, where), line, where)
 
 
-def record_of(obj, line: str | bytes, where: str) -> IssueRecord | None:
-    """The record of a line's parsed object (None for a pull request)."""
-    clean = check_payload(line, obj, where)
+def record_of(obj, line: str | bytes, where: str, escapes: bool = True) -> IssueRecord | None:
+    """The record of a line's parsed object (None for a pull request). escapes=False: the caller knows the line
+    holds no escape that decodes to a surrogate, so its strings are clean."""
+    clean = check_payload(line, obj, where) if escapes else True
     if isinstance(obj, dict) and is_pull_request(obj):
         return PULL_REQUEST
     return record_from_github(obj, where, clean_text=clean)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ingest import parallel
@@ -51,14 +51,37 @@ def _line(title: str, number, extra: str) -> bytes:
             + f', "title": "{title}"{extra}}}').encode("utf-8", "surrogatepass")
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.fixture(params=["hyperscan", "plain"])
+def line_checks(request, monkeypatch):
+    """The fast path's checks of a line, by Hyperscan where it is built and by plain searches elsewhere."""
+    if request.param == "plain":
+        monkeypatch.setattr(jsonl, "_line_scanner", lambda: None)
+    elif jsonl._line_scanner() is None:
+        pytest.skip("Hyperscan is not built for this processor")
+
+
+# The fixture's choice holds for every example.
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     titles=st.lists(st.lists(st.sampled_from(PIECES), max_size=4).map("".join), min_size=1, max_size=4),
     number=st.sampled_from([7, "I8SLI3", 12345678901234567890123, -1, 2**63, "", None]),
     extra=st.sampled_from(["", ', "labels": [1]', ', "pull_request": {}', ', "comments": 2', ", ", "]"]),
     prefix=st.sampled_from([b"", b"\xef\xbb\xbf", b"  ", b"\xc3\x28", b"\xed\xa0\x80", b"\n", "\u3000\n".encode()]),
 )
-def test_any_line_reads_alike(tmp_path_factory, titles, number, extra, prefix):
+def test_any_line_reads_alike(line_checks, tmp_path_factory, titles, number, extra, prefix):
     content = prefix + b"\n".join(_line(title, number, extra) for title in titles) + b"\n"
     careful, fast = _both_ways(tmp_path_factory.mktemp("lines"), content)
     assert fast == careful
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from([p.encode("utf-8", "surrogatepass") for p in PIECES]
+                                          + [b"\\u0000", b"\\uD9ff", b"\\udBFF", b"\\uDc", b"0" * 18, b"9" * 40]),
+                          st.binary(max_size=8)), max_size=12).map(b"".join))
+def test_hyperscan_sends_down_the_careful_path_exactly_the_lines_the_plain_checks_do(raw):
+    if jsonl._line_scanner() is None:
+        pytest.skip("Hyperscan is not built for this processor")
+    found = jsonl._line_scanner().found(raw)
+    careful = b"\x00" in raw or b"\\u0000" in raw or b"0" * 19 in raw.translate(jsonl._DIGITS_ONLY)
+    assert any(i != jsonl._ESCAPE for i in found) == careful
+    assert (jsonl._ESCAPE in found) == bool(jsonl.SURROGATE_ESCAPE.search(raw.decode("latin-1")))
