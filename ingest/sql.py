@@ -79,11 +79,12 @@ COPY_BLOCK_BYTES = 1 << 20
 
 
 def _copy(raw, table: str, lines, columns: str = COLUMN_LIST) -> None:
+    """`lines`: text, or bytes-like pieces of lines (a row's id, then the rest), in order."""
     with raw.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
-        block: list[bytes] = []
+        block: list = []
         size = 0
         for line in lines:
-            block.append(line if isinstance(line, bytes) else line.encode())
+            block.append(line.encode() if isinstance(line, str) else line)
             size += len(block[-1])
             if size >= COPY_BLOCK_BYTES:
                 copy.write(b"".join(block))
@@ -105,7 +106,8 @@ def _upsert_postgres(source_id: int, lines: dict[str, str | bytes]) -> list[tupl
         if new:
             raw.execute(_NEW_IDS, [len(new)])
             ids.update(zip(new, (pk for (pk,) in raw.fetchall()), strict=True))
-            _copy(raw, ISSUES, (_with_id(ids[number], lines[number]) for number in new), f"id, {COLUMN_LIST}")
+            _copy(raw, ISSUES, (piece for number in new for piece in _with_id(ids[number], lines[number])),
+                  f"id, {COLUMN_LIST}")
         if existing:
             # The staging table lives as long as the connection; the caller's transaction bounds its rows.
             raw.execute(
@@ -123,8 +125,9 @@ def _upsert_postgres(source_id: int, lines: dict[str, str | bytes]) -> list[tupl
             for number in numbers]
 
 
-def _with_id(pk: int, line: str | bytes) -> str | bytes:
-    return f"{pk}\t{line}" if isinstance(line, str) else b"%d\t%s" % (pk, line)
+def _with_id(pk: int, line) -> tuple:
+    # Two pieces, not one line: the row (a few kilobytes) is copied once, into the block sent to the server.
+    return (f"{pk}\t", line) if isinstance(line, str) else (b"%d\t" % pk, line)
 
 
 def replace_matches(old_issue_ids: list[int], pairs: list[tuple[int, int]]) -> None:

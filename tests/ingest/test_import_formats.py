@@ -5,6 +5,7 @@ import json
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection
 
 from ingest import parallel
 from ingest.importers import ImportFileError
@@ -197,3 +198,30 @@ def test_a_failed_import_reports_no_writes_even_after_progress(tmp_path, setting
     run = IngestRun.objects.get()
     assert (run.status, run.created, run.updated) == ("failed", 0, 0)
     assert not Issue.objects.exists()
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="workers render COPY rows for PostgreSQL only")
+def test_rows_through_shared_memory_are_stored_as_in_one_process(tmp_path, settings, monkeypatch):
+    settings.INGEST_PARALLEL_MIN_BYTES = 0
+    monkeypatch.setattr(parallel, "CHUNK_BYTES", 4000)
+    text = "tab\there, back\\slash, new\nline, cr\r, 大模型 llama, `code`, \u2028"
+    lines = [json.dumps({"number": n, "title": f"Issue {n} {text[:n % 40]}", "body": text * (n % 7),
+                         "labels": [{"name": "bug"}] * (n % 2), "user": {"login": f"u{n}"},
+                         "comments": [{"user": {"login": "m"}, "body": text}] * (n % 3),
+                         "created_at": "2024-05-01T12:00:00Z"}, ensure_ascii=n % 2 == 0)
+             for n in range(1, 301)]
+    # A row longer than a slot of shared memory travels in its verdict; the rows after it use the slots again.
+    lines[150] = json.dumps({"number": 151, "title": "long", "body": "llama " * (parallel.SLOT_BYTES // 5)})
+    path = _write(tmp_path / "rows.jsonl", "\n".join(lines) + "\n")
+    fields = ["number", "url", "title", "body", "author", "state", "platform_labels", "created_at", "closed_at",
+              "comment_count", "comments", "payload", "kept"]
+    stored = {}
+    for processes in (2, 1):
+        settings.INGEST_PROCESSES = processes
+        source = make_source(f"o/r{processes}")
+        assert import_file(path, source).created == 300
+        stored[processes] = list(Issue.objects.filter(source=source).order_by("id").values_list(*fields))
+        assert sorted(source.issues.values_list("number", "matched_keywords__term")) == sorted(
+            Issue.objects.filter(source__full_name="o/r2").values_list("number", "matched_keywords__term"))
+    assert stored[2] == stored[1]
+    assert len(stored[2][150][3]) > parallel.SLOT_BYTES
