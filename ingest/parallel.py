@@ -223,7 +223,8 @@ class JsonlWorkers:
         return sum(self._in_order(_check_chunk, path))
 
     def verdicts(self, path) -> Iterator[Verdict]:
-        for judged, slot in self._in_order(_judge_chunk, path, slots=self.rows is not None):
+        # Without shared memory (rows not rendered here), a worker ignores the slot it is given.
+        for judged, slot in self._in_order(_judge_chunk, path, slots=True):
             if judged.ends is None:
                 yield from map(Verdict._make, judged.verdicts)
                 continue
