@@ -43,13 +43,13 @@ def _start_worker(rules: FilterRules, render_for_source: int | None, rows: str |
         _rows = SharedMemory(rows)
 
 
-def _judge(record: IssueRecord | None, now: dt.datetime, slot: _Slot | None = None) -> Verdict:
+def _judge(record: IssueRecord | None, now: bytes, slot: _Slot | None = None) -> Verdict:
     verdict = _filter.judge(record)
     if _render_for is None or verdict.record is None:
         return verdict
     # Send back the rendered row, not the record: far less to pickle, and nothing left to do but stream it
     # (as bytes: encoding it here spares the process that talks to the database).
-    rendered = copy_rows.render(_render_for, verdict.record, verdict.kept, now).encode()
+    rendered = copy_rows.render(_render_for, verdict.record, verdict.kept, now)
     if slot is not None and slot.put(rendered):
         return verdict._replace(record=None)
     return verdict._replace(record=None, copy_line=rendered)
@@ -109,7 +109,7 @@ class Judged(NamedTuple):
 
 
 def _judge_chunk(chunk: Chunk, slot: int | None = None) -> Judged:
-    now = dt.datetime.now(dt.UTC)
+    now = copy_rows.stamp(dt.datetime.now(dt.UTC))
     into = _Slot(slot) if slot is not None and _rows is not None else None
     verdicts = [tuple(_judge(record, now, into)) for record in _records(chunk)]
     return Judged(verdicts, into and into.ends)

@@ -47,7 +47,7 @@ def upsert(source_id: int, verdicts: list[Verdict]) -> list[tuple[int, str]]:
     Runs inside the caller's transaction, so a failure leaves no row half-written.
     """
     if connection.vendor == "postgresql":
-        now = timezone.now()
+        now = copy_rows.stamp(timezone.now())
         lines = {v.number: v.copy_line or copy_rows.render(source_id, v.record, v.kept, now) for v in verdicts}
         return _upsert_postgres(source_id, lines)
     return _upsert_orm(source_id, verdicts)
@@ -79,12 +79,12 @@ COPY_BLOCK_BYTES = 1 << 20
 
 
 def _copy(raw, table: str, lines, columns: str = COLUMN_LIST) -> None:
-    """`lines`: text, or bytes-like pieces of lines (a row's id, then the rest), in order."""
+    """`lines`: bytes-like lines, or pieces of lines (a row's id, then the rest), in order."""
     with raw.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
         block: list = []
         size = 0
         for line in lines:
-            block.append(line.encode() if isinstance(line, str) else line)
+            block.append(line)
             size += len(block[-1])
             if size >= COPY_BLOCK_BYTES:
                 copy.write(b"".join(block))
@@ -93,7 +93,7 @@ def _copy(raw, table: str, lines, columns: str = COLUMN_LIST) -> None:
             copy.write(b"".join(block))
 
 
-def _upsert_postgres(source_id: int, lines: dict[str, str | bytes]) -> list[tuple[int, str]]:
+def _upsert_postgres(source_id: int, lines: dict[str, bytes]) -> list[tuple[int, str]]:
     numbers = list(lines)
     with connection.cursor() as cursor:
         raw = cursor.cursor
@@ -127,7 +127,7 @@ def _upsert_postgres(source_id: int, lines: dict[str, str | bytes]) -> list[tupl
 
 def _with_id(pk: int, line) -> tuple:
     # Two pieces, not one line: the row (a few kilobytes) is copied once, into the block sent to the server.
-    return (f"{pk}\t", line) if isinstance(line, str) else (b"%d\t" % pk, line)
+    return b"%d\t" % pk, line
 
 
 def replace_matches(old_issue_ids: list[int], pairs: list[tuple[int, int]]) -> None:
