@@ -84,14 +84,20 @@ def _packed(queryset: QuerySet, fields: list[str], each: Callable = _native) -> 
         # evenly over the table's keys (a round's labels among other rounds'), and both connections end together.
         todo = iter(enumerate(pieces))
         lock = threading.Lock()
+        # A piece that fails ends the read: the other connection takes no further piece.
+        failed = threading.Event()
 
         def drain() -> None:
-            while True:
+            while not failed.is_set():
                 with lock:
                     i, piece = next(todo, (None, None))
                 if piece is None:
                     return
-                read[i] = _read(piece, fields, alias, each)
+                try:
+                    read[i] = _read(piece, fields, alias, each)
+                except BaseException:
+                    failed.set()
+                    raise
 
         if snapshot is None:
             drain()

@@ -104,3 +104,28 @@ def test_the_pieces_see_the_table_as_it_was_when_the_read_began(lead, annotator_
     assert _sorted(module.int_columns(labels, FIELDS)) == before
     after = _sorted(module.int_columns(labels, FIELDS))  # a new read sees both
     assert len(after) == len(before) + 1 and after != before
+
+
+@needs_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_a_piece_that_fails_ends_the_read_on_both_connections(lead, annotator_a, annotator_b, monkeypatch):
+    import threading
+
+    study = _labeled_study(lead, [annotator_a, annotator_b], [annotator_a, annotator_b], n_issues=20)
+    labels = counted_labels(Label.objects.filter(study=study)).order_by()
+    monkeypatch.setattr(module, "PIECE", 2)  # twenty pieces and more
+    real_read, started, first_failed = module._read, [], threading.Event()
+
+    def read(*args):
+        started.append(threading.current_thread().name)
+        if len(started) == 1:
+            first_failed.set()
+            raise RuntimeError("the database went away")
+        first_failed.wait()
+        return real_read(*args)
+
+    monkeypatch.setattr(module, "_read", read)
+    with pytest.raises(RuntimeError, match="went away"):
+        module.int_columns(labels, FIELDS)
+    # The piece that failed, and at most the one the other connection had begun.
+    assert len(started) <= 2
