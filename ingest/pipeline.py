@@ -38,9 +38,14 @@ class IssueWriter:
 
     SHOWN_WARNINGS = 10
 
-    def __init__(self, source: Source, batch_size: int = 1000):
+    def __init__(self, source: Source, batch_size: int = 1000, one_transaction: bool = False):
+        """one_transaction: the caller writes everything in one transaction that any failure rolls back whole, so a
+        batch needs no savepoint of its own. Each would be a subtransaction, and past 64 in one transaction
+        PostgreSQL's snapshots overflow their cache of them, which slows every other session's reads while a big
+        file is imported (a million issues is a thousand batches)."""
         self.source = source
         self.batch_size = batch_size
+        self.one_transaction = one_transaction
         self.counts = Counts()
         self._batch: dict[str, Verdict] = {}
         # Candidates and rejected keywords filter nothing.
@@ -94,7 +99,7 @@ class IssueWriter:
         if not self._batch:
             return
         batch, self._batch = self._batch, {}
-        with transaction.atomic():
+        with transaction.atomic(savepoint=not self.one_transaction):
             written = sql.upsert(self.source.pk, list(batch.values()))
             self._write_matches(written, [v.terms for v in batch.values()])
         for _pk, state in written:

@@ -44,11 +44,11 @@ def _import(run: IngestRun, on_progress: ProgressCallback | None) -> IngestRun:
     file_format = run.file_format or detect_format(run.file_path)
     run.file_format = file_format
     run.save(update_fields=["file_format"])
-    writer = IssueWriter(run.source)
     # Bad input must change nothing. PostgreSQL writes the whole file in one transaction, which a bad line
     # rolls back, while progress travels on a connection of its own; elsewhere the file is read once
     # through before the first write.
     single_pass = connection.vendor == "postgresql"
+    writer = IssueWriter(run.source, one_transaction=single_pass)
     workers = (JsonlWorkers(writer.rules, settings.INGEST_PROCESSES,
                             render_for_source=run.source.pk if single_pass else None)
                if file_format == "jsonl" and _worth_workers(run.file_path) else None)

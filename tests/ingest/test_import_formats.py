@@ -225,3 +225,18 @@ def test_rows_through_shared_memory_are_stored_as_in_one_process(tmp_path, setti
             Issue.objects.filter(source__full_name="o/r2").values_list("number", "matched_keywords__term"))
     assert stored[2] == stored[1]
     assert len(stored[2][150][3]) > parallel.SLOT_BYTES
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the single-transaction import is PostgreSQL's")
+def test_a_file_is_written_in_one_transaction_without_a_savepoint_per_batch(tmp_path):
+    from django.test.utils import CaptureQueriesContext
+
+    def savepoints(issues: int, name: str) -> int:
+        lines = [json.dumps({"number": n, "title": f"Issue {n}", "body": "llama"}) for n in range(1, issues + 1)]
+        path = _write(tmp_path / f"{name.replace('/', '-')}.jsonl", "\n".join(lines))
+        with CaptureQueriesContext(connection) as queries:
+            assert import_file(path, make_source(name)).created == issues
+        return sum(q["sql"].startswith("SAVEPOINT") for q in queries.captured_queries)
+
+    # Three batches take no more than one: a savepoint per batch would be a subtransaction each.
+    assert savepoints(2500, "o/three") == savepoints(500, "o/one")
