@@ -4,7 +4,8 @@
 
 Prints issues per second end to end (check, parse, normalise, match, write) and the peak memory of the
 process, beside the floor measured in the same run: the file's lines parsed as JSON and their fields written
-with COPY into a bare table (what parsing and the database alone cost), and the import as a multiple of it.
+with COPY into a bare table (what parsing and the database alone cost), and the import as a multiple of it;
+then the CPU seconds of the worker processes, of this process and of its PostgreSQL backend during the import.
 The database named in the URL is dropped and created anew.
 """
 from __future__ import annotations
@@ -39,6 +40,19 @@ def copy_floor(path: str) -> float:
     return time.perf_counter() - started
 
 
+def _backend_cpu() -> float | None:
+    """CPU seconds of this connection's PostgreSQL backend, where the server runs on this machine."""
+    from django.db import connection
+
+    connection.ensure_connection()
+    try:
+        stat = Path(f"/proc/{connection.connection.info.backend_pid}/stat").read_text()
+    except OSError:  # another machine's server, or another system
+        return None
+    fields = stat.rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path")
@@ -55,9 +69,11 @@ def main() -> None:
                                    kind=Source.Kind.FRAMEWORK, keyword_list=keywords)
     size_mb = Path(args.path).stat().st_size / 1e6
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    cpu_before, backend_before = os.times(), _backend_cpu()
     started = time.perf_counter()
     run = import_file(args.path, source, file_format="jsonl")
     seconds = time.perf_counter() - started
+    cpu_after, backend_after = os.times(), _backend_cpu()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     worker_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     kept = Issue.objects.filter(source=source, kept=True).count()
@@ -71,6 +87,12 @@ def main() -> None:
           f"{seconds / floor:.1f}× that")
     print(f"peak memory     {peak:.0f} MB in this process (after start-up: {rss_before:.0f} MB); "
           f"largest worker process {worker_peak:.0f} MB")
+    # Where the import's time went: the two cores are shared by the workers, this process and its backend.
+    mine = cpu_after.user + cpu_after.system - cpu_before.user - cpu_before.system
+    workers = (cpu_after.children_user + cpu_after.children_system
+               - cpu_before.children_user - cpu_before.children_system)
+    backend = "n/a" if backend_before is None else f"{backend_after - backend_before:.2f} s"
+    print(f"CPU             workers {workers:.2f} s, this process {mine:.2f} s, PostgreSQL backend {backend}")
 
 
 if __name__ == "__main__":
