@@ -110,12 +110,13 @@ class Judged(NamedTuple):
 
 def _judge_chunk(chunk: Chunk, slot: int | None = None) -> Judged:
     now = copy_rows.stamp(dt.datetime.now(dt.UTC))
+    # Without shared memory (rows not rendered here, or no slot given) the rows stay in their verdicts.
     into = _Slot(slot) if slot is not None and _rows is not None else None
     verdicts = [tuple(_judge(record, now, into)) for record in _records(chunk)]
     return Judged(verdicts, into and into.ends)
 
 
-def _check_chunk(chunk: Chunk) -> int:
+def _check_chunk(chunk: Chunk, slot: int | None = None) -> int:
     return sum(1 for _ in _records(chunk))
 
 
@@ -203,36 +204,34 @@ class JsonlWorkers:
             self._plans[key] = plan(key)
         return self._plans[key]
 
-    def _in_order(self, function, path, slots: bool = False) -> Iterator:
-        """Results chunk by chunk in file order, with a bounded number of chunks in flight, so memory stays
-        flat however big the file and however slow the database (Pool.imap would buffer without limit). With
-        slots, chunk i writes its rows to slot i mod (window + 1) and is given as (result, slot)."""
+    def _in_order(self, function, path) -> Iterator[tuple]:
+        """(result, slot) chunk by chunk in file order, with a bounded number of chunks in flight, so memory stays
+        flat however big the file and however slow the database (Pool.imap would buffer without limit). Chunk i
+        is given slot i mod (window + 1) of the shared memory for its rows."""
         pending: deque = deque()
         for i, chunk in enumerate(self.plan(path).chunks):
             slot = i % (self.window + 1)
-            pending.append((self.pool.submit(function, chunk, *[slot] if slots else []), slot))
+            pending.append((self.pool.submit(function, chunk, slot), slot))
             if len(pending) >= self.window:
                 future, slot = pending.popleft()
-                yield (future.result(), slot) if slots else future.result()
+                yield future.result(), slot
         while pending:
             future, slot = pending.popleft()
-            yield (future.result(), slot) if slots else future.result()
+            yield future.result(), slot
 
     def check(self, path) -> int:
         """Validate every line; the number of lines, or the first ImportFileError (as the sequential read would)."""
-        return sum(self._in_order(_check_chunk, path))
+        return sum(lines for lines, _slot in self._in_order(_check_chunk, path))
 
     def verdicts(self, path) -> Iterator[Verdict]:
-        # Without shared memory (rows not rendered here), a worker ignores the slot it is given.
-        for judged, slot in self._in_order(_judge_chunk, path, slots=True):
-            if judged.ends is None:
-                yield from map(Verdict._make, judged.verdicts)
-                continue
-            # Copied out at once: the slot is written again while these rows wait for their batch.
-            base = slot * SLOT_BYTES
-            rows = memoryview(bytes(self.rows.buf[base:base + (judged.ends[-1] if judged.ends else 0)]))
-            start, ends = 0, iter(judged.ends)
+        for judged, slot in self._in_order(_judge_chunk, path):
+            rows, ends, start = None, iter(judged.ends or ()), 0
+            if judged.ends:
+                # Copied out at once: the slot is written again while these rows wait for their batch.
+                base = slot * SLOT_BYTES
+                rows = memoryview(bytes(self.rows.buf[base:base + judged.ends[-1]]))
             for verdict in map(Verdict._make, judged.verdicts):
+                # Only a row in shared memory leaves a kept verdict with neither row nor record.
                 if verdict.outcome == "" and verdict.record is None and verdict.copy_line is None:
                     end = next(ends)
                     verdict = verdict._replace(copy_line=rows[start:end])
