@@ -1,9 +1,10 @@
-"""Pure: an issue row in PostgreSQL's COPY text format, so that worker processes can render rows and the
+"""Pure: an issue row in PostgreSQL's binary COPY format, so that worker processes can render rows and the
 process holding the database connection only has to stream them."""
 from __future__ import annotations
 
 import datetime as dt
 import json
+import struct
 
 import orjson
 
@@ -15,38 +16,43 @@ FIELDS = [
     "source_updated_at", "comment_count", "comments", "payload", "kept",
 ]
 COLUMNS = ["source_id", "number", *FIELDS, "imported_at", "updated_at"]
-NULL = b"\\N"
 PAYLOAD_COLUMNS = ("title", "body")
-# Backslash first, so the escapes added after it are not escaped again. On the encoded text: bytes.replace beats
-# str.replace on text that is not ASCII (held two or four bytes a character), and str.translate by far on any.
-_ESCAPES = ((b"\\", b"\\\\"), (b"\n", b"\\n"), (b"\r", b"\\r"), (b"\t", b"\\t"))
+# PostgreSQL's binary COPY format: a header, then per row the number of fields and each field as its length
+# (-1 for NULL) and its bytes, then a trailer. Binary rather than text: nothing to escape here, nothing to
+# unescape and no number or time to parse on the server, which took a third less of its time for the same rows.
+HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
+TRAILER = struct.pack(">h", -1)
+_NULL = struct.pack(">i", -1)
+_COUNT = struct.pack(">h", len(COLUMNS))
+_TRUE, _FALSE = struct.pack(">ib", 1, 1), struct.pack(">ib", 1, 0)
+# timestamptz travels as microseconds since this moment.
+_EPOCH = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
+_INT8 = struct.Struct(">iq")
+_INT4 = struct.Struct(">ii")
+_LENGTH = struct.Struct(">i")
+_JSONB_VERSION = 1
 
 
-def escape(value: str) -> bytes:
-    """The text encoded as UTF-8 for a COPY text field."""
-    # Short fields (a number, a state, a login) seldom hold anything to escape: one look at the whole instead of
-    # four (line breaks and tabs are not printable).
-    if value.isprintable() and "\\" not in value:
-        return value.encode()
+def _text(value: str) -> bytes:
     encoded = value.encode()
-    for char, escaped in _ESCAPES:
-        if char in encoded:
-            encoded = encoded.replace(char, escaped)
-    return encoded
+    return _LENGTH.pack(len(encoded)) + encoded
 
 
 def _json(value) -> bytes:
-    # orjson writes what json.dumps would, without the spaces and \u escapes jsonb does not keep anyway. JSON
-    # text holds no raw line break or tab (it escapes them), so of COPY's escapes only the backslash is needed.
+    # orjson writes what json.dumps would, without the spaces and \u escapes jsonb does not keep anyway.
     try:
         text = orjson.dumps(value)
     except TypeError:  # an integer past 64 bits, which json writes whole
         text = json.dumps(value).encode()
-    return text.replace(b"\\", b"\\\\")
+    return struct.pack(">ib", len(text) + 1, _JSONB_VERSION) + text
 
 
 def _time(value: dt.datetime | None) -> bytes:
-    return NULL if value is None else value.isoformat().encode()
+    if value is None:
+        return _NULL
+    # A time without an offset is UTC, as the database session (Django's, under USE_TZ) reads one given as text.
+    since = (value if value.tzinfo is not None else value.replace(tzinfo=dt.UTC)) - _EPOCH
+    return _INT8.pack(8, (since.days * 86400 + since.seconds) * 1_000_000 + since.microseconds)
 
 
 def stored_payload(payload: dict) -> dict:
@@ -57,16 +63,16 @@ def stored_payload(payload: dict) -> dict:
 
 def stamp(now: dt.datetime) -> bytes:
     """`now` as render wants it: made once for many rows."""
-    return now.isoformat().encode()
+    return _time(now)
 
 
 def render(source_id: int, record: IssueRecord, kept: bool, now: bytes) -> bytes:
-    """One line of COPY … FROM STDIN (text format) for this record; `now` from stamp()."""
-    return b"\t".join((
-        b"%d" % source_id, escape(record.number), escape(record.url), escape(record.title), escape(record.body),
-        escape(record.author), escape(record.state), _json(record.platform_labels),
+    """One row of COPY … FROM STDIN (FORMAT binary) for this record, without the header and trailer that
+    begin and end the stream; `now` from stamp()."""
+    return b"".join((
+        _COUNT, _INT8.pack(8, source_id), _text(record.number), _text(record.url), _text(record.title),
+        _text(record.body), _text(record.author), _text(record.state), _json(record.platform_labels),
         _time(record.created_at), _time(record.closed_at), _time(record.source_updated_at),
-        b"%d" % record.comment_count, _json(record.comments),
-        _json(stored_payload(record.payload)),
-        b"t" if kept else b"f", now, now,
-    )) + b"\n"
+        _INT4.pack(4, record.comment_count), _json(record.comments), _json(stored_payload(record.payload)),
+        _TRUE if kept else _FALSE, now, now,
+    ))

@@ -29,7 +29,7 @@ class Verdict(NamedTuple):
     kept: bool = False
     terms: frozenset[str] = frozenset()
     number: str = ""
-    # The row already in COPY text format, when a worker process rendered it (see copy_rows).
+    # The row already in binary COPY format, when a worker process rendered it (see copy_rows).
     copy_line: bytes | None = None
     warnings: tuple[str, ...] = ()
 

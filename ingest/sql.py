@@ -10,6 +10,7 @@ columns COPY writes are copy_rows.COLUMNS, which tests/ingest/test_copy_rows.py 
 """
 from __future__ import annotations
 
+import struct
 from functools import cache
 
 from django.db import connection
@@ -48,8 +49,8 @@ def upsert(source_id: int, verdicts: list[Verdict]) -> list[tuple[int, str]]:
     """
     if connection.vendor == "postgresql":
         now = copy_rows.stamp(timezone.now())
-        lines = {v.number: v.copy_line or copy_rows.render(source_id, v.record, v.kept, now) for v in verdicts}
-        return _upsert_postgres(source_id, lines)
+        rows = {v.number: v.copy_line or copy_rows.render(source_id, v.record, v.kept, now) for v in verdicts}
+        return _upsert_postgres(source_id, rows)
     return _upsert_orm(source_id, verdicts)
 
 
@@ -78,23 +79,23 @@ def _upsert_orm(source_id: int, verdicts: list[Verdict]) -> list[tuple[int, str]
 COPY_BLOCK_BYTES = 1 << 20
 
 
-def _copy(raw, table: str, lines, columns: str = COLUMN_LIST) -> None:
-    """`lines`: bytes-like lines, or pieces of lines (a row's id, then the rest), in order."""
-    with raw.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
-        block: list = []
+def _copy(raw, table: str, rows, columns: str = COLUMN_LIST) -> None:
+    """`rows`: copy_rows rows (bytes-like), or pieces of rows (see _with_id), in order."""
+    with raw.copy(f"COPY {table} ({columns}) FROM STDIN (FORMAT binary)") as copy:
+        block: list = [copy_rows.HEADER]
         size = 0
-        for line in lines:
-            block.append(line)
-            size += len(block[-1])
+        for row in rows:
+            block.append(row)
+            size += len(row)
             if size >= COPY_BLOCK_BYTES:
                 copy.write(b"".join(block))
                 block, size = [], 0
-        if block:
-            copy.write(b"".join(block))
+        block.append(copy_rows.TRAILER)
+        copy.write(b"".join(block))
 
 
-def _upsert_postgres(source_id: int, lines: dict[str, bytes]) -> list[tuple[int, str]]:
-    numbers = list(lines)
+def _upsert_postgres(source_id: int, rows: dict[str, bytes]) -> list[tuple[int, str]]:
+    numbers = list(rows)
     with connection.cursor() as cursor:
         raw = cursor.cursor
         raw.execute(_NUMBERS_AND_IDS, [numbers, source_id])
@@ -106,14 +107,14 @@ def _upsert_postgres(source_id: int, lines: dict[str, bytes]) -> list[tuple[int,
         if new:
             raw.execute(_NEW_IDS, [len(new)])
             ids.update(zip(new, (pk for (pk,) in raw.fetchall()), strict=True))
-            _copy(raw, ISSUES, (piece for number in new for piece in _with_id(ids[number], lines[number])),
+            _copy(raw, ISSUES, (piece for number in new for piece in _with_id(ids[number], rows[number])),
                   f"id, {COLUMN_LIST}")
         if existing:
             # The staging table lives as long as the connection; the caller's transaction bounds its rows.
             raw.execute(
                 f"CREATE TEMP TABLE IF NOT EXISTS {STAGE} AS SELECT {COLUMN_LIST} FROM {ISSUES} WITH NO DATA"
             )
-            _copy(raw, STAGE, (line for number, line in lines.items() if number in existing))
+            _copy(raw, STAGE, (row for number, row in rows.items() if number in existing))
             updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in [*copy_rows.FIELDS, "updated_at"])
             raw.execute(
                 f"INSERT INTO {ISSUES} ({COLUMN_LIST}) SELECT {COLUMN_LIST} FROM {STAGE} "
@@ -125,9 +126,13 @@ def _upsert_postgres(source_id: int, lines: dict[str, bytes]) -> list[tuple[int,
             for number in numbers]
 
 
-def _with_id(pk: int, line) -> tuple:
-    # Two pieces, not one line: the row (a few kilobytes) is copied once, into the block sent to the server.
-    return b"%d\t" % pk, line
+_WITH_ID = struct.Struct(">hiq")
+
+
+def _with_id(pk: int, row) -> tuple:
+    """A rendered row with the id as its first field: one field more in its count, then the id, then the rest.
+    Two pieces, not one row: the row (a few kilobytes) is copied once, into the block sent to the server."""
+    return _WITH_ID.pack(len(copy_rows.COLUMNS) + 1, 8, pk), memoryview(row)[2:]
 
 
 def replace_matches(old_issue_ids: list[int], pairs: list[tuple[int, int]]) -> None:
