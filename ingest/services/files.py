@@ -3,11 +3,13 @@ transaction that the first bad line rolls back; elsewhere it is read through onc
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from django.conf import settings
 from django.db import connection, transaction
 
+from .. import sql
 from ..importers import ImportFileError, read_issue_file
 from ..importers.detect import detect_format
 from ..models import IngestRun, Source
@@ -56,8 +58,7 @@ def _import(run: IngestRun, on_progress: ProgressCallback | None) -> IngestRun:
         if single_pass:
             _checked(run, workers.plan(run.file_path).lines if workers
                      else count_lines(run.file_path) if file_format == "jsonl" else None)
-            with runs.ProgressChannel(run) as channel, transaction.atomic():
-                _check_as_written()
+            with runs.ProgressChannel(run) as channel, transaction.atomic(), _checked_as_written(writer):
                 _write_all(run, writer, workers, lambda: _publish(run, writer, channel, on_progress))
         else:
             _checked(run, workers.check(run.file_path) if workers else check_file(run.file_path, file_format))
@@ -82,12 +83,18 @@ def _write_all(run: IngestRun, writer: IssueWriter, workers: JsonlWorkers | None
     writer.flush()
 
 
-def _check_as_written() -> None:
-    # Foreign keys are checked when each batch is written, while the workers parse the next ones, rather than
-    # all at once at commit, when nothing else is left to run (one check per row and key: 0.5 s of 5 s for 40,000
-    # issues, on one core). Rows are written before the rows that refer to them. Lasts until the transaction ends.
-    with connection.cursor() as cursor:
-        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+@contextmanager
+def _checked_as_written(writer: IssueWriter) -> Iterator[None]:
+    # Where the role may, the rows the new rows point at are held by locks taken once (sql.references_locked).
+    # Elsewhere foreign keys are checked when each batch is written, while the workers parse the next ones, rather
+    # than all at once at commit, when nothing else is left to run (one check per row and key: 0.5 s of 5 s for
+    # 40,000 issues, on one core). Rows are written before the rows that refer to them. Lasts until the
+    # transaction ends.
+    with sql.references_locked(writer.source.pk, sorted(set(writer.keyword_ids.values()))) as locked:
+        if not locked:
+            with connection.cursor() as cursor:
+                cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        yield
 
 
 def _publish(run: IngestRun, writer: IssueWriter, channel, on_progress: ProgressCallback | None) -> None:
