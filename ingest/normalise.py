@@ -28,19 +28,22 @@ _RULE = re.compile(r"^\s*(?:[-*_]\s*){3,}$|^\s*\|?[-:| ]+\|[-:| ]*$", re.MULTILI
 # - indented code (four spaces or a tab, and more than white space) begins after a blank line or a closed fence and
 #   runs on over indented and blank lines. An indented line cannot interrupt a paragraph, so after prose it stays
 #   prose (list continuations). Blank lines among code lines stay, as blank lines.
-_CODE_LINE = r"\n(?: {4}|\t)[^\S\n]*\S[^\n]*"
-_BLANK_LINE = r"\n[^\S\n]*(?=\n|\Z)"
-_INDENTED = rf"{_CODE_LINE}(?:{_CODE_LINE}|{_BLANK_LINE})*"
+#
+# Every repetition outside the closing-fence lookahead is possessive (*+): each can only end where it does, so the
+# engine need not note a way back at every line of a block (a tenth of the time on issue bodies).
+_CODE_LINE = r"\n(?: {4}|\t)[^\S\n]*+\S[^\n]*+"
+_BLANK_LINE = r"\n[^\S\n]*+(?=\n|\Z)"
+_INDENTED = rf"{_CODE_LINE}(?:{_CODE_LINE}|{_BLANK_LINE})*+"
 
 
 def _fence(name: str, char: str) -> str:
     closing = rf" *(?P={name}){char}*[^\S\n]*{char}*(?=\n|\Z)"
-    return rf" {{0,3}}(?P<{name}>{char}{{3,}})[^\n]*(?:\n(?!{closing})[^\n]*)*(?:\n{closing})?"
+    return rf" {{0,3}}(?P<{name}>{char}{{3,}})[^\n]*+(?:\n(?!{closing})[^\n]*+)*+(?:\n{closing})?"
 
 
 # One literal "\n" first, so that the regex engine skips from line to line at C speed.
 _CODE_BLOCK = re.compile(rf"\n(?:(?:{_fence('ticks', '`')}|{_fence('tildes', '~')})(?P<after_fence>{_INDENTED})?"
-                         rf"|(?P<blank>[^\S\n]*(?=\n|\Z))(?P<after_blank>{_INDENTED}))")
+                         rf"|(?P<blank>[^\S\n]*+(?=\n|\Z))(?P<after_blank>{_INDENTED}))")
 _BLANK_LINES = re.compile(_BLANK_LINE)
 
 
