@@ -241,8 +241,9 @@
     const key = holder && holder.dataset.draftKey;
     if (!key) return;
     const value = (name) => { const el = f.querySelector(`input[name=${name}]:checked`); return el ? el.value : ""; };
+    // `base` is the stored label the screen was drawn from (the version the form will say it was shown).
     const draft = { type: value("type"), theme: value("theme"), sub_theme: value("sub_theme"),
-      note: (f.querySelector("textarea[name=note]") || {}).value || "", at: Math.floor(Date.now() / 1000) };
+      note: (f.querySelector("textarea[name=note]") || {}).value || "", base: shownVersion(f) };
     try { localStorage.setItem(key, JSON.stringify(draft)); } catch (e) { /* storage full or disabled */ }
   }
 
@@ -253,8 +254,9 @@
     let draft = null;
     try { draft = JSON.parse(localStorage.getItem(key) || "null"); } catch (e) { draft = null; }
     if (!draft) return;
-    // A label saved after the draft was written (in another tab, say) wins over the draft.
-    if (w.dataset.savedAt && Number(w.dataset.savedAt) >= draft.at) { localStorage.removeItem(key); return; }
+    // A label saved since the draft began (in another tab, say) wins over the draft. Versions are compared, not
+    // clocks: a draft begun in the same second as a save, or on a machine whose clock is off, is judged alike.
+    if (draft.base !== shownVersion(f)) { localStorage.removeItem(key); return; }
     // The draft is the whole screen as it was: a level it leaves empty is emptied here too, or the stored label's
     // choice there would show beside the draft's note, a mix that was never on screen (and Enter would save it).
     for (const name of ["type", "theme", "sub_theme"]) {
@@ -267,6 +269,8 @@
     const notice = document.getElementById("draft-notice");
     if (notice) notice.hidden = false;
   }
+
+  function shownVersion(f) { const v = f.querySelector("input[name=version]"); return v ? v.value : ""; }
 
   function clearDraft(key) { if (key) try { localStorage.removeItem(key); } catch (e) { /* ignore */ } }
 

@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotation.models import Label
+from annotation.services.labels import version_of
 from taxonomy.codes import roman
 from taxonomy.models import Category
 from tests.factories import category, make_issue, make_study, make_user
@@ -202,8 +203,8 @@ def test_a_draft_comes_back_as_it_was_shown_not_mixed_with_the_stored_label(live
     expect(page.locator("h1.issue-title")).to_have_text("Report 2")
     label = Label.objects.get(annotator=alice, issue=issues[0])
     # Back on report 1 later, the annotator cleared the theme and the note and left: the draft says so.
-    key = f"concord-draft:{study.pk}:{label.round_id}:{issues[0].pk}"
-    draft = {"type": str(label.type_id), "theme": "", "sub_theme": "", "note": "", "at": 4_000_000_000}
+    key = f"concord-draft:{alice.pk}:{study.pk}:{label.round_id}:{issues[0].pk}"
+    draft = {"type": str(label.type_id), "theme": "", "sub_theme": "", "note": "", "base": version_of(label)}
     page.evaluate("([key, value]) => localStorage.setItem(key, value)", [key, json.dumps(draft)])
     page.goto(f"{live_server.url}/studies/{study.pk}/issues/{issues[0].pk}/")
     page.wait_for_selector("#label-form[data-ready]")
