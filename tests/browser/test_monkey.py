@@ -39,14 +39,20 @@ LEDGER = """(() => {
     sessionStorage.setItem("ledger", JSON.stringify(ledger));
   }, true);
   // And after the page's handlers and the text the key typed: a key may change the screen just before the page
-  // moves to another report (a whole-page visit under way), with no later key on this one to see it.
+  // moves to another report (a whole-page visit under way) or is reloaded, with no later key on this one to see
+  // it. A choice made by a handler that stops the key there (Enter in the "/" palette picks a whole path) is
+  // seen by its change events.
   const after = () => {
     const ledger = JSON.parse(sessionStorage.getItem("ledger") || "[]");
     const last = ledger[ledger.length - 1];
-    if (last && last.form) { last.after = shown(); sessionStorage.setItem("ledger", JSON.stringify(ledger)); }
+    if (last && last.form) {
+      last.after = [...(last.after || []), shown()];
+      sessionStorage.setItem("ledger", JSON.stringify(ledger));
+    }
   };
   window.addEventListener("keydown", after);
   window.addEventListener("input", after);
+  window.addEventListener("change", after);
 })();"""
 
 # (key, weight): digits most, the rest as a hurried annotator presses them.
@@ -136,9 +142,9 @@ def test_a_monkey_on_the_labeling_page_stores_only_what_the_screen_showed(live_s
                     f"report {entry['issue']} came back with {state}, never on it before"
             previous = entry["issue"]
         seen.setdefault(entry["issue"], set()).add(_choice(entry))
-        after = entry.get("after") or {}
-        if after.get("form") and after["issue"] == entry["issue"]:
-            seen[entry["issue"]].add(_choice(after))
+        for after in entry.get("after") or []:
+            if after.get("form") and after["issue"] == entry["issue"]:
+                seen[entry["issue"]].add(_choice(after))
 
     # Every stored version was on screen at a save (Enter or Ctrl+Enter), on its report, in the order shown.
     saves = [e for e in ledger if e["key"] == "Enter"]
