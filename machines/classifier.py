@@ -75,12 +75,14 @@ def _key(label: Label) -> str:
     return label[1] if label[0] != "NR" and label[1] else label[0]
 
 
-def _type_and_theme(type_model: _Level, key_model: _Level, x) -> list[tuple[str, str | None]]:
+def _type_and_theme(type_model: _Level, key_model: _Level, x) -> tuple[list[tuple[str, str | None]], np.ndarray]:
     """For each row, the (type, theme) pair with the highest log P(type) + log P(theme): the theme's own model
     knows themes apart better than a model of one type's themes trained on a third of the reports, and the type's
     model keeps a theme from pulling the type where the text says otherwise. A type with no theme in training is
-    weighed with its "no theme" key."""
+    weighed with its "no theme" key. Also each pair's confidence: its weight among every pair's, the two models'
+    probabilities multiplied, so that the confidences of a row's pairs add up to 1."""
     log_type, log_key = type_model.log_proba(x), key_model.log_proba(x)
+    total = np.zeros(x.shape[0])
     keys = key_model.classes
     best = np.full(x.shape[0], -np.inf)
     chosen: list[tuple[str, str | None]] = [("", None)] * x.shape[0]
@@ -91,11 +93,14 @@ def _type_and_theme(type_model: _Level, key_model: _Level, x) -> list[tuple[str,
         within = log_key[:, under]
         arg = within.argmax(axis=1)
         score = log_type[:, j] + within[np.arange(x.shape[0]), arg]
+        total += np.exp(log_type[:, j]) * np.exp(within).sum(axis=1)
         for row in np.flatnonzero(score > best):
             key = keys[under[arg[row]]]
             chosen[row] = (t, None if key == t else key)
         best = np.maximum(best, score)
-    return chosen
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sure = np.where(total > 0, np.exp(best) / total, 0.0)
+    return chosen, sure
 
 
 def _fit_below(x, rows: np.ndarray, parents: list, children: list, seed: int) -> dict[str, _Level]:
@@ -166,6 +171,13 @@ def rate(texts: Sequence[str], labels: Sequence[Label | None], settings: Setting
 def rate_rows(x, labels: Sequence[Label | None], settings: Settings = Settings(),
               progress: Callable[[int, int], None] | None = None) -> list[Label | None]:
     """`rate` for reports whose `features` are the rows of `x`."""
+    return rate_rows_sure(x, labels, settings, progress)[0]
+
+
+def rate_rows_sure(x, labels: Sequence[Label | None], settings: Settings = Settings(),
+                   progress: Callable[[int, int], None] | None = None) -> tuple[list[Label | None], list[float | None]]:
+    """`rate_rows`, and beside each label the model's confidence in its type and theme together (the chosen
+    pair's probability among all pairs; None where the report was not rated)."""
     n = x.shape[0]
     if len(labels) != n:
         raise ValueError(f"{n} reports but {len(labels)} labels")
@@ -175,6 +187,7 @@ def rate_rows(x, labels: Sequence[Label | None], settings: Settings = Settings()
     order = np.random.default_rng(settings.seed).permutation(n)
     folds = np.array_split(order, max(2, settings.folds))
     out: list[Label | None] = [None] * n
+    sure_of: list[float | None] = [None] * n
     labeled = np.array([t is not None for t in types])
     for done, fold in enumerate(folds, start=1):
         if progress is not None:
@@ -186,10 +199,12 @@ def rate_rows(x, labels: Sequence[Label | None], settings: Settings = Settings()
         type_model = _Level(x[train], [types[i] for i in train], settings.seed)
         key_model = _Level(x[train], [_key(labels[i]) for i in train], settings.seed)
         sub_models = _fit_below(x, train, themes, subs, settings.seed)
-        rated_types, rated_themes = zip(*_type_and_theme(type_model, key_model, x[fold]), strict=True)
+        pairs, sure = _type_and_theme(type_model, key_model, x[fold])
+        rated_types, rated_themes = zip(*pairs, strict=True)
         rated_subs = _below(sub_models, x, fold, list(rated_themes))
-        for i, t, th, sub in zip(fold, rated_types, rated_themes, rated_subs, strict=True):
+        for i, t, th, sub, p in zip(fold, rated_types, rated_themes, rated_subs, sure, strict=True):
             out[int(i)] = (t, None, None) if t == "NR" else (t, th, sub)
+            sure_of[int(i)] = float(p)
     if progress is not None:
         progress(len(folds), len(folds))
-    return out
+    return out, sure_of
