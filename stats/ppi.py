@@ -45,6 +45,11 @@ class Estimate:
     def covers(self, truth: float) -> bool:
         return self.low <= truth <= self.high
 
+    @property
+    def bounded(self) -> tuple[float, float]:
+        """The interval within [0, 1], where a share is: what a page shows (it covers what the raw one does)."""
+        return max(0.0, self.low), min(1.0, self.high)
+
 
 def z_value(confidence: float) -> float:
     return NormalDist().inv_cdf(1 - (1 - confidence) / 2)
@@ -183,3 +188,76 @@ def sequential_poisson(weights, budget: int, rng):
     if budget >= len(w):
         return order, labeled, np.ones(len(w))
     return order, labeled, np.minimum(1.0, keys[order[budget]] * w)
+
+
+# A normal interval is not to be trusted below this many labeled reports in the category and as many outside it.
+MIN_EACH_SIDE = 5
+
+
+@dataclass(frozen=True)
+class ThreeWays:
+    """One share, from people's labels alone, from the machine's alone, and prediction-powered; `enough` says
+    whether people's labels hold at least MIN_EACH_SIDE reports in and out of the category."""
+
+    people: Estimate | None
+    machine: Estimate | None
+    powered: Estimate | None
+    inside: int  # people's labeled reports in the category
+    of: int  # people's labeled reports in the whole the share is of
+
+    @property
+    def enough(self) -> bool:
+        return self.inside >= MIN_EACH_SIDE and self.of - self.inside >= MIN_EACH_SIDE
+
+
+def _ratio(num, den, num_f, den_f, rest_num, rest_den, lam: float):
+    """θ = (λ·mean of the rest's f_num + mean of (y_num − λ·f_num)) / (the same of the denominators), and its
+    standard error from the linearised estimating equation y_num − θ·y_den (the PPI of an M-estimator)."""
+    big_n = len(rest_num)
+
+    def powered(y, f, rest):
+        return (lam * rest.mean() if big_n else 0.0) + (y - lam * f).mean()
+
+    top, bottom = powered(num, num_f, rest_num), powered(den, den_f, rest_den)
+    if not bottom > 0:
+        return None
+    theta = top / bottom
+    z, g, g_rest = num - theta * den, num_f - theta * den_f, rest_num - theta * rest_den
+    return theta, _ppi_se(z[:, None], g[:, None], g_rest[:, None], lam)[0] / bottom
+
+
+def three_ways(y_num, y_den, f_num, f_den, labeled, confidence: float = CONFIDENCE) -> ThreeWays:
+    """A share of a whole — a theme's share of its type, a type's of a year's reports — three ways. Arrays over
+    every report the machine labeled: `f_num`/`f_den` 1 where the machine's label is in the category / in the
+    whole; `y_num`/`y_den` the same for people's label where `labeled`, anything elsewhere. A share of all
+    reports has a whole of ones. People's share is Σy_num/Σy_den over the labeled reports; the powered one
+    corrects the machine's with them, λ tuned as `ppi` does on the linearised share, and falls back to people's
+    alone where that would be wider."""
+    labeled = np.asarray(labeled, dtype=bool)
+    y_num, y_den, f_num, f_den = (np.asarray(a, dtype=float) for a in (y_num, y_den, f_num, f_den))
+    num, den, num_f, den_f = y_num[labeled], y_den[labeled], f_num[labeled], f_den[labeled]
+    rest_num, rest_den = f_num[~labeled], f_den[~labeled]
+    inside, of = int(num.sum()), int(den.sum())
+    n, big_n = int(labeled.sum()), int((~labeled).sum())
+
+    def estimate(result, people: int, machine: int, lam) -> Estimate | None:
+        if result is None:
+            return None
+        value, se = result
+        return _interval(value, se, people, machine, lam, confidence)
+
+    people = estimate(_ratio(num, den, num_f, den_f, rest_num, rest_den, 0.0), n, 0, None) if n >= 2 else None
+    everything = estimate(_ratio(f_num, f_den, f_num, f_den, f_num[:0], f_den[:0], 0.0), 0, len(f_num), None) \
+        if len(f_num) >= 2 else None
+    powered = None
+    if people is not None:
+        at_one = _ratio(num, den, num_f, den_f, rest_num, rest_den, 1.0)
+        lam = 0.0
+        if at_one is not None and big_n:
+            theta = at_one[0]
+            lam = float(tuned_lambda(num - theta * den, num_f - theta * den_f, rest_num - theta * rest_den)[0])
+        tuned = _ratio(num, den, num_f, den_f, rest_num, rest_den, lam)
+        if tuned is None or tuned[1] > people.se:
+            tuned, lam = (people.value, people.se), 0.0
+        powered = estimate(tuned, n, big_n, lam)
+    return ThreeWays(people, everything, powered, inside, of)
