@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import comparison, summary_experiment, tables
+from .views import comparison, estimates, summary_experiment, tables
 
 app_name = "findings"
 
@@ -8,6 +8,8 @@ urlpatterns = [
     path("studies/<id:study_id>/statistics/", tables.statistics, name="statistics"),
     path("studies/<id:study_id>/statistics/table1.csv", tables.table1_csv, name="table1_csv"),
     path("studies/<id:study_id>/statistics/figure3.csv", tables.figure3_csv, name="figure3_csv"),
+    path("studies/<id:study_id>/statistics/shares/", estimates.shares, name="shares"),
+    path("studies/<id:study_id>/statistics/shares.csv", estimates.shares_csv, name="shares_csv"),
     # Table 1 over every source, for admins
     path("screening/report/", tables.screening_report, name="screening_report"),
     path("studies/<id:study_id>/compare/", comparison.comparison, name="comparison"),

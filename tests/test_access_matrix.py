@@ -116,6 +116,8 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "findings:statistics": (sees_labels, GET, None),
     "findings:table1_csv": (sees_labels, GET, None),
     "findings:figure3_csv": (sees_labels, GET, None),
+    "findings:shares": (sees_labels, GET, None),
+    "findings:shares_csv": (sees_labels, GET, None),
     "findings:comparison": (sees_labels, GET, None),
     "findings:comparison_csv": (sees_labels, GET, None),
     "findings:baseline": (manager_seeing, POST, {302}),

@@ -1,0 +1,133 @@
+"""Every share of the study's tables three ways: from people's labels alone, from a machine rater's alone, and
+prediction-powered (the machine's share corrected with people's labels; stats.ppi). The shares: each type's
+(and "not relevant"'s) share of a year's reports and of all of them, as Table 1 counts them; each theme's share
+of its type and each sub-theme's of its theme, as Figure 3 does.
+
+People's label of a report is its final label; before the study closes, what its votes settle on where there is
+none yet (as the tables count). The prediction-powered share is valid where the reports people labeled are a
+random sample of the reports the machine labeled: Concord's queues deal reports in a seeded random order, so
+they are while a round runs its course; reports chosen by hand are not."""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from annotation.models import NOT_RELEVANT, Study
+from machines.models import MachineRater
+from machines.selectors import finals, latest_run, panel, raters_of, run_labels, training_labels
+from stats.lazy_numpy import np
+from stats.ppi import ThreeWays, three_ways
+from taxonomy.models import Category
+
+from .tables import provisional
+
+METHOD = ("prediction-powered inference (PPI++: Angelopoulos, Duchi and Zrnic 2023), power-tuned and never wider "
+          "than people's labels alone; normal 95 % intervals; a share of a type or theme linearised as a ratio")
+
+
+@dataclass
+class Row:
+    group: str  # what the share is of: a year, a type, a theme
+    code: str
+    name: str
+    three: ThreeWays
+
+
+@dataclass
+class Section:
+    key: str
+    title: str
+    rows: list[Row]
+
+
+@dataclass
+class Estimates:
+    rater: MachineRater
+    run_number: int
+    reports: int  # reports the machine labeled: the population
+    labeled: int  # of those, with people's label
+    left_out: int  # reports people labeled that the machine did not, left out
+    sections: list[Section]
+    method: str = METHOD
+
+
+def default_rater(study: Study) -> MachineRater | None:
+    """The rater whose labels the estimates use unless the page is told: one with a standing decision to stand
+    in for an annotator, else the one whose labels were rated last."""
+    best, newest = None, None
+    for rater in raters_of(study):
+        run = latest_run(rater)
+        if run is None:
+            continue
+        if rater.decisions.filter(withdrawn_at__isnull=True).exists():
+            return rater
+        if newest is None or (run.finished_at, run.pk) > newest:
+            best, newest = rater, (run.finished_at, run.pk)
+    return best
+
+
+def people_labels(study: Study) -> dict:
+    """Each report's final label as codes; before the study closes, with what the votes settle on."""
+    if provisional(study):
+        return training_labels(study, panel(study), MachineRater.Training.FINAL)
+    return finals(study)
+
+
+def _codes(chains: list, at: int) -> np.ndarray:
+    return np.array([(c[at] or "") if c else "" for c in chains], dtype=object)
+
+
+def estimates(study: Study, rater: MachineRater) -> Estimates | None:
+    run = latest_run(rater)
+    if run is None:
+        return None
+    machine, _ = run_labels(run)
+    machine = {pk: chain for pk, chain in machine.items() if chain is not None}
+    people = people_labels(study)
+    years = dict(study.issues.filter(pk__in=list(machine)).values_list("pk", "created_at__year"))
+    ids = sorted(machine)
+    labeled = np.array([pk in people for pk in ids], dtype=bool)
+    m_chain = [machine[pk] for pk in ids]
+    p_chain = [people.get(pk) for pk in ids]
+    m_type, m_theme, m_sub = (_codes(m_chain, i) for i in range(3))
+    p_type, p_theme, p_sub = (_codes(p_chain, i) for i in range(3))
+    year = np.array([years.get(pk) or 0 for pk in ids])
+    names = dict(Category.objects.filter(codebook=study.codebook_id).values_list("code", "name"))
+    categories = list(Category.objects.filter(codebook=study.codebook_id).order_by("position", "code")
+                      .values_list("code", "level", "parent__code", "retired_at"))
+    children: dict[str, list[str]] = defaultdict(list)
+    for code, _level, parent, retired in categories:
+        if parent and retired is None:
+            children[parent].append(code)
+    types = [code for code, level, _, retired in categories if level == Category.Level.TYPE and retired is None]
+
+    def share(p_in, p_of, m_in, m_of, within=None) -> ThreeWays:
+        keep = np.ones(len(ids), dtype=bool) if within is None else within
+        return three_ways(p_in[keep], p_of[keep], m_in[keep], m_of[keep], labeled[keep])
+
+    sections = []
+    rows = []
+    for y in [*sorted({int(v) for v in year if v}), None]:
+        within = None if y is None else year == y
+        if within is not None and within.sum() < 2:
+            continue
+        ones = np.ones(len(ids))
+        for code in [*types, NOT_RELEVANT]:
+            rows.append(Row("all years" if y is None else str(y), code,
+                            "Not relevant" if code == NOT_RELEVANT else names.get(code, code),
+                            share((p_type == code).astype(float), ones, (m_type == code).astype(float), ones,
+                                  within)))
+    sections.append(Section("type", "Each type's share of the reports, by year (Table 1)", rows))
+    for key, title, parents, p_parent, m_parent, p_child, m_child in (
+            ("theme", "Each theme's share of its type (Figure 3)", types, p_type, m_type, p_theme, m_theme),
+            ("sub_theme", "Each sub-theme's share of its theme", [t for p in types for t in children[p]],
+             p_theme, m_theme, p_sub, m_sub)):
+        rows = []
+        for parent in parents:
+            p_of, m_of = (p_parent == parent).astype(float), (m_parent == parent).astype(float)
+            for code in children[parent]:
+                rows.append(Row(f"{parent} {names.get(parent, parent)}", code, names.get(code, code),
+                                share(((p_child == code) & (p_of > 0)).astype(float), p_of,
+                                      ((m_child == code) & (m_of > 0)).astype(float), m_of)))
+        sections.append(Section(key, title, rows))
+    return Estimates(rater, run.number, len(ids), int(labeled.sum()), len(set(people) - set(machine)), sections)

@@ -1,0 +1,72 @@
+"""The shares of the study's tables three ways — people's labels, a machine's, prediction-powered — as a page and
+a CSV, for a machine rater of the study chosen by `?rater=`."""
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponseBadRequest
+from django.shortcuts import render
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET
+
+from annotation.access import get_study_for
+from annotation.permissions import can_view_agreement
+from concord.csv_stream import csv_lines, csv_response
+from concord.http import HtmxHttpRequest
+from concord.ids import parse_id
+from machines.selectors import raters_of
+
+from ..estimates import default_rater, estimates
+
+
+def _rater(request: HtmxHttpRequest, study):
+    """The chosen rater, the default one, or a message naming what was wrong with `rater`."""
+    given = request.GET.get("rater")
+    if not given:
+        return default_rater(study), None
+    pk = parse_id(given)
+    rater = raters_of(study).filter(pk=pk).first() if pk is not None else None
+    if rater is None:
+        return None, f"rater: no machine rater of this study has the id {given[:40]!r}"
+    return rater, None
+
+
+@login_required
+@require_GET
+def shares(request: HtmxHttpRequest, study_id: int):
+    # Aggregates of labels: the blind rule applies, as on the statistics page.
+    study = get_study_for(request, study_id, can_view_agreement)
+    rater, problem = _rater(request, study)
+    if problem:
+        return HttpResponseBadRequest(problem)
+    found = estimates(study, rater) if rater is not None else None
+    return render(request, "findings/shares.html", {
+        "study": study, "rater": rater, "raters": list(raters_of(study)), "estimates": found})
+
+
+def _cells(estimate) -> list:
+    if estimate is None:
+        return ["", "", "", ""]
+    return [estimate.value, estimate.low, estimate.high, estimate.n + estimate.unlabeled]
+
+
+@login_required
+@require_GET
+def shares_csv(request: HtmxHttpRequest, study_id: int):
+    study = get_study_for(request, study_id, can_view_agreement)
+    rater, problem = _rater(request, study)
+    if problem:
+        return HttpResponseBadRequest(problem)
+    found = estimates(study, rater) if rater is not None else None
+    columns = ["table", "of", "code", "name", "people_share", "people_low", "people_high", "people_n",
+               "machine_share", "machine_low", "machine_high", "machine_n", "powered_share", "powered_low",
+               "powered_high", "powered_n", "powered_lambda", "enough_people_labels", "rater", "run"]
+
+    def body():
+        for section in found.sections if found else []:
+            for row in section.rows:
+                three = row.three
+                yield [section.key, row.group, row.code, row.name, *_cells(three.people), *_cells(three.machine),
+                       *_cells(three.powered), "" if three.powered is None else three.powered.lam,
+                       "yes" if three.enough else "no", found.rater.name, found.run_number]
+
+    return csv_response(csv_lines(columns, body()), f"{slugify(study.name)}-shares-three-ways.csv")

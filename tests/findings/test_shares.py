@@ -1,0 +1,109 @@
+"""Every share of the study's tables three ways — people's labels, a machine's, prediction-powered — on the 974
+vLLM reports with the study's labels and the built-in model's, with people's final labels kept on a seeded
+fifth of the reports: the wiring is checked against the estimator itself, and the page, the CSV and refusals."""
+from __future__ import annotations
+
+import csv
+import io
+import random
+
+import numpy as np
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from annotation.models import FinalLabel, Membership, Study
+from findings.estimates import default_rater, estimates
+from machines.models import MachineRater
+from machines.selectors import finals, latest_run, run_labels
+from stats import ppi
+from tests.machines.conftest import vllm_study  # noqa: F401 (a fixture)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def rated(vllm_study):  # noqa: F811
+    call_command("rate", "vllm", rater="tfidf-sgd", kind="builtin", stdout=io.StringIO())
+    return vllm_study
+
+
+def _keep_a_fifth(study: Study) -> None:
+    ids = sorted(FinalLabel.objects.filter(study=study).values_list("issue_id", flat=True))
+    kept = set(random.Random(5).sample(ids, len(ids) // 5))
+    FinalLabel.objects.filter(study=study).exclude(issue_id__in=kept).delete()
+
+
+def _row(found, key, group, code):
+    section = next(s for s in found.sections if s.key == key)
+    return next(r for r in section.rows if r.group == group and r.code == code)
+
+
+def test_with_every_report_labeled_by_people_the_powered_share_is_theirs(rated):
+    found = estimates(rated, default_rater(rated))
+    assert found.reports == 974 and found.labeled == 974
+    row = _row(found, "type", "all years", "C")
+    assert row.three.powered.lam == 0 and row.three.powered.value == row.three.people.value
+    assert row.three.people.value == pytest.approx(509 / 974)
+
+
+def test_the_shares_are_the_estimators_own_on_the_studys_labels(rated):
+    Study.objects.filter(pk=rated.pk).update(phase=Study.Phase.CLOSED)
+    rated.refresh_from_db()
+    _keep_a_fifth(rated)
+    rater = MachineRater.objects.get(study=rated)
+    found = estimates(rated, rater)
+    assert found.reports == 974 and found.labeled == 974 // 5
+    people, (machine, _) = finals(rated), run_labels(latest_run(rater))
+    ids = sorted(machine)
+    labeled = np.array([pk in people for pk in ids])
+    y = np.array([people[pk][0] == "C" if pk in people else False for pk in ids], dtype=float)
+    f = np.array([machine[pk][0] == "C" for pk in ids], dtype=float)
+    expected = ppi.ppi(y[labeled], f[labeled], f[~labeled])
+    row = _row(found, "type", "all years", "C").three
+    assert row.powered.value == pytest.approx(expected.value, abs=1e-12)
+    assert (row.powered.low, row.powered.high) == pytest.approx((expected.low, expected.high), abs=1e-12)
+    assert row.powered.n == 194 and row.powered.unlabeled == 780
+    # A theme's share of its type: a ratio, with its whole labeled by people where they labeled.
+    themes = next(s for s in found.sections if s.key == "theme").rows
+    bugs = [r for r in themes if r.code.startswith("C.") and r.three.people]
+    assert bugs and all(r.three.of == sum(1 for pk in people if people[pk][0] == "C") for r in bugs)
+    assert sum(r.three.people.value for r in bugs) == pytest.approx(1.0)
+    for section in found.sections:
+        for r in section.rows:
+            if r.three.powered is not None and r.three.people is not None:
+                assert r.three.powered.se <= r.three.people.se + 1e-12, (section.key, r.group, r.code)
+    assert any(r.three.powered and r.three.powered.width < 0.95 * r.three.people.width
+               for s in found.sections for r in s.rows if r.three.people and r.three.enough), \
+        "the machine narrows no interval"
+
+
+def test_the_page_and_the_csv(rated, client_as, lead):
+    Study.objects.filter(pk=rated.pk).update(phase=Study.Phase.CLOSED)
+    Membership.objects.create(study=rated, user=lead, role=Membership.Role.LEAD)
+    _keep_a_fifth(rated)
+    client = client_as(lead)
+    page = client.get(reverse("findings:shares", args=[rated.pk]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'data-testid="shares-type"' in html and "prediction-powered" in html.lower()
+    assert "people labeled 194 of them" in html
+    rater = MachineRater.objects.get(study=rated)
+    table = client.get(reverse("findings:shares_csv", args=[rated.pk]) + f"?rater={rater.pk}")
+    rows = list(csv.DictReader(io.StringIO(b"".join(table.streaming_content).decode("utf-8-sig"))))
+    c = next(r for r in rows if r["table"] == "type" and r["of"] == "all years" and r["code"] == "C")
+    assert float(c["powered_low"]) < float(c["powered_share"]) < float(c["powered_high"])
+    assert c["people_n"] == "194" and c["powered_n"] == "974" and c["machine_n"] == "974"
+    assert c["rater"] == "tfidf-sgd"
+
+
+@pytest.mark.parametrize("given", ["abc", "99999999", "1" * 40, "\x00"])
+def test_a_rater_that_is_not_the_studys_is_refused_by_name(rated, client_as, lead, given):
+    Membership.objects.create(study=rated, user=lead, role=Membership.Role.LEAD)
+    response = client_as(lead).get(reverse("findings:shares", args=[rated.pk]), {"rater": given})
+    assert response.status_code == 400 and b"rater:" in response.content
+
+
+def test_a_study_without_machines_says_how_to_get_them(study, client_as, lead):
+    response = client_as(lead).get(reverse("findings:shares", args=[study.pk]))
+    assert response.status_code == 200 and b'data-testid="no-machine"' in response.content
