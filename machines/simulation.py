@@ -81,9 +81,11 @@ class Tally:
     shown: float = 0
     counted: float = 0
     width: float = 0  # summed over shown intervals
-    width_all: float = 0  # summed over every category's interval, shown or not
+    width_all: float = 0  # summed over every category, an interval not shown as 1
     width_alone: float = 0  # people's alone, on the same reports, where the design is uniform
     wider: int = 0  # intervals wider than people's alone on the same reports
+    category_width: object = None  # per category, summed over replications (an interval not shown as 1)
+    category_shown: object = None  # per category, the replications whose interval was shown
     per_category: dict[int, list[int]] = field(default_factory=dict)  # category -> [covered, shown]
 
     def add(self, value, se, truth, shown, alone_se=None) -> None:
@@ -93,7 +95,11 @@ class Tally:
         self.shown += float(shown.sum())
         self.counted += len(shown)
         self.width += float((2 * z * se)[shown].sum())
-        self.width_all += float((2 * z * se).sum())
+        # An interval not shown tells a reader nothing: it counts as the whole of [0, 1].
+        widths = np.where(shown, 2 * z * se, 1.0)
+        self.width_all += float(widths.sum())
+        self.category_width = widths if self.category_width is None else self.category_width + widths
+        self.category_shown = shown.astype(int) + (0 if self.category_shown is None else self.category_shown)
         if alone_se is not None:
             self.width_alone += float((2 * z * alone_se)[shown].sum())
             self.wider += int((se > alone_se * (1 + 1e-12))[shown].sum())
@@ -162,28 +168,50 @@ def simulate(arm: Arm, replications: int, budgets: Sequence[float] = BUDGETS, se
     return out
 
 
-def labels_for_width(arm: Arm, level: str, fraction: float, replications: int, seed: int = 0) -> dict:
+def labels_for_width(arm: Arm, level: str, fraction: float, replications: int, seed: int = 0,
+                     steps: int = 8) -> dict:
     """How many people's labels each design needs for intervals as narrow, on average over the level's shares,
     as people's alone with `fraction` of the reports labeled (more than that where a design does worse: "saved"
-    is then below 0). Widths shrink as 1/√labels, so the count is read from each design's width at that budget
-    and then checked by simulating it."""
+    is then below 0). The shares compared are those people's labels alone give an interval at that budget;
+    where a design gives none, it counts as the whole of [0, 1]. Found by bisection between 2 labels and every
+    report on the simulated mean width, which falls as labels grow; `steps` halvings leave the count within a
+    few per cent."""
     weights = weights_of(arm)
     budget = max(2, round(fraction * arm.reports))
 
-    def widths(labels: int) -> dict:
+    def width(labels: int, design: str) -> float:
         rng = np.random.default_rng([seed, labels, LEVELS.index(level), 7])
         tallies = {"people": Tally(), "ppi": Tally(), "ppi_confidence": Tally()}
         for _ in range(replications):
-            _uniform(arm, level, labels, rng, tallies)
-            _confident(arm, level, labels, weights, rng, tallies)
-        return {design: t.figures()["mean_width_all"] for design, t in tallies.items()}
+            if design == "ppi_confidence":
+                _confident(arm, level, labels, weights, rng, tallies)
+            else:
+                _uniform(arm, level, labels, rng, tallies)
+        return tallies[design]
 
-    at_budget = widths(budget)
-    target = at_budget["people"]
+    # The shares compared: those people's labels alone give an interval for in most replications at the budget.
+    alone = width(budget, "people")
+    compared = alone.category_shown >= replications / 2
+
+    def mean_width(tally: Tally) -> float:
+        return float((tally.category_width[compared] / replications).mean())
+
+    target = mean_width(alone)
     out = {"people": {"labels": budget, "width": target}}
     for design in ("ppi", "ppi_confidence"):
-        need = min(arm.reports, max(2, round(budget * (at_budget[design] / target) ** 2)))
-        out[design] = {"labels": need, "width": widths(need)[design], "saved": 1 - need / budget}
+        low, high = 2, arm.reports  # the width at `high` is at most the target, at `low` above it
+        if mean_width(width(high, design)) > target:
+            out[design] = {"labels": None, "width": None, "saved": None}
+            continue
+        for _ in range(steps):
+            middle = round((low * high) ** 0.5)
+            if middle in (low, high):
+                break
+            if mean_width(width(middle, design)) <= target:
+                high = middle
+            else:
+                low = middle
+        out[design] = {"labels": high, "width": mean_width(width(high, design)), "saved": 1 - high / budget}
     return out
 
 
