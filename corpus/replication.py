@@ -20,7 +20,10 @@ from annotation.selectors.studies import agreement_round
 from codebook.models import ChangeLogEntry
 from concord.audit import record as audit
 from concord.csv_stream import neutralise
+from findings.estimates import as_json as shares_json
+from findings.estimates import estimates, inputs
 from ingest.models import ScreeningSample
+from machines.selectors import raters_of
 from taxonomy.exports import to_json, to_markdown
 from taxonomy.models import Category
 
@@ -114,6 +117,34 @@ def _screening(study: Study) -> list[dict]:
             for s in samples.select_related("source", "keyword")]
 
 
+def _shares(study: Study) -> tuple[dict, Iterator[str]]:
+    """Every machine rater's shares three ways, and the rows they are computed from: per rater and report, its
+    year, people's label and the machine's, each report named as everywhere else in the package. The rows are
+    read again when written, a rater at a time, rather than all raters' held at once."""
+    found = []
+    raters = []
+    for rater in raters_of(study):
+        given = inputs(study, rater)
+        if given is not None:
+            found.append(shares_json(estimates(study, rater, given)))
+            raters.append(rater)
+
+    def codes(chain) -> list[str]:
+        return ["", "", ""] if chain is None else [chain[0], chain[1] or "", chain[2] or ""]
+
+    def rows():
+        named = {pk: (f"{source}#{number}", url) for pk, source, number, url in
+                 study.issues.values_list("pk", "source__full_name", "number", "url")}
+        for rater in raters:
+            given = inputs(study, rater)
+            for pk, year, people, machine in zip(given.ids, given.years, given.people, given.machine, strict=True):
+                yield [rater.name, *named[pk], year or "", *codes(people), *codes(machine)]
+
+    columns = ["rater", "report", "url", "year", "people_type", "people_theme", "people_sub_theme",
+               "machine_type", "machine_theme", "machine_sub_theme"]
+    return {"raters": found}, _csv_lines(columns, rows())
+
+
 def build(study: Study, path: str | Path, viewer) -> int:
     """Write the package; the number of files in it. `viewer` is the person it is made for (their rights decide
     the label history it holds, as on the pages)."""
@@ -145,6 +176,7 @@ def build(study: Study, path: str | Path, viewer) -> int:
            for c in Category.objects.filter(codebook=study.codebook_id)]
     revisions = codebook_revisions(now, [c for c in changes if c["kind"] != "instructions"],
                                    study.codebook.revision)
+    shares, share_rows = _shares(study)
     files = {
         "README.md": README.read_text(encoding="utf-8").format(
             name=study.name, version=version, made=f"{timezone.now():%Y-%m-%d %H:%M}", status=document["status"],
@@ -161,6 +193,7 @@ def build(study: Study, path: str | Path, viewer) -> int:
         "reliability/reference_types.csv": "".join(_csv_lines(["report", "url", "type"],
                                                               ((r, *rest) for r, rest in reference.items()))),
         "screening.json": json.dumps(_screening(study), indent=2, ensure_ascii=False),
+        "estimates/shares.json": json.dumps(shares, indent=2, ensure_ascii=False),
         "recompute.py": SCRIPT.read_text(encoding="utf-8"),
     }
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
@@ -176,8 +209,9 @@ def build(study: Study, path: str | Path, viewer) -> int:
                             ("reliability/labels.csv",
                              _csv_lines(["report", "source", "number", "url", "rater", "type", "theme",
                                          "sub_theme"], reliability_rows)),
-                            ("labels/history.csv", history_csv_rows(viewer, study))):
+                            ("labels/history.csv", history_csv_rows(viewer, study)),
+                            ("estimates/reports.csv", share_rows)):
             with archive.open(name, "w", force_zip64=True) as f:
                 for line in lines:
                     f.write(line.encode("utf-8"))
-    return len(files) + 5
+    return len(files) + 6

@@ -27,7 +27,8 @@ METHOD = ("prediction-powered inference (PPI++: Angelopoulos, Duchi and Zrnic 20
 
 @dataclass
 class Row:
-    group: str  # what the share is of: a year, a type, a theme
+    group: str  # what the share is of, as a page names it: a year, a type, a theme
+    whole: str  # the same as a code: a year, "" for all years, or the type or theme's code
     code: str
     name: str
     three: ThreeWays
@@ -73,11 +74,20 @@ def people_labels(study: Study) -> dict:
     return finals(study)
 
 
-def _codes(chains: list, at: int) -> np.ndarray:
-    return np.array([(c[at] or "") if c else "" for c in chains], dtype=object)
+@dataclass
+class Inputs:
+    """Per report the machine labeled (ids in order): its year, people's label (None where they gave none) and
+    the machine's, as codes; and how many reports people labeled that the machine did not."""
+
+    run_number: int
+    ids: list[int]
+    years: list[int | None]
+    people: list
+    machine: list
+    left_out: int
 
 
-def estimates(study: Study, rater: MachineRater) -> Estimates | None:
+def inputs(study: Study, rater: MachineRater) -> Inputs | None:
     run = latest_run(rater)
     if run is None:
         return None
@@ -86,12 +96,24 @@ def estimates(study: Study, rater: MachineRater) -> Estimates | None:
     people = people_labels(study)
     years = dict(study.issues.filter(pk__in=list(machine)).values_list("pk", "created_at__year"))
     ids = sorted(machine)
-    labeled = np.array([pk in people for pk in ids], dtype=bool)
-    m_chain = [machine[pk] for pk in ids]
-    p_chain = [people.get(pk) for pk in ids]
-    m_type, m_theme, m_sub = (_codes(m_chain, i) for i in range(3))
-    p_type, p_theme, p_sub = (_codes(p_chain, i) for i in range(3))
-    year = np.array([years.get(pk) or 0 for pk in ids])
+    return Inputs(run.number, ids, [years.get(pk) for pk in ids], [people.get(pk) for pk in ids],
+                  [machine[pk] for pk in ids], len(set(people) - set(machine)))
+
+
+def _codes(chains: list, at: int) -> np.ndarray:
+    return np.array([(c[at] or "") if c else "" for c in chains], dtype=object)
+
+
+def estimates(study: Study, rater: MachineRater, given: Inputs | None = None) -> Estimates | None:
+    """Every share three ways from `given` (the rater's inputs, read when not given)."""
+    given = given or inputs(study, rater)
+    if given is None:
+        return None
+    ids = given.ids
+    labeled = np.array([c is not None for c in given.people], dtype=bool)
+    m_type, m_theme, m_sub = (_codes(given.machine, i) for i in range(3))
+    p_type, p_theme, p_sub = (_codes(given.people, i) for i in range(3))
+    year = np.array([y or 0 for y in given.years])
     names = dict(Category.objects.filter(codebook=study.codebook_id).values_list("code", "name"))
     categories = list(Category.objects.filter(codebook=study.codebook_id).order_by("position", "code")
                       .values_list("code", "level", "parent__code", "retired_at"))
@@ -113,7 +135,7 @@ def estimates(study: Study, rater: MachineRater) -> Estimates | None:
             continue
         ones = np.ones(len(ids))
         for code in [*types, NOT_RELEVANT]:
-            rows.append(Row("all years" if y is None else str(y), code,
+            rows.append(Row("all years" if y is None else str(y), "" if y is None else str(y), code,
                             "Not relevant" if code == NOT_RELEVANT else names.get(code, code),
                             share((p_type == code).astype(float), ones, (m_type == code).astype(float), ones,
                                   within)))
@@ -126,8 +148,26 @@ def estimates(study: Study, rater: MachineRater) -> Estimates | None:
         for parent in parents:
             p_of, m_of = (p_parent == parent).astype(float), (m_parent == parent).astype(float)
             for code in children[parent]:
-                rows.append(Row(f"{parent} {names.get(parent, parent)}", code, names.get(code, code),
+                rows.append(Row(f"{parent} {names.get(parent, parent)}", parent, code, names.get(code, code),
                                 share(((p_child == code) & (p_of > 0)).astype(float), p_of,
                                       ((m_child == code) & (m_of > 0)).astype(float), m_of)))
         sections.append(Section(key, title, rows))
-    return Estimates(rater, run.number, len(ids), int(labeled.sum()), len(set(people) - set(machine)), sections)
+    return Estimates(rater, given.run_number, len(ids), int(labeled.sum()), given.left_out, sections)
+
+
+def _estimate(e) -> dict | None:
+    return None if e is None else {"value": e.value, "low": e.low, "high": e.high, "n": e.n,
+                                   "unlabeled": e.unlabeled, "lambda": e.lam}
+
+
+def as_json(found: Estimates) -> dict:
+    """The shares as a replication package and a script that recomputes them read them."""
+    return {
+        "rater": found.rater.name, "run": found.run_number, "reports": found.reports, "labeled": found.labeled,
+        "left_out": found.left_out, "method": found.method,
+        "shares": [{"table": section.key, "whole": row.whole, "code": row.code, "name": row.name,
+                    "people": _estimate(row.three.people), "machine": _estimate(row.three.machine),
+                    "powered": _estimate(row.three.powered), "inside": row.three.inside, "of": row.three.of,
+                    "enough": row.three.enough}
+                   for section in found.sections for row in section.rows],
+    }

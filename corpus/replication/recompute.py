@@ -9,8 +9,12 @@ reliability/reference_types.csv (the type that places each report in a per-type 
 the plurality) and reliability/report.json (the figures). First it checks that those labels are the labels of
 the agreement round in labels/labels.csv, every one of them, so that a changed label shows.
 
+Then every share of estimates/shares.json three ways — people's labels alone, a machine rater's alone and
+prediction-powered (PPI++, power-tuned and never wider than people's alone; a share of a type or theme as a
+linearised ratio) — from estimates/reports.csv: per rater and report, its year, people's label and the machine's.
+
 Not recomputed here: the bootstrap intervals (resampled), the machine raters' figures (study.json, "machines":
-Cohen's kappa and the alternative annotator test), the subset comparisons and Table 1 / Figure 3.
+Cohen's kappa and the alternative annotator test), the subset comparisons and Table 1 / Figure 3's counts.
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ import csv
 import json
 import sys
 from pathlib import Path
+from statistics import NormalDist
 
 import numpy as np
 from statsmodels.stats.inter_rater import fleiss_kappa
@@ -149,6 +154,96 @@ def value_names(labels, level: str) -> list[str]:
     return sorted({row[level] for row in labels if row[level]})
 
 
+def _powered_se(z, g, g_rest, lam: float) -> float:
+    imputed = (lam * g_rest).std() ** 2 / len(g_rest) if len(g_rest) else 0.0
+    return float(np.sqrt(imputed + (z - lam * g).std() ** 2 / len(z)))
+
+
+def _ratio(num, den, num_f, den_f, rest_num, rest_den, lam: float):
+    """(λ·mean of the rest's machine + mean of (people − λ·machine)) for the part over the same for the whole,
+    and its standard error from the linearised share."""
+    def powered(y, f, rest):
+        return (lam * rest.mean() if len(rest) else 0.0) + (y - lam * f).mean()
+
+    top, bottom = powered(num, num_f, rest_num), powered(den, den_f, rest_den)
+    if not bottom > 0:
+        return None
+    theta = top / bottom
+    return theta, _powered_se(num - theta * den, num_f - theta * den_f, rest_num - theta * rest_den, lam) / bottom
+
+
+def _tuned(z, g, g_rest) -> float:
+    """PPI++'s power-tuning parameter, clipped to [0, 1] (ppi_py's for a mean)."""
+    if not len(g_rest):
+        return 0.0
+    spread = np.var(np.concatenate([g, g_rest]), ddof=1)
+    if not spread > 0:
+        return 0.0
+    lam = np.mean((z - z.mean()) * (g - g.mean())) / ((1 + len(z) / len(g_rest)) * spread)
+    return float(np.clip(lam, 0.0, 1.0))
+
+
+def three_ways(p_in, p_of, m_in, m_of, labeled):
+    """(people, machine, powered), each (value, standard error, λ) or None."""
+    num, den, num_f, den_f = p_in[labeled], p_of[labeled], m_in[labeled], m_of[labeled]
+    rest_num, rest_den = m_in[~labeled], m_of[~labeled]
+    people = _ratio(num, den, num_f, den_f, rest_num, rest_den, 0.0) if labeled.sum() >= 2 else None
+    machine = _ratio(m_in, m_of, m_in, m_of, m_in[:0], m_of[:0], 0.0) if len(m_in) >= 2 else None
+    powered = None
+    if people is not None:
+        lam = 0.0
+        at_one = _ratio(num, den, num_f, den_f, rest_num, rest_den, 1.0)
+        if at_one is not None and len(rest_num):
+            theta = at_one[0]
+            lam = _tuned(num - theta * den, num_f - theta * den_f, rest_num - theta * rest_den)
+        tuned = _ratio(num, den, num_f, den_f, rest_num, rest_den, lam)
+        powered = (*tuned, lam) if tuned is not None and tuned[1] <= people[1] else (*people, 0.0)
+    return (None if people is None else (*people, None), None if machine is None else (*machine, None), powered)
+
+
+def share_checks() -> list:
+    """Every share of estimates/shares.json recomputed from estimates/reports.csv."""
+    shares = json.loads((HERE / "estimates" / "shares.json").read_text(encoding="utf-8"))
+    with open(HERE / "estimates" / "reports.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    z = NormalDist().inv_cdf(0.975)
+    checks = []
+    for rater in shares["raters"]:
+        mine = [r for r in rows if r["rater"] == rater["rater"]]
+        col = {k: np.array([r[k] for r in mine], dtype=object) for k in mine[0]} if mine else {}
+        labeled = col["people_type"] != "" if mine else np.zeros(0, dtype=bool)
+        year = col.get("year", np.zeros(0, dtype=object))
+        for share in rater["shares"]:
+            whole, code = share["whole"], share["code"]
+            if share["table"] == "type":
+                keep = year == whole if whole else np.ones(len(mine), dtype=bool)
+                p_of = m_of = np.ones(int(keep.sum()))
+                p_in = (col["people_type"][keep] == code).astype(float)
+                m_in = (col["machine_type"][keep] == code).astype(float)
+            else:
+                parent, child = ("type", "theme") if share["table"] == "theme" else ("theme", "sub_theme")
+                keep = np.ones(len(mine), dtype=bool)
+                p_of = (col[f"people_{parent}"] == whole).astype(float)
+                m_of = (col[f"machine_{parent}"] == whole).astype(float)
+                p_in = ((col[f"people_{child}"] == code) & (p_of > 0)).astype(float)
+                m_in = ((col[f"machine_{child}"] == code) & (m_of > 0)).astype(float)
+            again = three_ways(p_in, p_of, m_in, m_of, labeled[keep])
+            for way, found in zip(("people", "machine", "powered"), again, strict=True):
+                given = share[way]
+                name = f"{rater['rater']}: {share['table']} {code} of {whole or 'all years'}, {way}"
+                if given is None or found is None:
+                    checks.append((f"{name}, share", None if given is None else given["value"],
+                                   None if found is None else found[0]))
+                    continue
+                value, se, lam = found
+                checks.append((f"{name}, share", given["value"], value))
+                checks.append((f"{name}, interval low", given["low"], value - z * se))
+                checks.append((f"{name}, interval high", given["high"], value + z * se))
+                if way == "powered":
+                    checks.append((f"{name}, λ", given["lambda"], lam))
+    return checks
+
+
 def main() -> int:
     labels, reference = read_tables()
     report = json.loads((HERE / "reliability" / "report.json").read_text(encoding="utf-8"))
@@ -193,6 +288,8 @@ def main() -> int:
                 agreed = [r for r, n in zip(reports, by_type, strict=True) if n == raters]
                 checks.append((f"{name}, Fleiss' kappa where every rater gave the type", t["unanimous"]["value"],
                                fleiss(counts_at(labels, level, agreed), raters)))
+    if (HERE / "estimates" / "shares.json").exists():
+        checks += share_checks()
     wrong = 0
     for name, published, again in checks:
         same = (published is None and again is None) or (
@@ -203,7 +300,7 @@ def main() -> int:
               + ("" if same else f" (the report says {published})"))
     print(f"{len(checks) - wrong} of {len(checks)} figures match.")
     print("Not recomputed here: the bootstrap intervals, the machine raters' figures (study.json), the subset "
-          "comparisons and Table 1 / Figure 3.")
+          "comparisons and Table 1 / Figure 3's counts.")
     return 1 if wrong or problems else 0
 
 

@@ -107,3 +107,40 @@ def test_a_rater_that_is_not_the_studys_is_refused_by_name(rated, client_as, lea
 def test_a_study_without_machines_says_how_to_get_them(study, client_as, lead):
     response = client_as(lead).get(reverse("findings:shares", args=[study.pk]))
     assert response.status_code == 200 and b'data-testid="no-machine"' in response.content
+
+
+def test_the_replication_package_recomputes_every_share(rated, tmp_path, lead):
+    """The package holds each rater's shares and the rows they come from; its script, unable to import Concord,
+    recomputes every share three ways and fails on one changed."""
+    import json
+    import subprocess
+    import sys
+    import zipfile
+
+    Study.objects.filter(pk=rated.pk).update(phase=Study.Phase.CLOSED)
+    Membership.objects.create(study=rated, user=lead, role=Membership.Role.LEAD)
+    _keep_a_fifth(rated)
+    path = tmp_path / "package.zip"
+    call_command("replication_package", rated.name, str(path), stdout=io.StringIO())
+    with zipfile.ZipFile(path) as archive:
+        archive.extractall(tmp_path / "package")
+    folder = tmp_path / "package"
+    shares = json.loads((folder / "estimates" / "shares.json").read_text())
+    (rater,) = shares["raters"]
+    assert rater["rater"] == "tfidf-sgd" and rater["labeled"] == 194 and rater["reports"] == 974
+    rows = list(csv.DictReader(open(folder / "estimates" / "reports.csv", newline="")))
+    assert len(rows) == 974 and sum(1 for r in rows if r["people_type"]) == 194
+    assert all("#" in r["report"] and r["url"].startswith("https://") for r in rows)
+
+    def run():
+        return subprocess.run([sys.executable, "-I", "recompute.py"], cwd=folder, capture_output=True, text=True,
+                              timeout=300)
+
+    result = run()
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr
+    assert "tfidf-sgd: type C of all years, powered, λ" in result.stdout and "DIFFERS" not in result.stdout
+    powered = next(s for s in rater["shares"] if s["table"] == "type" and s["code"] == "C" and not s["whole"])
+    powered["powered"]["value"] += 1e-6
+    (folder / "estimates" / "shares.json").write_text(json.dumps(shares))
+    result = run()
+    assert result.returncode == 1 and "DIFFERS  tfidf-sgd: type C of all years, powered, share" in result.stdout
