@@ -25,7 +25,10 @@ from .lazy_numpy import np
 CONFIDENCE = 0.95
 # The share of the uniform design mixed into the confidence-driven one, so that no report's chance of being
 # labeled is near zero: a weight of 1/π on a report the machine was sure of but got wrong would swamp the rest.
-UNIFORM_FLOOR = 0.2
+# On the study's release, with a machine as good as its annotators and 5 % labeled, a fifth left the rarest
+# theme's intervals covering 84 % of the time; a half keeps every theme at 98 %, 3 % wider than a fifth and
+# still a fifth narrower than the uniform design.
+UNIFORM_FLOOR = 0.5
 
 
 @dataclass(frozen=True)
