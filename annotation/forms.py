@@ -96,6 +96,13 @@ class StudySetupForm(forms.Form):
     pilot_percent = forms.FloatField(min_value=0, max_value=100, initial=18, label="Pilot sample (%)")
     seed = forms.IntegerField(min_value=0, max_value=INT64_MAX,
                               help_text="The same seed draws the same pilot sample and spread.")
+    queue_order = forms.ChoiceField(
+        required=False, choices=[("oldest", "Oldest report first"), ("random", "Seeded random order")],
+        initial="oldest",
+        label="Order of the queues",
+        help_text="In the seeded random order, the reports labeled by any moment are a random sample: estimates "
+                  "that combine people's labels with a machine's need one. Fixed once the independent round "
+                  "begins; the machine raters' page can order them by a machine's doubt.")
     lead_labels_blind = forms.BooleanField(
         required=False, initial=True, label="The lead labels blind",
         help_text="While the lead's own queue of the independent round is unfinished, the lead sees what an "
@@ -148,6 +155,12 @@ class StudySettingsForm(forms.Form):
         required=False, label="The lead labels blind",
         help_text="While the lead's own queue of the independent round is unfinished, the lead sees what an "
                   "annotator sees. Fixed once the independent round begins.")
+    queue_order = forms.ChoiceField(
+        required=False, choices=[("oldest", "Oldest report first"), ("random", "Seeded random order")],
+        label="Order of the queues",
+        help_text="In the seeded random order, the reports labeled by any moment are a random sample: estimates "
+                  "that combine people's labels with a machine's need one. Fixed once the independent round "
+                  "begins; the machine raters' page can order them by a machine's doubt.")
     summary_experiment = forms.BooleanField(
         required=False, label="Measure whether the summary anchors labels",
         help_text="Each annotator sees the summary on a seeded half of their reports only, and the summary "

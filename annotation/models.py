@@ -37,6 +37,16 @@ class Study(models.Model):
     lead_labels_blind = models.BooleanField(
         default=True, help_text="While the lead's own queue of the independent round is unfinished, the lead sees "
                                 "no one else's labels, counts, agreement, history or exports.")
+    class QueueOrder(models.TextChoices):
+        OLDEST = "oldest", "Oldest report first"
+        RANDOM = "random", "Seeded random order"
+        CONFIDENCE = "confidence", "What a machine is least sure of first"
+
+    # In what order queues deal the reports. In a random or confidence-driven order, the reports labeled by any
+    # moment are a sample with a known chance for each, which prediction-powered estimates need.
+    queue_order = models.CharField(max_length=16, choices=QueueOrder.choices, default=QueueOrder.OLDEST)
+    # Whose doubt orders the queues, as "rater, run N", when they are ordered by a machine's doubt.
+    queue_order_from = models.CharField(max_length=200, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -77,6 +87,25 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} in {self.study} ({self.get_role_display()})"
+
+
+class QueueWeight(models.Model):
+    """A report's weight in a study's confidence-driven order (mean 1 over the study's reports): higher where
+    the machine was less sure, so the report comes earlier in the queues and had that much more chance of being
+    labeled by any given moment."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="queue_weights")
+    issue = models.ForeignKey(Issue, on_delete=models.CASCADE, related_name="+")
+    weight = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["study", "issue"], name="queue_weight_one_per_report"),
+            models.CheckConstraint(condition=models.Q(weight__gt=0), name="queue_weight_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.issue_id} weighs {self.weight:.3f} in {self.study_id}'s queue order"
 
 
 class Round(models.Model):

@@ -1,6 +1,7 @@
 """Pure: who labels which report. No ORM, so the spreading rules can be tested on plain lists."""
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Sequence
 
@@ -28,3 +29,18 @@ def spread(issue_ids: Sequence[int], annotator_ids: Sequence[int], overlap: int 
             chosen[annotators[(start + step) % n]].add(issue_id)
     # Queues keep the study's own order (not the shuffle), so neighbours in a queue stay neighbours in time.
     return {a: [i for i in issue_ids if i in chosen[a]] for a in annotators}
+
+
+def order_key(seed: int, issue_id: int) -> float:
+    """A report's place in a study's seeded random order: uniform in (0, 1], from the seed and the report alone,
+    so that adding reports to a study moves none of the others."""
+    digest = hashlib.sha256(f"{seed}:{issue_id}".encode()).digest()
+    return (int.from_bytes(digest[:8], "big") + 1) / 2 ** 64
+
+
+def by_keys(issue_ids: Sequence[int], seed: int, weights: dict[int, float] | None = None) -> list[int]:
+    """The reports in the seeded random order, or, with weights, each report's key divided by its weight
+    (Ohlsson's sequential Poisson sampling): any first part of the order is a sample in which each report had a
+    known chance of being, higher with its weight. A report without a weight has weight 1."""
+    weights = weights or {}
+    return sorted(issue_ids, key=lambda i: (order_key(seed, i) / weights.get(i, 1.0), i))

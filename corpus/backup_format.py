@@ -291,8 +291,18 @@ V6: dict[str, Kind] = dict(V5)
 V6["agreement.agreementsnapshot"] = V5["agreement.agreementsnapshot"]._replace(
     fields=(*V5["agreement.agreementsnapshot"].fields, "as_of"))
 
-FORMATS = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6}
+# Version 7: the order the study's queues deal reports in (oldest first, seeded random, or by a machine's doubt,
+# with each report's weight and whose doubt it was), and the built-in model's confidence in each label. Older
+# backups restore with the oldest first, as their studies dealt them, and no confidence.
+V7: dict[str, Kind] = dict(V6)
+V7["annotation.study"] = V6["annotation.study"]._replace(
+    fields=(*V6["annotation.study"].fields, "queue_order", "queue_order_from"))
+V7["annotation.queueweight"] = Kind(fields=("weight",), fk=("study", "issue"))
+V7["machines.machinelabel"] = V6["machines.machinelabel"]._replace(
+    fields=(*V6["machines.machinelabel"].fields, "confidence"))
+
+FORMATS = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6, 7: V7}
 # What each version's kinds, and its records' references, are called in this Concord.
-RENAMED = {1: MOVED | FINAL | CODEBOOK, 2: FINAL | CODEBOOK, 3: FINAL | CODEBOOK, 4: CODEBOOK, 5: {}, 6: {}}
+RENAMED = {1: MOVED | FINAL | CODEBOOK, 2: FINAL | CODEBOOK, 3: FINAL | CODEBOOK, 4: CODEBOOK, 5: {}, 6: {}, 7: {}}
 REFERENCES_RENAMED = {1: {"taxonomy": "codebook"}, 2: {"taxonomy": "codebook"}, 3: {"taxonomy": "codebook"},
-                      4: {"taxonomy": "codebook"}, 5: {}, 6: {}}
+                      4: {"taxonomy": "codebook"}, 5: {}, 6: {}, 7: {}}

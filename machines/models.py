@@ -88,6 +88,9 @@ class MachineLabel(models.Model):
     theme_code = models.CharField(max_length=32, blank=True)
     sub_theme_code = models.CharField(max_length=32, blank=True)
     unparseable = models.BooleanField(default=False)
+    # The built-in model's probability of this type and theme together; None for a language model, whose
+    # confidence is how many of its runs on the report agree (machines.selectors.confidences).
+    confidence = models.FloatField(null=True, blank=True)
     call = models.ForeignKey("LlmCall", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
     class Meta:

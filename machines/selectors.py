@@ -226,3 +226,16 @@ def describe(rater: MachineRater) -> dict:
                       "started_at": run.started_at and run.started_at.isoformat(),
                       "finished_at": run.finished_at and run.finished_at.isoformat(), "message": run.message}
                      for run in rater.runs.order_by("pk")]}
+
+
+def confidences(run: MachineRun) -> dict[int, float]:
+    """How sure the run was of each report's label of record: the built-in model's probability of it, or, for a
+    language model, the share of its k runs on the report that gave that label (an unparseable one agrees with
+    nothing)."""
+    if run.rater.kind == MachineRater.Kind.BUILTIN:
+        return dict(MachineLabel.objects.filter(run=run, confidence__isnull=False).values_list("issue_id",
+                                                                                              "confidence"))
+    record, attempts = run_labels(run)
+    runs = max(1, len(attempts))
+    return {issue: sum(1 for a in attempts if a.get(issue) == chain) / runs
+            for issue, chain in record.items() if chain is not None}

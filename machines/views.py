@@ -22,6 +22,7 @@ from .models import LlmCall, MachineRater, MachineRun, ReplacementDecision
 from .selectors import labels_of_report, latest_run, raters_of, scopes
 from .services import decisions
 from .services.measurements import requested
+from .services.queue_order import QueueOrderError, order_by_doubt
 from .services.raters import RaterError, add_rater
 from .services.runs import RunError, interrupt_stale, start_run
 
@@ -160,6 +161,24 @@ def decide(request: HtmxHttpRequest, study_id: int, rater_id: int):
     if not form.is_valid() or form.data.get("level") not in LEVELS:
         query = ""
     return redirect(reverse("machines:rater", args=[study.pk, rater.pk]) + query)
+
+
+@login_required
+@require_POST
+def order_queues(request: HtmxHttpRequest, study_id: int, rater_id: int):
+    study = get_study_for(request, study_id, can_manage_seeing_labels)
+    rater = _rater(study, rater_id)
+    expected = parse_id(request.POST.get("expected_run", ""))
+    if expected is None:
+        messages.error(request, "expected_run: the run whose labels the page showed, as a number")
+    else:
+        try:
+            weighed = order_by_doubt(rater, expected_run=expected, by=request.user)
+        except QueueOrderError as exc:
+            messages.error(request, str(exc) if exc.field else exc.message)
+        else:
+            messages.success(request, f"The queues will deal the {weighed} reports by {rater.name}'s doubt.")
+    return redirect("machines:rater", study_id=study.pk, rater_id=rater.pk)
 
 
 @login_required

@@ -195,6 +195,7 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "machines:run": (manager_seeing, POST, {302}),
     "machines:calls": (manager_seeing, GET, None),
     "machines:decide": (manager_seeing, POST, {302}),
+    "machines:order_queues": (manager_seeing, POST, {302}),
     "machines:run_progress": (manager_seeing, GET, {200, 286}),
     "machines:withdraw": (manager_seeing, POST, {302}),
     "machines:report_labels": (viewer, GET, None),

@@ -9,15 +9,23 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from .. import sql
-from ..models import Assignment, Label, Membership, Queue, Round
-from ..planning import spread
+from ..models import Assignment, Label, Membership, Queue, QueueWeight, Round, Study
+from ..planning import by_keys, spread
 
 BATCH = 5000
 
 
 def study_order(round: Round) -> list[int]:
-    """The study's reports in the order queues present them: oldest report first."""
-    return list(round.study.issues.order_by("created_at", "id").values_list("id", flat=True))
+    """The study's reports in the order queues present them: oldest report first; or in the study's seeded
+    random order; or by each report's key over its weight, what a machine was least sure of coming first."""
+    study = round.study
+    oldest = list(study.issues.order_by("created_at", "id").values_list("id", flat=True))
+    if study.queue_order == Study.QueueOrder.OLDEST:
+        return oldest
+    weights = None
+    if study.queue_order == Study.QueueOrder.CONFIDENCE:
+        weights = dict(QueueWeight.objects.filter(study=study).values_list("issue_id", "weight"))
+    return by_keys(oldest, study.seed, weights)
 
 
 @transaction.atomic

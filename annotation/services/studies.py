@@ -18,11 +18,30 @@ class StudyError(FieldError):
     """A study set-up that cannot be saved."""
 
 
+def _check_order(queue_order: str) -> None:
+    """Oldest first or seeded random here; a machine's doubt orders the queues only from the machine raters'
+    page, which says whose."""
+    if queue_order not in (Study.QueueOrder.OLDEST, Study.QueueOrder.RANDOM):
+        raise StudyError("queue_order", "oldest report first, or the seeded random order")
+
+
+def _new_order(study: Study, queue_order: str | None, in_pilot: bool) -> str:
+    """The queue order asked for, checked: it shapes how the independent round's queues are dealt."""
+    if queue_order is None or queue_order == study.queue_order:
+        return study.queue_order
+    _check_order(queue_order)
+    if not in_pilot:
+        raise StudyError("queue_order", "the independent round has begun; its queues are already dealt")
+    return queue_order
+
+
 @transaction.atomic
 def create_study(*, name: str, codebook: Codebook, issues, lead, annotators=(), description: str = "",
                  overlap: int | None = None, pilot_fraction: float = 0.18, seed: int = 2025,
-                 with_pilot: bool = False, created_by=None, lead_labels_blind: bool = True) -> Study:
+                 with_pilot: bool = False, created_by=None, lead_labels_blind: bool = True,
+                 queue_order: str = Study.QueueOrder.OLDEST) -> Study:
     """A study with its members and its first round: the lead's pilot, or the independent round."""
+    _check_order(queue_order)
     if overlap is not None and overlap < 1:
         raise StudyError("overlap", "at least one annotator per report")
     if not 0 <= pilot_fraction <= 1:
@@ -31,7 +50,7 @@ def create_study(*, name: str, codebook: Codebook, issues, lead, annotators=(), 
         with transaction.atomic():
             study = Study.objects.create(name=name, codebook=codebook, description=description, overlap=overlap,
                                          pilot_fraction=pilot_fraction, seed=seed, created_by=created_by,
-                                         lead_labels_blind=lead_labels_blind)
+                                         lead_labels_blind=lead_labels_blind, queue_order=queue_order)
     except IntegrityError as exc:
         raise StudyError("name", f"a study named {name!r} exists already") from exc
     # Ids, not rows: a queryset given whole would load every report's body and payload to link them.
@@ -94,7 +113,7 @@ def deactivate(by, user) -> None:
 @transaction.atomic
 def update_settings(study: Study, user, *, name: str, description: str, overlap: int | None,
                     pilot_fraction: float, seed: int, lead_labels_blind: bool | None = None,
-                    summary_experiment: bool | None = None) -> Study:
+                    summary_experiment: bool | None = None, queue_order: str | None = None) -> Study:
     """The lead's set-up changes. Overlap shapes the independent round, so it is fixed once that round has
     begun; the pilot share and seed draw the pilot sample, so they change only before the lead's first pilot
     label, and a change draws the sample again."""
@@ -120,6 +139,7 @@ def update_settings(study: Study, user, *, name: str, description: str, overlap:
     if summary_experiment != study.summary_experiment and not in_pilot:
         raise StudyError("summary_experiment", "the independent round has begun; whether summaries are shown is "
                          "part of how its labels were made")
+    queue_order = _new_order(study, queue_order, in_pilot)
     redraw = (pilot_fraction, seed) != (study.pilot_fraction, study.seed)
     if redraw:
         pilot = study.current_round if in_pilot else None
@@ -128,6 +148,8 @@ def update_settings(study: Study, user, *, name: str, description: str, overlap:
     study.name, study.description, study.overlap = name, description, overlap
     study.pilot_fraction, study.seed, study.lead_labels_blind = pilot_fraction, seed, lead_labels_blind
     study.summary_experiment = summary_experiment
+    if queue_order != study.queue_order:
+        study.queue_order, study.queue_order_from = queue_order, ""
     study.save()
     if redraw:
         phases.redraw_pilot(study)

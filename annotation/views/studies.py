@@ -164,6 +164,7 @@ def _create(request, data: dict, issues):
         lead=data["lead"], annotators=data["annotators"], overlap=data["overlap"],
         pilot_fraction=data["pilot_percent"] / 100, seed=data["seed"], with_pilot=data["with_pilot"],
         created_by=request.user, lead_labels_blind=data["lead_labels_blind"],
+        queue_order=data["queue_order"] or Study.QueueOrder.OLDEST,
     )
 
 
@@ -181,15 +182,21 @@ def study_settings(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_manage)
     initial = {"name": study.name, "description": study.description, "overlap": study.overlap,
                "pilot_percent": round(study.pilot_fraction * 100, 4), "seed": study.seed,
-               "lead_labels_blind": study.lead_labels_blind, "summary_experiment": study.summary_experiment}
+               "lead_labels_blind": study.lead_labels_blind, "summary_experiment": study.summary_experiment,
+               "queue_order": study.queue_order}
     form = StudySettingsForm(request.POST or None, initial=initial)
+    if study.queue_order == Study.QueueOrder.CONFIDENCE:
+        # Set on the machine raters' page; offered here so that saving the form keeps it.
+        form.fields["queue_order"].choices += [
+            ("confidence", f"What a machine is least sure of first ({study.queue_order_from or 'a machine'})")]
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
             update_settings(study, request.user, name=data["name"], description=data["description"],
                             overlap=data["overlap"], pilot_fraction=data["pilot_percent"] / 100, seed=data["seed"],
                             lead_labels_blind=data["lead_labels_blind"],
-                            summary_experiment=data["summary_experiment"])
+                            summary_experiment=data["summary_experiment"],
+                            queue_order=data["queue_order"] or None)
         except StudyError as exc:
             exc.add_to(form)
         else:

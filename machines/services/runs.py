@@ -15,7 +15,7 @@ from concord.errors import FieldError
 
 from ..classifier import MODEL as CLASSIFIER_MODEL
 from ..classifier import Settings as ClassifierSettings
-from ..classifier import features, rate_rows
+from ..classifier import features, rate_rows_sure
 from ..endpoints import NoSuchEndpoint, endpoint_for
 from ..llm import CallFailed, ChatClient, EndpointDown, EndpointRefused
 from ..models import LlmCall, MachineLabel, MachineRater, MachineRun
@@ -99,11 +99,11 @@ def _run_builtin(run: MachineRun, issues) -> None:
         MachineRun.objects.filter(pk=run.pk).update(message=f"training and rating fold {min(done + 1, folds)} of "
                                                             f"{folds}")
 
-    rated = rate_rows(x, [labels.get(pk) for pk in ids], options, progress)
+    rated, sure = rate_rows_sure(x, [labels.get(pk) for pk in ids], options, progress)
     del x
     rows = [MachineLabel(run=run, issue_id=pk, type_code=chain[0], theme_code=chain[1] or "",
-                         sub_theme_code=chain[2] or "")
-            for pk, chain in zip(ids, rated, strict=True) if chain is not None]
+                         sub_theme_code=chain[2] or "", confidence=p)
+            for pk, chain, p in zip(ids, rated, sure, strict=True) if chain is not None]
     for start in range(0, len(rows), WRITE_BATCH):
         MachineLabel.objects.bulk_create(rows[start:start + WRITE_BATCH])
         jobs.beat(run, done=min(len(rows), start + WRITE_BATCH))

@@ -174,3 +174,43 @@ def test_free_version_cuts_to_the_column_and_stays_unique(db):
     second = copy_codebook(base, long)
     assert len(first.version) == len(second.version) == 300 and first.version != second.version
     assert free_version(base.name, long, mark="restored ").endswith("(restored 2)")
+
+
+def test_the_queue_order_is_chosen_in_the_pilot_then_fixed(client_as, lead, annotator_a, study):
+    """Oldest first, or the seeded random order, where any first part of the queues is a random sample; chosen
+    during the lead's pilot, fixed once the independent round's queues are dealt; a machine's doubt is not
+    chosen here."""
+    from annotation.models import Round
+    from annotation.planning import by_keys
+    from annotation.services.phases import advance
+    from annotation.services.studies import create_study
+
+    pilot = create_study(name="Ordered", codebook=codebook(), issues=[make_issue() for _ in range(30)],
+                         lead=lead, annotators=[annotator_a], with_pilot=True, seed=4)
+    url = reverse("annotation:study_settings", args=[pilot.pk])
+    client = client_as(lead)
+    assert client.post(url, _settings(pilot, queue_order="confidence")).status_code == 400
+    assert client.post(url, _settings(pilot, queue_order="random")).status_code == 302
+    pilot.refresh_from_db()
+    assert pilot.queue_order == "random"
+    advance(pilot, lead, confirm_missing=True)
+    round = Round.objects.get(study=pilot, kind=Round.Kind.INDEPENDENT)
+    dealt = list(round.queues.get(annotator=annotator_a).assignments.order_by("position")
+                 .values_list("issue_id", flat=True))
+    assert dealt == by_keys(sorted(pilot.issues.values_list("pk", flat=True)), 4)
+    assert dealt != sorted(dealt)
+    response = client.post(url, _settings(pilot, queue_order="oldest"))
+    assert response.status_code == 400 and "queues are already dealt" in response.content.decode()
+    # Unchanged, the field is no change at all: other settings still save after the round began.
+    assert client.post(url, _settings(Study.objects.get(pk=pilot.pk), name="Ordered 2",
+                                      queue_order="random")).status_code == 302
+
+
+def test_a_report_keeps_its_key_whatever_else_the_study_holds():
+    from annotation.planning import by_keys, order_key
+
+    keys = [order_key(7, i) for i in range(2000)]
+    assert all(0 < k <= 1 for k in keys) and abs(sum(keys) / 2000 - 0.5) < 0.03
+    assert by_keys([5, 9, 11], 7) == [i for i in by_keys(list(range(20)), 7) if i in (5, 9, 11)]
+    # A weight puts a report earlier: key over weight.
+    assert by_keys(list(range(200)), 7, {13: 1000.0})[0] == 13
