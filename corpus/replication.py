@@ -128,6 +128,7 @@ def _shares(study: Study) -> tuple[dict, Iterator[str]]:
         if given is not None:
             found.append(shares_json(estimates(study, rater, given)))
             raters.append(rater)
+        del given
 
     def codes(chain) -> list[str]:
         return ["", "", ""] if chain is None else [chain[0], chain[1] or "", chain[2] or ""]
@@ -137,11 +138,18 @@ def _shares(study: Study) -> tuple[dict, Iterator[str]]:
                  study.issues.values_list("pk", "source__full_name", "number", "url")}
         for rater in raters:
             given = inputs(study, rater)
-            for pk, year, people, machine in zip(given.ids, given.years, given.people, given.machine, strict=True):
-                yield [rater.name, *named[pk], year or "", *codes(people), *codes(machine)]
+            made = estimates(study, rater, given)
+            chance = made.chance if made.chance is not None else [None] * len(given.ids)
+            for pk, year, people, machine, used, p in zip(given.ids, given.years, given.people, given.machine,
+                                                          made.in_sample, chance, strict=True):
+                yield [rater.name, *named[pk], year or "", *codes(people), *codes(machine), "yes" if used else "no",
+                       "" if p is None else repr(float(p))]
 
+    # in_sample: whether people's label of the report is used (a report people labeled beyond the first in the
+    # queues' order still without one is not); chance: its chance of being in the sample, under a design that
+    # makes chances unequal, else "".
     columns = ["rater", "report", "url", "year", "people_type", "people_theme", "people_sub_theme",
-               "machine_type", "machine_theme", "machine_sub_theme"]
+               "machine_type", "machine_theme", "machine_sub_theme", "in_sample", "chance"]
     return {"raters": found}, _csv_lines(columns, rows())
 
 

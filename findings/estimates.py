@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from annotation.models import NOT_RELEVANT, Study
+from annotation.models import NOT_RELEVANT, QueueWeight, Study
+from annotation.planning import order_key
 from machines.models import MachineRater
 from machines.selectors import finals, latest_run, panel, raters_of, run_labels, training_labels
 from stats.lazy_numpy import np
-from stats.ppi import ThreeWays, three_ways
+from stats.ppi import ThreeWays, three_ways, three_ways_by_design
 from taxonomy.models import Category
 
 from .tables import provisional
@@ -49,6 +50,12 @@ class Estimates:
     labeled: int  # of those, with people's label
     left_out: int  # reports people labeled that the machine did not, left out
     sections: list[Section]
+    design: str  # the study's queue order
+    sample: int  # people's labeled reports the estimates use
+    set_aside: int  # people's labeled reports beyond the sample, not used
+    valid: bool  # whether people's labels are a sample the powered share may use
+    in_sample: object = None  # per report (as `inputs` orders them): whether its people's label is used
+    chance: object = None  # per report: its chance of being in the sample, where the design makes them unequal
     method: str = METHOD
 
 
@@ -114,6 +121,8 @@ def estimates(study: Study, rater: MachineRater, given: Inputs | None = None) ->
     m_type, m_theme, m_sub = (_codes(given.machine, i) for i in range(3))
     p_type, p_theme, p_sub = (_codes(given.people, i) for i in range(3))
     year = np.array([y or 0 for y in given.years])
+    sample, chance = _sample(study, ids, labeled)
+    valid = bool(chance is not None or sample.all() or study.queue_order != Study.QueueOrder.OLDEST)
     names = dict(Category.objects.filter(codebook=study.codebook_id).values_list("code", "name"))
     categories = list(Category.objects.filter(codebook=study.codebook_id).order_by("position", "code")
                       .values_list("code", "level", "parent__code", "retired_at"))
@@ -125,7 +134,9 @@ def estimates(study: Study, rater: MachineRater, given: Inputs | None = None) ->
 
     def share(p_in, p_of, m_in, m_of, within=None) -> ThreeWays:
         keep = np.ones(len(ids), dtype=bool) if within is None else within
-        return three_ways(p_in[keep], p_of[keep], m_in[keep], m_of[keep], labeled[keep])
+        if chance is not None:
+            return three_ways_by_design(p_in[keep], p_of[keep], m_in[keep], m_of[keep], sample[keep], chance[keep])
+        return three_ways(p_in[keep], p_of[keep], m_in[keep], m_of[keep], sample[keep])
 
     sections = []
     rows = []
@@ -152,7 +163,28 @@ def estimates(study: Study, rater: MachineRater, given: Inputs | None = None) ->
                                 share(((p_child == code) & (p_of > 0)).astype(float), p_of,
                                       ((m_child == code) & (m_of > 0)).astype(float), m_of)))
         sections.append(Section(key, title, rows))
-    return Estimates(rater, given.run_number, len(ids), int(labeled.sum()), given.left_out, sections)
+    return Estimates(rater, given.run_number, len(ids), int(labeled.sum()), given.left_out, sections,
+                     study.queue_order, int(sample.sum()), int((labeled & ~sample).sum()), valid, sample, chance)
+
+
+def _sample(study: Study, ids: list[int], labeled):
+    """Which labeled reports the estimates use, and each report's chance of being among them where the design
+    gives unequal chances (else None). Oldest first: every labeled report (valid only once all are). Seeded
+    random or by a machine's doubt: the reports before the first in the queues' order without people's label;
+    under the doubt, report i was in with chance min(1, ξ·weight), ξ that first report's key over its weight."""
+    if study.queue_order == Study.QueueOrder.OLDEST or not len(ids):
+        return labeled, None
+    weights = {}
+    if study.queue_order == Study.QueueOrder.CONFIDENCE:
+        weights = dict(QueueWeight.objects.filter(study=study).values_list("issue_id", "weight"))
+    weight = np.array([weights.get(pk, 1.0) for pk in ids])
+    keys = np.array([order_key(study.seed, pk) for pk in ids]) / weight
+    missing = keys[~labeled]
+    bound = missing.min() if len(missing) else np.inf
+    sample = labeled & (keys < bound)
+    if study.queue_order != Study.QueueOrder.CONFIDENCE:
+        return sample, None
+    return sample, np.minimum(1.0, bound * weight)
 
 
 def _estimate(e) -> dict | None:
@@ -164,10 +196,11 @@ def as_json(found: Estimates) -> dict:
     """The shares as a replication package and a script that recomputes them read them."""
     return {
         "rater": found.rater.name, "run": found.run_number, "reports": found.reports, "labeled": found.labeled,
-        "left_out": found.left_out, "method": found.method,
+        "left_out": found.left_out, "method": found.method, "design": found.design, "sample": found.sample,
+        "set_aside": found.set_aside, "valid": found.valid,
         "shares": [{"table": section.key, "whole": row.whole, "code": row.code, "name": row.name,
                     "people": _estimate(row.three.people), "machine": _estimate(row.three.machine),
-                    "powered": _estimate(row.three.powered), "inside": row.three.inside, "of": row.three.of,
-                    "enough": row.three.enough}
+                    "powered": _estimate(row.three.powered) if found.valid else None,
+                    "inside": row.three.inside, "of": row.three.of, "enough": row.three.enough}
                    for section in found.sections for row in section.rows],
     }

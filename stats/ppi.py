@@ -264,3 +264,55 @@ def three_ways(y_num, y_den, f_num, f_den, labeled, confidence: float = CONFIDEN
             tuned, lam = (people.value, people.se), 0.0
         powered = estimate(tuned, n, big_n, lam)
     return ThreeWays(people, everything, powered, inside, of)
+
+
+def _weighted_ratio(y_num, y_den, f_num, f_den, weight, lam: float):
+    """Under a design with known chances: every report contributes λ·f + (y − λ·f)·weight, the weight 1/chance
+    where people labeled it and 0 elsewhere, to the part and to the whole; θ is their ratio, and its standard
+    error that of the linearised contributions."""
+    def part(y, f):
+        return lam * f + (y - lam * f) * weight
+
+    top, bottom = part(y_num, f_num).mean(), part(y_den, f_den).mean()
+    if not bottom > 0:
+        return None
+    theta = top / bottom
+    parts = part(y_num - theta * y_den, f_num - theta * f_den)
+    return theta, float(parts.std() / np.sqrt(len(parts)) / bottom)
+
+
+def three_ways_by_design(y_num, y_den, f_num, f_den, labeled, chance,
+                         confidence: float = CONFIDENCE) -> ThreeWays:
+    """`three_ways` where report i was labeled by people with known chance `chance[i]` (the confidence-driven
+    design): people's share is their labels weighed by 1/chance (λ = 0), the powered one tunes λ in [0, 1] to
+    the least variance of the linearised contributions, and falls back to people's where that is wider."""
+    labeled = np.asarray(labeled, dtype=bool)
+    y_num, y_den, f_num, f_den, chance = (np.asarray(a, dtype=float) for a in (y_num, y_den, f_num, f_den, chance))
+    y_num, y_den = np.where(labeled, y_num, 0.0), np.where(labeled, y_den, 0.0)
+    if np.any(labeled & ~(chance > 0)):
+        raise ValueError("a labeled report had no chance of being labeled")
+    weight = np.where(labeled, 1.0 / np.where(labeled, chance, 1.0), 0.0)
+    n, big_n = int(labeled.sum()), int((~labeled).sum())
+    inside, of = int(y_num[labeled].sum()), int(y_den[labeled].sum())
+
+    def estimate(result, people: int, machine: int, lam) -> Estimate | None:
+        return None if result is None else _interval(result[0], result[1], people, machine, lam, confidence)
+
+    alone = _weighted_ratio(y_num, y_den, f_num, f_den, weight, 0.0) if n >= 2 else None
+    everything = _ratio(f_num, f_den, f_num, f_den, f_num[:0], f_den[:0], 0.0) if len(f_num) >= 2 else None
+    powered = None
+    if alone is not None:
+        lam = 0.0
+        at_one = _weighted_ratio(y_num, y_den, f_num, f_den, weight, 1.0)
+        if at_one is not None:
+            theta = at_one[0]
+            a = (f_num - theta * f_den) * (1 - weight)  # each contribution is λ·a + b
+            b = (y_num - theta * y_den) * weight
+            spread = a.var()
+            if spread > 0:
+                lam = float(np.clip(-np.mean((a - a.mean()) * (b - b.mean())) / spread, 0.0, 1.0))
+        tuned = _weighted_ratio(y_num, y_den, f_num, f_den, weight, lam)
+        if tuned is None or tuned[1] > alone[1]:
+            tuned, lam = alone, 0.0
+        powered = estimate(tuned, n, big_n, lam)
+    return ThreeWays(estimate(alone, n, 0, None), estimate(everything, 0, len(f_num), None), powered, inside, of)

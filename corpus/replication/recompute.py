@@ -201,6 +201,39 @@ def three_ways(p_in, p_of, m_in, m_of, labeled):
     return (None if people is None else (*people, None), None if machine is None else (*machine, None), powered)
 
 
+def _weighted(num, den, num_f, den_f, weight, lam: float):
+    """Under the confidence-driven design: each report contributes λ·machine + (people − λ·machine)/chance where
+    people's label is used (0 elsewhere), to the part and to the whole; their ratio and its standard error."""
+    def part(y, f):
+        return lam * f + (y - lam * f) * weight
+
+    top, bottom = part(num, num_f).mean(), part(den, den_f).mean()
+    if not bottom > 0:
+        return None
+    theta = top / bottom
+    parts = part(num - theta * den, num_f - theta * den_f)
+    return theta, float(parts.std() / np.sqrt(len(parts)) / bottom)
+
+
+def three_ways_weighted(p_in, p_of, m_in, m_of, labeled, chance):
+    p_in, p_of = np.where(labeled, p_in, 0.0), np.where(labeled, p_of, 0.0)
+    weight = np.where(labeled, 1.0 / np.where(labeled, chance, 1.0), 0.0)
+    people = _weighted(p_in, p_of, m_in, m_of, weight, 0.0) if labeled.sum() >= 2 else None
+    machine = _ratio(m_in, m_of, m_in, m_of, m_in[:0], m_of[:0], 0.0) if len(m_in) >= 2 else None
+    powered = None
+    if people is not None:
+        lam = 0.0
+        at_one = _weighted(p_in, p_of, m_in, m_of, weight, 1.0)
+        if at_one is not None:
+            theta = at_one[0]
+            a, b = (m_in - theta * m_of) * (1 - weight), (p_in - theta * p_of) * weight
+            if a.var() > 0:
+                lam = float(np.clip(-np.mean((a - a.mean()) * (b - b.mean())) / a.var(), 0.0, 1.0))
+        tuned = _weighted(p_in, p_of, m_in, m_of, weight, lam)
+        powered = (*tuned, lam) if tuned is not None and tuned[1] <= people[1] else (*people, 0.0)
+    return (None if people is None else (*people, None), None if machine is None else (*machine, None), powered)
+
+
 def share_checks() -> list:
     """Every share of estimates/shares.json recomputed from estimates/reports.csv."""
     shares = json.loads((HERE / "estimates" / "shares.json").read_text(encoding="utf-8"))
@@ -211,7 +244,9 @@ def share_checks() -> list:
     for rater in shares["raters"]:
         mine = [r for r in rows if r["rater"] == rater["rater"]]
         col = {k: np.array([r[k] for r in mine], dtype=object) for k in mine[0]} if mine else {}
-        labeled = col["people_type"] != "" if mine else np.zeros(0, dtype=bool)
+        labeled = col["in_sample"] == "yes" if mine else np.zeros(0, dtype=bool)
+        weighed = rater["design"] == "confidence"
+        chance = np.array([float(c) if c else 1.0 for c in col["chance"]]) if mine else np.zeros(0)
         year = col.get("year", np.zeros(0, dtype=object))
         for share in rater["shares"]:
             whole, code = share["whole"], share["code"]
@@ -227,7 +262,12 @@ def share_checks() -> list:
                 m_of = (col[f"machine_{parent}"] == whole).astype(float)
                 p_in = ((col[f"people_{child}"] == code) & (p_of > 0)).astype(float)
                 m_in = ((col[f"machine_{child}"] == code) & (m_of > 0)).astype(float)
-            again = three_ways(p_in, p_of, m_in, m_of, labeled[keep])
+            if weighed:
+                again = three_ways_weighted(p_in, p_of, m_in, m_of, labeled[keep], chance[keep])
+            else:
+                again = three_ways(p_in, p_of, m_in, m_of, labeled[keep])
+            if not rater["valid"]:  # people's labels so far are no sample the powered share may use
+                again = (*again[:2], None)
             for way, found in zip(("people", "machine", "powered"), again, strict=True):
                 given = share[way]
                 name = f"{rater['rater']}: {share['table']} {code} of {whole or 'all years'}, {way}"

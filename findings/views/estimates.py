@@ -65,8 +65,9 @@ def shares_csv(request: HtmxHttpRequest, study_id: int):
         for section in found.sections if found else []:
             for row in section.rows:
                 three = row.three
+                powered = three.powered if found.valid else None
                 yield [section.key, row.group, row.code, row.name, *_cells(three.people), *_cells(three.machine),
-                       *_cells(three.powered), "" if three.powered is None else three.powered.lam,
+                       *_cells(powered), "" if powered is None else powered.lam,
                        "yes" if three.enough else "no", found.rater.name, found.run_number]
 
     return csv_response(csv_lines(columns, body()), f"{slugify(study.name)}-shares-three-ways.csv")

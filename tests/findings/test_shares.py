@@ -12,10 +12,12 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from annotation.models import FinalLabel, Membership, Study
+from annotation.models import FinalLabel, Membership, QueueWeight, Study
+from annotation.planning import by_keys, order_key
 from findings.estimates import default_rater, estimates
 from machines.models import MachineRater
-from machines.selectors import finals, latest_run, run_labels
+from machines.selectors import confidences, finals, latest_run, run_labels
+from machines.services.queue_order import order_by_doubt
 from stats import ppi
 from tests.machines.conftest import vllm_study  # noqa: F401 (a fixture)
 
@@ -28,9 +30,16 @@ def rated(vllm_study):  # noqa: F811
     return vllm_study
 
 
-def _keep_a_fifth(study: Study) -> None:
+def _keep_a_fifth(study: Study, order: str = Study.QueueOrder.RANDOM) -> None:
+    """People labeled the first fifth of the queues in the study's order (any fifth under oldest first)."""
+    Study.objects.filter(pk=study.pk).update(queue_order=order)
+    study.refresh_from_db()
     ids = sorted(FinalLabel.objects.filter(study=study).values_list("issue_id", flat=True))
-    kept = set(random.Random(5).sample(ids, len(ids) // 5))
+    if order == Study.QueueOrder.OLDEST:
+        kept = set(random.Random(5).sample(ids, len(ids) // 5))
+    else:
+        weights = dict(QueueWeight.objects.filter(study=study).values_list("issue_id", "weight"))
+        kept = set(by_keys(ids, study.seed, weights)[:len(ids) // 5])
     FinalLabel.objects.filter(study=study).exclude(issue_id__in=kept).delete()
 
 
@@ -144,3 +153,119 @@ def test_the_replication_package_recomputes_every_share(rated, tmp_path, lead):
     (folder / "estimates" / "shares.json").write_text(json.dumps(shares))
     result = run()
     assert result.returncode == 1 and "DIFFERS  tfidf-sgd: type C of all years, powered, share" in result.stdout
+
+
+def test_under_oldest_first_the_powered_shares_wait_for_every_label(rated, client_as, lead):
+    """The oldest reports are no random sample: no powered share until people labeled every report."""
+    Study.objects.filter(pk=rated.pk).update(phase=Study.Phase.CLOSED)
+    Membership.objects.create(study=rated, user=lead, role=Membership.Role.LEAD)
+    _keep_a_fifth(rated, Study.QueueOrder.OLDEST)
+    found = estimates(rated, default_rater(rated))
+    assert not found.valid and found.sample == 194
+    page = client_as(lead).get(reverse("findings:shares", args=[rated.pk])).content.decode()
+    assert 'data-testid="not-a-sample"' in page and "not given" in page
+    rows = list(csv.DictReader(io.StringIO(b"".join(client_as(lead).get(
+        reverse("findings:shares_csv", args=[rated.pk])).streaming_content).decode("utf-8-sig"))))
+    assert all(r["powered_share"] == "" for r in rows) and any(r["people_share"] for r in rows)
+
+
+def test_labels_beyond_the_first_missing_one_are_set_aside(rated):
+    """Someone labeled faster than the rest: reports beyond the first in the order still without people's label
+    came early by chance of pace, not of the design, and are not used."""
+    Study.objects.filter(pk=rated.pk).update(phase=Study.Phase.CLOSED)
+    _keep_a_fifth(rated)
+    order = by_keys(sorted(rated.issues.values_list("pk", flat=True)), rated.seed)
+    FinalLabel.objects.filter(study=rated, issue_id=order[10]).delete()  # a hole early in the order
+    found = estimates(rated, default_rater(rated))
+    assert found.sample == 10 and found.set_aside == 974 // 5 - 11 and found.valid
+
+
+def test_ordered_by_the_machines_doubt_the_shares_weigh_by_each_reports_chance(rated, client_as, lead, tmp_path):
+    """The lead orders the queues by the built-in model's doubt during the pilot; people label the first fifth
+    in that order; the shares are the design-weighed estimator's on those labels, the page says so, and the
+    replication package recomputes them."""
+    import json
+    import subprocess
+    import sys
+    import zipfile
+
+    Study.objects.filter(pk=rated.pk).update(phase=Study.Phase.PILOT)
+    Membership.objects.create(study=rated, user=lead, role=Membership.Role.LEAD)
+    rater = MachineRater.objects.get(study=rated)
+    run = latest_run(rater)
+    assert order_by_doubt(rater, expected_run=run.pk, by=lead) == 974
+    weights = dict(QueueWeight.objects.filter(study=rated).values_list("issue_id", "weight"))
+    assert abs(np.mean(list(weights.values())) - 1) < 1e-9 and min(weights.values()) >= 0.5
+    sure = confidences(run)
+    doubtful, confident = min(sure, key=sure.get), max(sure, key=sure.get)
+    assert weights[doubtful] > weights[confident]
+    Study.objects.filter(pk=rated.pk).update(phase=Study.Phase.CLOSED)
+    rated.refresh_from_db()
+    _keep_a_fifth(rated, Study.QueueOrder.CONFIDENCE)
+    found = estimates(rated, rater)
+    assert found.design == "confidence" and found.valid and found.sample == 194 and found.chance is not None
+    people, (machine, _) = finals(rated), run_labels(run)
+    ids = sorted(machine)
+    keys = np.array([order_key(rated.seed, pk) / weights[pk] for pk in ids])
+    labeled = np.array([pk in people for pk in ids])
+    bound = keys[~labeled].min()
+    chance = np.minimum(1, bound * np.array([weights[pk] for pk in ids]))
+    y = np.array([people[pk][0] == "C" if pk in people else False for pk in ids], dtype=float)
+    f = np.array([machine[pk][0] == "C" for pk in ids], dtype=float)
+    ones = np.ones(len(ids))
+    expected = ppi.three_ways_by_design(y, ones, f, ones, labeled, chance)
+    row = _row(found, "type", "all years", "C").three
+    assert row.powered.value == pytest.approx(expected.powered.value, abs=1e-12)
+    assert row.people.value == pytest.approx(expected.people.value, abs=1e-12)
+    assert row.powered.se <= row.people.se
+    # The page says the order; the package recomputes every share under it.
+    page = client_as(lead).get(reverse("findings:shares", args=[rated.pk])).content.decode()
+    assert "least sure of" in page and "tfidf-sgd, run 1" in page
+    path = tmp_path / "package.zip"
+    call_command("replication_package", rated.name, str(path), stdout=io.StringIO())
+    with zipfile.ZipFile(path) as archive:
+        archive.extractall(tmp_path / "package")
+    shares = json.loads((tmp_path / "package" / "estimates" / "shares.json").read_text())
+    assert shares["raters"][0]["design"] == "confidence"
+    result = subprocess.run([sys.executable, "-I", "recompute.py"], cwd=tmp_path / "package", capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0 and "DIFFERS" not in result.stdout, result.stdout[-3000:] + result.stderr
+
+
+def test_the_queues_follow_the_machines_doubt(rated, lead):
+    """Dealt by key over weight: the reports the machine doubts most come early far more often."""
+    from annotation.services.phases import _start_independent
+
+    Study.objects.filter(pk=rated.pk).update(phase=Study.Phase.PILOT)
+    Membership.objects.create(study=rated, user=lead, role=Membership.Role.LEAD)
+    rater = MachineRater.objects.get(study=rated)
+    run = latest_run(rater)
+    order_by_doubt(rater, expected_run=run.pk, by=lead)
+    rated.refresh_from_db()
+    round = _start_independent(rated)
+    from annotation.services.queues import study_order
+
+    order = study_order(round)
+    sure = confidences(run)
+    first, last = order[:200], order[-200:]
+    assert np.mean([sure[pk] for pk in first]) < np.mean([sure[pk] for pk in last])
+    queue = round.queues.get(annotator=lead)
+    dealt = list(queue.assignments.order_by("position").values_list("issue_id", flat=True))
+    assert dealt == order
+
+
+def test_a_backup_carries_the_queue_order_its_weights_and_the_models_confidence(rated, lead, tmp_path):
+    Study.objects.filter(pk=rated.pk).update(phase=Study.Phase.PILOT)
+    Membership.objects.create(study=rated, user=lead, role=Membership.Role.LEAD)
+    rater = MachineRater.objects.get(study=rated)
+    order_by_doubt(rater, expected_run=latest_run(rater).pk, by=lead)
+    weights = sorted(QueueWeight.objects.filter(study=rated).values_list("issue__url", "weight"))
+    sure = sorted(confidences(latest_run(rater)).values())
+    path = tmp_path / "study.gz"
+    call_command("export_study", rated.name, str(path), stdout=io.StringIO())
+    call_command("flush", "--no-input")
+    call_command("import_study", str(path), stdout=io.StringIO())
+    study = Study.objects.get(name=rated.name)
+    assert (study.queue_order, study.queue_order_from) == ("confidence", "tfidf-sgd, run 1")
+    assert sorted(QueueWeight.objects.filter(study=study).values_list("issue__url", "weight")) == weights
+    assert sorted(confidences(latest_run(MachineRater.objects.get(study=study))).values()) == sure
