@@ -180,7 +180,9 @@ def labels_for_width(arm: Arm, level: str, fraction: float, replications: int, s
     budget = max(2, round(fraction * arm.reports))
 
     def width(labels: int, design: str) -> float:
-        rng = np.random.default_rng([seed, labels, LEVELS.index(level), 7])
+        # The same draws at every count (common random numbers): the samples are nested as a queue's first parts
+        # are, so the widths fall smoothly with the count and designs are compared on the same luck.
+        rng = np.random.default_rng([seed, LEVELS.index(level), 7])
         tallies = {"people": Tally(), "ppi": Tally(), "ppi_confidence": Tally()}
         for _ in range(replications):
             if design == "ppi_confidence":
