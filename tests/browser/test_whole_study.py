@@ -200,6 +200,8 @@ class WholeStudy:
             page.locator("#id_annotators option", has_text=name).click()
         expect(page.locator("#id_annotators + .picker-chosen")).to_have_text("2 chosen: ann1, ann2")
         page.fill("#id_seed", "7")
+        # Queues in the seeded random order: the reports labeled by any moment are a random sample.
+        page.select_option("#id_queue_order", "random")
         page.get_by_role("button", name="Count the reports").click()
         expect(page.locator("p.notice[role=status]")).to_have_text("8 reports match these rules.")
         page.get_by_role("button", name="Create study").click()
@@ -442,6 +444,27 @@ class WholeStudy:
         expect(lead.page.locator("[data-testid=final-label]")).to_contain_text("C.1 (lead decision)")
         expect(lead.page.locator("[data-testid=final-label]")).to_contain_text("The stack trace is the engine's.")
 
+    def machine_and_shares(self):
+        """The lead adds the built-in model, runs it, and reads every share three ways from the statistics page:
+        people's share of bugs is 5 of 8, and with 3 reports outside the category no interval is trusted."""
+        lead, page, study_id = self.lead, self.lead.page, self.study_id
+        lead.go(f"/studies/{study_id}/machines/")
+        page.fill("#id_name", "built-in")
+        page.select_option("#id_kind", "builtin")
+        with page.expect_navigation():
+            page.get_by_role("button", name="Add").click()
+        expect(page.locator("h1")).to_contain_text("built-in")
+        page.get_by_role("button", name="Run", exact=True).click()
+        expect(page.locator("body")).to_contain_text("Measured below", timeout=120_000)
+        lead.go(f"/studies/{study_id}/statistics/")
+        page.locator("[data-testid=shares-link]").click()
+        expect(page.locator("[data-testid=shares-population]")).to_contain_text("people labeled 8 of them")
+        expect(page.locator("[data-testid=shares-population]")).to_contain_text("seeded random order")
+        bugs = page.locator("[data-testid=shares-type] tr", has_text="all years").filter(has_text="Bug")
+        cells = bugs.locator("td.num").all_inner_texts()
+        assert cells[0].startswith("62.50 %") and "n 8" in cells[0], cells
+        assert cells[1].endswith("N 8") and cells[2] == "too few of people's labels (5 of 8)", cells
+
     def read_the_audit_log(self):
         """From the admin's link in the header: the study's whole path is in it, the chain whole."""
         from concord.audit import broken_links
@@ -475,6 +498,7 @@ def test_a_whole_study_through_its_pages(live_server, browser, request, settings
     study.adjudicate_and_close()
     study.check_exports()
     study.read_after_the_study(study.check_agreement())
+    study.machine_and_shares()
     study.read_the_audit_log()
     for person in people.values():
         person.context.close()
