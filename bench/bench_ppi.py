@@ -50,15 +50,17 @@ def main() -> None:
             right = float((arm.truth[level] == arm.machine[level]).mean())
             print(f"  {level}: the machine's label is the final label on {_pct(right)} of reports")
         figures = simulation.simulate(arm, args.replications, seed=args.seed)
-        print(f"  {args.replications} replications. coverage of the 95 % intervals (worst category), "
-              "PPI width / people's alone, intervals wider than people's alone")
+        print(f"  {args.replications} replications. coverage of the 95 % intervals (worst category); mean width "
+              "against people's alone, PPI on the same reports and PPI under the confidence-driven design with "
+              "as many labels; PPI intervals wider than people's alone on the same reports")
         print(f"  {'level':6} {'labeled':>8} {'people':>16} {'PPI':>16} {'PPI, confidence':>17} {'width':>7} "
-              f"{'wider':>5}")
+              f"{'conf.':>7} {'wider':>5}")
         for (level, fraction), at in figures.items():
             cells = [f"{_pct(at[d]['coverage'])} ({_pct(at[d]['worst_category_coverage'])})"
                      for d in ("people", "ppi", "ppi_confidence")]
+            confident = at["ppi_confidence"]["mean_width"] / at["people"]["mean_width"]
             print(f"  {level:6} {_pct(fraction):>8} {cells[0]:>16} {cells[1]:>16} {cells[2]:>17} "
-                  f"{at['ppi']['width_ratio']:>7.3f} {at['ppi']['wider']:>5}")
+                  f"{at['ppi']['width_ratio']:>7.3f} {confident:>7.3f} {at['ppi']['wider']:>5}")
         needs = {}
         for level in simulation.LEVELS:
             need = needs[level] = simulation.labels_for_width(arm, level, 0.1, args.width_replications, args.seed)
