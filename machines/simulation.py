@@ -169,13 +169,13 @@ def simulate(arm: Arm, replications: int, budgets: Sequence[float] = BUDGETS, se
 
 
 def labels_for_width(arm: Arm, level: str, fraction: float, replications: int, seed: int = 0,
-                     steps: int = 8) -> dict:
+                     steps: int = 12) -> dict:
     """How many people's labels each design needs for intervals as narrow, on average over the level's shares,
     as people's alone with `fraction` of the reports labeled (more than that where a design does worse: "saved"
     is then below 0). The shares compared are those people's labels alone give an interval at that budget;
-    where a design gives none, it counts as the whole of [0, 1]. Found by bisection between 2 labels and every
-    report on the simulated mean width, which falls as labels grow; `steps` halvings leave the count within a
-    few per cent."""
+    where a design gives none, it counts as the whole of [0, 1]. Found by bisection on the simulated mean width,
+    which falls as labels grow, below the budget or above it; `steps` halvings leave the count within about one
+    per cent."""
     weights = weights_of(arm)
     budget = max(2, round(fraction * arm.reports))
 
@@ -201,7 +201,8 @@ def labels_for_width(arm: Arm, level: str, fraction: float, replications: int, s
     target = mean_width(alone)
     out = {"people": {"labels": budget, "width": target}}
     for design in ("ppi", "ppi_confidence"):
-        low, high = 2, arm.reports  # the width at `high` is at most the target, at `low` above it
+        # The count lies below the budget where the design is at least as narrow there, else above it.
+        low, high = (2, budget) if mean_width(width(budget, design)) <= target else (budget, arm.reports)
         if mean_width(width(high, design)) > target:
             out[design] = {"labels": None, "width": None, "saved": None}
             continue
