@@ -292,14 +292,16 @@ V6["agreement.agreementsnapshot"] = V5["agreement.agreementsnapshot"]._replace(
     fields=(*V5["agreement.agreementsnapshot"].fields, "as_of"))
 
 # Version 7: the order the study's queues deal reports in (oldest first, seeded random, or by a machine's doubt,
-# with each report's weight and whose doubt it was), and the built-in model's confidence in each label. Older
-# backups restore with the oldest first, as their studies dealt them, and no confidence.
+# with each report's weight and whose doubt it was), and the built-in model's confidence in each label and its
+# calibration curve. Older backups restore with the oldest first, as their studies dealt them, and no confidence.
 V7: dict[str, Kind] = dict(V6)
 V7["annotation.study"] = V6["annotation.study"]._replace(
     fields=(*V6["annotation.study"].fields, "queue_order", "queue_order_from"))
 V7["annotation.queueweight"] = Kind(fields=("weight",), fk=("study", "issue"))
 V7["machines.machinelabel"] = V6["machines.machinelabel"]._replace(
     fields=(*V6["machines.machinelabel"].fields, "confidence"))
+V7["machines.machinerun"] = V6["machines.machinerun"]._replace(
+    fields=(*V6["machines.machinerun"].fields, "calibration"))
 
 FORMATS = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6, 7: V7}
 # What each version's kinds, and its records' references, are called in this Concord.

@@ -176,8 +176,8 @@ def rate_rows(x, labels: Sequence[Label | None], settings: Settings = Settings()
 
 def rate_rows_sure(x, labels: Sequence[Label | None], settings: Settings = Settings(),
                    progress: Callable[[int, int], None] | None = None) -> tuple[list[Label | None], list[float | None]]:
-    """`rate_rows`, and beside each label the model's confidence in its type and theme together (the chosen
-    pair's probability among all pairs; None where the report was not rated)."""
+    """`rate_rows`, and beside each label the model's confidence in its type and theme together: the chosen
+    pair's probability among all pairs, calibrated (`calibrated`); None where the report was not rated."""
     n = x.shape[0]
     if len(labels) != n:
         raise ValueError(f"{n} reports but {len(labels)} labels")
@@ -207,4 +207,43 @@ def rate_rows_sure(x, labels: Sequence[Label | None], settings: Settings = Setti
             sure_of[int(i)] = float(p)
     if progress is not None:
         progress(len(folds), len(folds))
-    return out, sure_of
+    return out, calibrated(sure_of, out, labels, folds)
+
+
+def right_pair(rated: Label | None, given: Label | None) -> bool:
+    """Whether a rated label has the training label's type and theme (what the confidence is of)."""
+    return rated is not None and given is not None and rated[0] == given[0] and (
+        given[0] == "NR" or rated[1] == given[1])
+
+
+def calibrated(sure: list[float | None], rated: list[Label | None], labels: Sequence[Label | None],
+               folds: list) -> list[float | None]:
+    """The model's confidences mapped to how often labels that sure were right: for each fold, an isotonic
+    regression of being right on the raw confidence, fitted on the other folds' reports (whose labels were rated
+    by models that never saw them), so that no report's confidence is fitted on its own label; reports with no
+    training label get the map fitted on every labeled report. Two models' probabilities multiplied, as the raw
+    confidence is, are no probability of being right; this one is (the calibration curve on a rater's page)."""
+    from sklearn.isotonic import IsotonicRegression  # deferred: heavy
+
+    known = [i for i, p in enumerate(sure) if p is not None and labels[i] is not None]
+    if len({right_pair(rated[i], labels[i]) for i in known}) < 2:
+        return sure
+
+    def fitted(rows: list[int]) -> IsotonicRegression:
+        return IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(
+            [sure[i] for i in rows], [float(right_pair(rated[i], labels[i])) for i in rows])
+
+    out = list(sure)
+    fold_of = {int(i): k for k, fold in enumerate(folds) for i in fold}
+    for k, fold in enumerate(folds):
+        others = [i for i in known if fold_of[i] != k]
+        inside = [int(i) for i in fold if sure[int(i)] is not None]
+        if len(others) < 2 or not inside or len({right_pair(rated[i], labels[i]) for i in others}) < 2:
+            continue
+        for i, p in zip(inside, fitted(others).predict([sure[i] for i in inside]), strict=True):
+            out[i] = float(p)
+    unlabeled = [i for i, p in enumerate(sure) if p is not None and labels[i] is None]
+    if unlabeled:
+        for i, p in zip(unlabeled, fitted(known).predict([sure[i] for i in unlabeled]), strict=True):
+            out[i] = float(p)
+    return out

@@ -226,3 +226,23 @@ def below_decision(decided: dict, now: dict) -> bool:
         return current["value"] < then["value"] - Z_ALARM * (spread[0] ** 2 + spread[1] ** 2) ** 0.5
     low = decided.get("cohen_plurality", {}).get("ci", [None])[0]
     return low is not None and current["value"] < low
+
+
+def calibration(pairs: Sequence[tuple[float, bool]], bins: int = 10) -> dict:
+    """How often labels given with each confidence were right: per tenth of confidence, the reports, their mean
+    confidence and the share right (with its Wilson interval); and the expected calibration error, the
+    reports-weighted mean distance between the two."""
+    from stats.proportions import rate
+
+    rows, distance, total = [], 0.0, len(pairs)
+    for k in range(bins):
+        low, high = k / bins, (k + 1) / bins
+        inside = [(p, r) for p, r in pairs if low <= p < high or (k == bins - 1 and p == 1.0)]
+        if not inside:
+            continue
+        mean = sum(p for p, _ in inside) / len(inside)
+        right = rate(sum(1 for _, r in inside if r), len(inside))
+        distance += len(inside) * abs(mean - right.value)
+        rows.append({"low": low, "high": high, "n": len(inside), "confidence": mean, "right": right.value,
+                     "right_low": right.low, "right_high": right.high})
+    return {"bins": rows, "n": total, "ece": distance / total if total else None}

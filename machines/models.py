@@ -63,6 +63,9 @@ class MachineRun(Job):
     cached = models.PositiveIntegerField(default=0)
     unparseable = models.PositiveIntegerField(default=0)
     failed = models.PositiveIntegerField(default=0)
+    # The built-in model's calibration curve, against the labels it learned from (each report rated by models
+    # that never saw its label): machines.measures.calibration.
+    calibration = models.JSONField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"{self.rater.name} run {self.pk} ({self.status})"

@@ -15,9 +15,10 @@ from concord.errors import FieldError
 
 from ..classifier import MODEL as CLASSIFIER_MODEL
 from ..classifier import Settings as ClassifierSettings
-from ..classifier import features, rate_rows_sure
+from ..classifier import features, rate_rows_sure, right_pair
 from ..endpoints import NoSuchEndpoint, endpoint_for
 from ..llm import CallFailed, ChatClient, EndpointDown, EndpointRefused
+from ..measures import calibration
 from ..models import LlmCall, MachineLabel, MachineRater, MachineRun
 from ..prompt import PROMPT_VERSION, Node, Unparseable, parse_answer, system_prompt, user_prompt
 from ..selectors import panel, training_labels
@@ -101,6 +102,10 @@ def _run_builtin(run: MachineRun, issues) -> None:
 
     rated, sure = rate_rows_sure(x, [labels.get(pk) for pk in ids], options, progress)
     del x
+    run.calibration = calibration([(p, right_pair(chain, labels[pk]))
+                                   for pk, chain, p in zip(ids, rated, sure, strict=True)
+                                   if p is not None and pk in labels])
+    MachineRun.objects.filter(pk=run.pk).update(calibration=run.calibration)
     rows = [MachineLabel(run=run, issue_id=pk, type_code=chain[0], theme_code=chain[1] or "",
                          sub_theme_code=chain[2] or "", confidence=p)
             for pk, chain, p in zip(ids, rated, sure, strict=True) if chain is not None]

@@ -78,3 +78,23 @@ def test_a_run_leaves_the_planner_knowing_its_labels(vllm_study):
     with connection.cursor() as cursor:
         cursor.execute("SELECT reltuples FROM pg_class WHERE relname = %s", [MachineLabel._meta.db_table])
         assert cursor.fetchone()[0] == MachineLabel.objects.count() == 974
+
+
+def test_a_run_keeps_its_calibration_curve_and_the_page_shows_it(vllm_study, client_as):
+    from django.urls import reverse
+
+    from annotation.models import Membership
+    from tests.factories import make_user
+
+    call_command("rate", "vllm", rater="tfidf-sgd", kind="builtin", stdout=io.StringIO())
+    run = MachineRun.objects.get()
+    curve = run.calibration
+    assert curve["n"] == 974 and curve["ece"] < 0.05
+    assert sum(b["n"] for b in curve["bins"]) == 974
+    assert all(0 <= b["right"] <= 1 and b["right_low"] <= b["right"] <= b["right_high"] for b in curve["bins"])
+    labels = MachineLabel.objects.filter(run=run)
+    assert labels.filter(confidence__isnull=False).count() == 974
+    lead = make_user("lead")
+    Membership.objects.create(study=vllm_study, user=lead, role=Membership.Role.LEAD)
+    page = client_as(lead).get(reverse("machines:rater", args=[vllm_study.pk, run.rater_id])).content.decode()
+    assert 'data-testid="calibration"' in page and "Expected calibration error" in page

@@ -136,3 +136,15 @@ def test_the_panel_keeps_a_report_whose_type_is_tied():
         label_with(person, study, first, a)
         label_with(person, study, second, b)
     assert panel(study).reference_types == {first.pk: "C", second.pk: ""}
+
+
+def test_the_calibration_curve_of_known_confidences():
+    from machines.measures import calibration
+
+    pairs = [(0.15, n < 3) for n in range(20)] + [(0.95, n < 19) for n in range(20)] + [(1.0, True)]
+    curve = calibration(pairs)
+    low, high = curve["bins"]
+    assert (low["low"], low["n"], low["right"]) == (0.1, 20, 0.15) and (high["high"], high["n"]) == (1.0, 21)
+    assert high["confidence"] == pytest.approx((19 * 0.95 + 0.95 + 1.0) / 21)
+    assert curve["ece"] == pytest.approx(21 / 41 * abs(high["confidence"] - 20 / 21))
+    assert calibration([]) == {"bins": [], "n": 0, "ece": None}
