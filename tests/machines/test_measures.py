@@ -148,3 +148,24 @@ def test_the_calibration_curve_of_known_confidences():
     assert high["confidence"] == pytest.approx((19 * 0.95 + 0.95 + 1.0) / 21)
     assert curve["ece"] == pytest.approx(21 / 41 * abs(high["confidence"] - 20 / 21))
     assert calibration([]) == {"bins": [], "n": 0, "ece": None}
+
+
+@pytest.mark.django_db
+def test_a_language_models_confidence_is_the_share_of_its_runs_that_agree():
+    from machines.models import MachineLabel, MachineRater, MachineRun
+    from machines.selectors import confidences
+    from tests.factories import make_study, make_user
+
+    study = make_study(make_user("lead"), [], n_issues=3)
+    first, second, third = study.issues.order_by("pk")
+    rater = MachineRater.objects.create(study=study, name="llm", kind="llm", settings={"runs": 3})
+    run = MachineRun.objects.create(rater=rater, status="succeeded")
+    answers = {first: ["C.1", "C.1", "C.1"], second: ["C.1", "B.2", "C.1"], third: [None, "B.2", "C.3"]}
+    for issue, codes in answers.items():
+        for attempt, code in enumerate(codes):
+            if code is None:
+                MachineLabel.objects.create(run=run, issue=issue, attempt=attempt, unparseable=True)
+            else:
+                MachineLabel.objects.create(run=run, issue=issue, attempt=attempt, type_code=code[0],
+                                            theme_code=code)
+    assert confidences(run) == {first.pk: 1.0, second.pk: pytest.approx(2 / 3), third.pk: pytest.approx(1 / 3)}
