@@ -18,8 +18,11 @@ from machines.models import MachineRater
 from machines.selectors import finals, latest_run, panel, raters_of, run_labels, training_labels
 from stats.lazy_numpy import np
 from stats.ppi import ThreeWays, three_ways, three_ways_by_design
+from taxonomy.codes import sort_key
 from taxonomy.models import Category
 
+from .comparison import LEVELS as COMPARISON_LEVELS
+from .comparison import ComparisonError, subsets_by
 from .tables import provisional
 
 METHOD = ("prediction-powered inference (PPI++: Angelopoulos, Duchi and Zrnic 2023), power-tuned and never wider "
@@ -204,3 +207,46 @@ def as_json(found: Estimates) -> dict:
                     "inside": row.three.inside, "of": row.three.of, "enough": row.three.enough}
                    for section in found.sections for row in section.rows],
     }
+
+
+def by_subset(study: Study, rater: MachineRater, by: str, level: str) -> Section | None:
+    """The comparison's shares three ways: in each subset (by source, year, keyword group, verdict or the saved
+    subsets), each category's share of the subset's reports with a label at `level` ("not relevant" counts as
+    a category, as the comparison counts it), from the same sample as the tables' shares."""
+    if level not in COMPARISON_LEVELS:
+        raise ComparisonError("level", f"one of {', '.join(COMPARISON_LEVELS)}")
+    groups = subsets_by(study, by)
+    given = inputs(study, rater)
+    if given is None:
+        return None
+    ids = given.ids
+    labeled = np.array([c is not None for c in given.people], dtype=bool)
+    sample, chance = _sample(study, ids, labeled)
+    at = COMPARISON_LEVELS.index(level)
+
+    def codes(chains) -> np.ndarray:
+        return np.array([("" if not c else NOT_RELEVANT if c[0] == NOT_RELEVANT else (c[at] or "")) for c in chains],
+                        dtype=object)
+
+    people, machine = codes(given.people), codes(given.machine)
+    names = dict(Category.objects.filter(codebook=study.codebook_id).values_list("code", "name"))
+    categories = sorted({c for c in (*people[sample], *machine) if c}, key=sort_key)
+    position = {pk: i for i, pk in enumerate(ids)}
+    rows = []
+    for name in sorted(groups):
+        keep = np.zeros(len(ids), dtype=bool)
+        keep[[position[pk] for pk in groups[name] if pk in position]] = True
+        if keep.sum() < 2:
+            continue
+        p_of, m_of = (people != "").astype(float), (machine != "").astype(float)
+        for code in categories:
+            p_in, m_in = (people == code).astype(float), (machine == code).astype(float)
+            if chance is not None:
+                three = three_ways_by_design(p_in[keep], p_of[keep], m_in[keep], m_of[keep], sample[keep],
+                                             chance[keep])
+            else:
+                three = three_ways(p_in[keep], p_of[keep], m_in[keep], m_of[keep], sample[keep])
+            rows.append(Row(name, name, code, "Not relevant" if code == NOT_RELEVANT else names.get(code, code),
+                            three))
+    return Section("subset", f"Each label's share per subset, by {by.replace('_', ' ')}, at {level.replace('_', '-')} "
+                   "level (the comparison)", rows)

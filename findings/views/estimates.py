@@ -15,7 +15,8 @@ from concord.http import HtmxHttpRequest
 from concord.ids import parse_id
 from machines.selectors import raters_of
 
-from ..estimates import default_rater, estimates
+from ..comparison import LEVELS, RULES, ComparisonError
+from ..estimates import by_subset, default_rater, estimates
 
 
 def _rater(request: HtmxHttpRequest, study):
@@ -30,17 +31,35 @@ def _rater(request: HtmxHttpRequest, study):
     return rater, None
 
 
+def _found(request: HtmxHttpRequest, study):
+    """The rater, its estimates with the comparison's section when `by` asks for one, and what `by` and `level`
+    are; or a message naming what was wrong."""
+    rater, problem = _rater(request, study)
+    by, level = request.GET.get("by", ""), request.GET.get("level", "theme")
+    if problem:
+        return None, None, by, level, problem
+    found = estimates(study, rater) if rater is not None else None
+    if found is not None and by:
+        try:
+            section = by_subset(study, rater, by, level)
+        except ComparisonError as exc:
+            return rater, None, by, level, f"{exc.field}: {exc.message}"
+        if section is not None:
+            found.sections.append(section)
+    return rater, found, by, level, None
+
+
 @login_required
 @require_GET
 def shares(request: HtmxHttpRequest, study_id: int):
     # Aggregates of labels: the blind rule applies, as on the statistics page.
     study = get_study_for(request, study_id, can_view_agreement)
-    rater, problem = _rater(request, study)
+    rater, found, by, level, problem = _found(request, study)
     if problem:
         return HttpResponseBadRequest(problem)
-    found = estimates(study, rater) if rater is not None else None
     return render(request, "findings/shares.html", {
-        "study": study, "rater": rater, "raters": list(raters_of(study)), "estimates": found})
+        "study": study, "rater": rater, "raters": list(raters_of(study)), "estimates": found, "by": by,
+        "level": level, "rules": RULES, "levels": LEVELS})
 
 
 def _cells(estimate) -> list:
@@ -53,10 +72,9 @@ def _cells(estimate) -> list:
 @require_GET
 def shares_csv(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_view_agreement)
-    rater, problem = _rater(request, study)
+    rater, found, _, _, problem = _found(request, study)
     if problem:
         return HttpResponseBadRequest(problem)
-    found = estimates(study, rater) if rater is not None else None
     columns = ["table", "of", "code", "name", "people_share", "people_low", "people_high", "people_n",
                "machine_share", "machine_low", "machine_high", "machine_n", "powered_share", "powered_low",
                "powered_high", "powered_n", "powered_lambda", "enough_people_labels", "rater", "run"]

@@ -269,3 +269,32 @@ def test_a_backup_carries_the_queue_order_its_weights_and_the_models_confidence(
     assert (study.queue_order, study.queue_order_from) == ("confidence", "tfidf-sgd, run 1")
     assert sorted(QueueWeight.objects.filter(study=study).values_list("issue__url", "weight")) == weights
     assert sorted(confidences(latest_run(MachineRater.objects.get(study=study))).values()) == sure
+
+
+def test_the_comparisons_shares_three_ways_per_subset(rated, client_as, lead):
+    """Per saved subset (a half of the reports, and the rest): each type's share of the subset's labeled
+    reports, people's matching the comparison's own counts, and a bad rule or level refused by name."""
+    from annotation.models import Subset
+    from findings.comparison import compare_study
+
+    Study.objects.filter(pk=rated.pk).update(phase=Study.Phase.CLOSED)
+    Membership.objects.create(study=rated, user=lead, role=Membership.Role.LEAD)
+    half = Subset.objects.create(study=rated, name="first half")
+    half.issues.set(sorted(rated.issues.values_list("pk", flat=True))[:487])
+    client = client_as(lead)
+    page = client.get(reverse("findings:shares", args=[rated.pk]), {"by": "subset", "level": "type"})
+    assert page.status_code == 200 and 'data-testid="shares-subset"' in page.content.decode()
+    rows = list(csv.DictReader(io.StringIO(b"".join(client.get(
+        reverse("findings:shares_csv", args=[rated.pk]), {"by": "subset", "level": "type"}).streaming_content)
+        .decode("utf-8-sig"))))
+    subset = [r for r in rows if r["table"] == "subset"]
+    comparison = compare_study(rated, "subset", "type")
+    assert comparison.subsets == ["first half", "rest of the study"] and subset
+    for i, year in enumerate(comparison.subsets):
+        for j, code in enumerate(comparison.categories):
+            row = next(r for r in subset if r["of"] == year and r["code"] == code)
+            share = comparison.counts[i][j] / comparison.counts[i].sum()
+            assert float(row["people_share"]) == pytest.approx(share, abs=1e-9)
+    for bad in ({"by": "colour"}, {"by": "year", "level": "word"}):
+        response = client.get(reverse("findings:shares", args=[rated.pk]), bad)
+        assert response.status_code == 400 and (b"by:" in response.content or b"level:" in response.content)
