@@ -230,8 +230,8 @@ def below_decision(decided: dict, now: dict) -> bool:
 
 def calibration(pairs: Sequence[tuple[float, bool]], bins: int = 10) -> dict:
     """How often labels given with each confidence were right: per tenth of confidence, the reports, their mean
-    confidence and the share right (with its Wilson interval); and the expected calibration error, the
-    reports-weighted mean distance between the two."""
+    confidence and the share right (with its Wilson interval); the expected calibration error, the
+    reports-weighted mean distance between the two; and the share of all labels that were right."""
     from stats.proportions import rate
 
     rows, distance, total = [], 0.0, len(pairs)
@@ -245,4 +245,6 @@ def calibration(pairs: Sequence[tuple[float, bool]], bins: int = 10) -> dict:
         distance += len(inside) * abs(mean - right.value)
         rows.append({"low": low, "high": high, "n": len(inside), "confidence": mean, "right": right.value,
                      "right_low": right.low, "right_high": right.high})
-    return {"bins": rows, "n": total, "ece": distance / total if total else None}
+    right_in_all = sum(1 for _, r in pairs if r)
+    return {"bins": rows, "n": total, "ece": distance / total if total else None,
+            "right": right_in_all / total if total else None}

@@ -98,3 +98,10 @@ def test_a_run_keeps_its_calibration_curve_and_the_page_shows_it(vllm_study, cli
     Membership.objects.create(study=vllm_study, user=lead, role=Membership.Role.LEAD)
     page = client_as(lead).get(reverse("machines:rater", args=[vllm_study.pk, run.rater_id])).content.decode()
     assert 'data-testid="calibration"' in page and "Expected calibration error" in page
+    assert curve["right"] == pytest.approx(sum(b["n"] * b["right"] for b in curve["bins"]) / 974)
+    # In the pilot the page offers to order the queues by its doubt, and says when that pays.
+    from annotation.models import Study
+
+    Study.objects.filter(pk=vllm_study.pk).update(phase=Study.Phase.PILOT)
+    page = client_as(lead).get(reverse("machines:rater", args=[vllm_study.pk, run.rater_id])).content.decode()
+    assert 'data-testid="queue-order-caution"' in page and f"{100 * curve['right']:.2f} %" in page

@@ -147,7 +147,8 @@ def test_the_calibration_curve_of_known_confidences():
     assert (low["low"], low["n"], low["right"]) == (0.1, 20, 0.15) and (high["high"], high["n"]) == (1.0, 21)
     assert high["confidence"] == pytest.approx((19 * 0.95 + 0.95 + 1.0) / 21)
     assert curve["ece"] == pytest.approx(21 / 41 * abs(high["confidence"] - 20 / 21))
-    assert calibration([]) == {"bins": [], "n": 0, "ece": None}
+    assert curve["right"] == pytest.approx(23 / 41)
+    assert calibration([]) == {"bins": [], "n": 0, "ece": None, "right": None}
 
 
 @pytest.mark.django_db
