@@ -17,7 +17,7 @@ from annotation.planning import order_key
 from machines.models import MachineRater
 from machines.selectors import finals, latest_run, panel, raters_of, run_labels, training_labels
 from stats.lazy_numpy import np
-from stats.ppi import ThreeWays, three_ways, three_ways_by_design
+from stats.ppi import Estimate, ThreeWays, three_ways, three_ways_by_design
 from taxonomy.codes import sort_key
 from taxonomy.models import Category
 
@@ -192,7 +192,7 @@ def _sample(study: Study, ids: list[int], labeled):
 
 def _estimate(e) -> dict | None:
     return None if e is None else {"value": e.value, "low": e.low, "high": e.high, "n": e.n,
-                                   "unlabeled": e.unlabeled, "lambda": e.lam}
+                                   "unlabeled": e.unlabeled, "lambda": e.lam, "se": e.se}
 
 
 def as_json(found: Estimates) -> dict:
@@ -250,3 +250,35 @@ def by_subset(study: Study, rater: MachineRater, by: str, level: str) -> Section
                             three))
     return Section("subset", f"Each label's share per subset, by {by.replace('_', ' ')}, at {level.replace('_', '-')} "
                    "level (the comparison)", rows)
+
+
+def to_kept(found: Estimates) -> dict:
+    """The estimates as a worker keeps them for the page (machines.Measurement's figures)."""
+    return {
+        "run_number": found.run_number, "reports": found.reports, "labeled": found.labeled,
+        "left_out": found.left_out, "design": found.design, "sample": found.sample, "set_aside": found.set_aside,
+        "valid": found.valid,
+        "sections": [{"key": section.key, "title": section.title,
+                      "rows": [{"group": row.group, "whole": row.whole, "code": row.code, "name": row.name,
+                                "people": _estimate(row.three.people), "machine": _estimate(row.three.machine),
+                                "powered": _estimate(row.three.powered), "inside": row.three.inside,
+                                "of": row.three.of} for row in section.rows]}
+                     for section in found.sections],
+    }
+
+
+def _from_estimate(data: dict | None) -> Estimate | None:
+    if data is None:
+        return None
+    return Estimate(data["value"], data["low"], data["high"], data["se"], data["n"], data["unlabeled"],
+                    data["lambda"])
+
+
+def from_kept(data: dict, rater: MachineRater) -> Estimates:
+    sections = [Section(section["key"], section["title"], [
+        Row(row["group"], row["whole"], row["code"], row["name"],
+            ThreeWays(_from_estimate(row["people"]), _from_estimate(row["machine"]), _from_estimate(row["powered"]),
+                      row["inside"], row["of"]))
+        for row in section["rows"]]) for section in data["sections"]]
+    return Estimates(rater, data["run_number"], data["reports"], data["labeled"], data["left_out"], sections,
+                     data["design"], data["sample"], data["set_aside"], data["valid"])

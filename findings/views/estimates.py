@@ -13,10 +13,11 @@ from annotation.permissions import can_view_agreement
 from concord.csv_stream import csv_lines, csv_response
 from concord.http import HtmxHttpRequest
 from concord.ids import parse_id
-from machines.selectors import raters_of
+from machines.selectors import latest_run, raters_of
 
-from ..comparison import LEVELS, RULES, ComparisonError
-from ..estimates import by_subset, default_rater, estimates
+from .. import kept
+from ..comparison import LEVELS, RULES
+from ..estimates import default_rater
 
 
 def _rater(request: HtmxHttpRequest, study):
@@ -31,22 +32,15 @@ def _rater(request: HtmxHttpRequest, study):
     return rater, None
 
 
-def _found(request: HtmxHttpRequest, study):
-    """The rater, its estimates with the comparison's section when `by` asks for one, and what `by` and `level`
-    are; or a message naming what was wrong."""
+def _asked(request: HtmxHttpRequest, study):
+    """The rater, and the comparison's rule and level the page asks for; or a message naming what was wrong."""
     rater, problem = _rater(request, study)
     by, level = request.GET.get("by", ""), request.GET.get("level", "theme")
-    if problem:
-        return None, None, by, level, problem
-    found = estimates(study, rater) if rater is not None else None
-    if found is not None and by:
-        try:
-            section = by_subset(study, rater, by, level)
-        except ComparisonError as exc:
-            return rater, None, by, level, f"{exc.field}: {exc.message}"
-        if section is not None:
-            found.sections.append(section)
-    return rater, found, by, level, None
+    if problem is None and by and by not in RULES:
+        problem = f"by: one of {', '.join(RULES)}, not {by[:40]!r}"
+    if problem is None and level not in LEVELS:
+        problem = f"level: one of {', '.join(LEVELS)}, not {level[:40]!r}"
+    return rater, by, level, problem
 
 
 @login_required
@@ -54,12 +48,14 @@ def _found(request: HtmxHttpRequest, study):
 def shares(request: HtmxHttpRequest, study_id: int):
     # Aggregates of labels: the blind rule applies, as on the statistics page.
     study = get_study_for(request, study_id, can_view_agreement)
-    rater, found, by, level, problem = _found(request, study)
+    rater, by, level, problem = _asked(request, study)
     if problem:
         return HttpResponseBadRequest(problem)
+    found = kept.requested(study, rater, by, level) if rater is not None else None
+    computing = rater is not None and found is None and latest_run(rater) is not None
     return render(request, "findings/shares.html", {
         "study": study, "rater": rater, "raters": list(raters_of(study)), "estimates": found, "by": by,
-        "level": level, "rules": RULES, "levels": LEVELS})
+        "level": level, "rules": RULES, "levels": LEVELS, "computing": computing})
 
 
 def _cells(estimate) -> list:
@@ -72,9 +68,13 @@ def _cells(estimate) -> list:
 @require_GET
 def shares_csv(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_view_agreement)
-    rater, found, _, _, problem = _found(request, study)
+    rater, by, level, problem = _asked(request, study)
     if problem:
         return HttpResponseBadRequest(problem)
+    # A download waits for its figures: the kept ones, else computed here.
+    found = None
+    if rater is not None:
+        found = kept.requested(study, rater, by, level) or kept.compute(study, rater, by, level)
     columns = ["table", "of", "code", "name", "people_share", "people_low", "people_high", "people_n",
                "machine_share", "machine_low", "machine_high", "machine_n", "powered_share", "powered_low",
                "powered_high", "powered_n", "powered_lambda", "enough_people_labels", "rater", "run"]

@@ -298,3 +298,39 @@ def test_the_comparisons_shares_three_ways_per_subset(rated, client_as, lead):
     for bad in ({"by": "colour"}, {"by": "year", "level": "word"}):
         response = client.get(reverse("findings:shares", args=[rated.pk]), bad)
         assert response.status_code == 400 and (b"by:" in response.content or b"level:" in response.content)
+
+
+def test_the_shares_are_kept_computed_once_and_again_when_a_label_changes(rated, client_as, lead, monkeypatch):
+    """A worker computes the shares and keeps them: the page reads them back as computed, asks no worker again
+    while nothing changed, and says it is computing while a worker has them in hand."""
+    from findings import kept
+    from machines.models import Measurement
+
+    Study.objects.filter(pk=rated.pk).update(phase=Study.Phase.CLOSED)
+    Membership.objects.create(study=rated, user=lead, role=Membership.Role.LEAD)
+    _keep_a_fifth(rated)
+    rater = MachineRater.objects.get(study=rated)
+    client = client_as(lead)
+    def tables(page: str) -> str:
+        return page[page.index('<div id="shares">'):]
+
+    first = tables(client.get(reverse("findings:shares", args=[rated.pk])).content.decode())
+    assert Measurement.objects.filter(level="shares").count() == 1
+    again = kept.requested(rated, rater)
+    direct = estimates(rated, rater)
+    row, same = _row(again, "type", "all years", "C").three, _row(direct, "type", "all years", "C").three
+    assert (row.powered.value, row.powered.low, row.powered.lam) == (same.powered.value, same.powered.low,
+                                                                      same.powered.lam)
+    assert tables(client.get(reverse("findings:shares", args=[rated.pk])).content.decode()) == first
+    assert Measurement.objects.filter(level="shares").count() == 1
+    # A final label changes: the kept shares are stale; while a worker computes, the page says so and polls.
+    FinalLabel.objects.filter(study=rated).first().delete()
+    monkeypatch.setattr("concord.jobs.send", lambda *args, **kwargs: None)
+    page = client.get(reverse("findings:shares", args=[rated.pk])).content.decode()
+    assert 'data-testid="computing"' in page and 'hx-trigger="every 2s"' in page
+    monkeypatch.undo()
+    from django.core.cache import cache
+
+    cache.clear()
+    assert "people labeled 193 of them" in client.get(reverse("findings:shares", args=[rated.pk])).content.decode()
+    assert Measurement.objects.filter(level="shares").count() == 2
