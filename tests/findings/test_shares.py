@@ -254,6 +254,7 @@ def test_the_queues_follow_the_machines_doubt(rated, lead):
     assert dealt == order
 
 
+@pytest.mark.django_db(transaction=True)  # the restore flushes the database first
 def test_a_backup_carries_the_queue_order_its_weights_and_the_models_confidence(rated, lead, tmp_path):
     Study.objects.filter(pk=rated.pk).update(phase=Study.Phase.PILOT)
     Membership.objects.create(study=rated, user=lead, role=Membership.Role.LEAD)
