@@ -321,6 +321,9 @@ class FinalLabel(Choice):
     decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
                                    related_name="+")
     decided_at = models.DateTimeField(auto_now=True)
+    # A database default too: the bulk writers (closing a study, importing final labels) name only what they set.
+    machine_votes = models.PositiveSmallIntegerField(
+        default=0, db_default=0, help_text="Of the raters, machines standing in a person's seat (their votes counted)")
 
     history = HistoricalRecords()
 
@@ -339,6 +342,52 @@ class FinalLabel(Choice):
         if self.method == self.Method.MAJORITY and self.support and self.raters:
             return f"majority {self.support}/{self.raters}"
         return self.get_method_display().lower()
+
+
+class Seat(models.Model):
+    """One annotator's place on some reports of a round, handed to a machine rater by the lead: the reports they
+    had not labeled left their queue, and the machine's label (frozen here as it was when handed, at the level
+    the lead's decision holds for) stands in their place in votes, ties, final labels and the figures that
+    count the machine. Given back, it counts no more and the reports return to the person's queue."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="seats")
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="seats")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+",
+                                  help_text="The person whose place the machine took")
+    machine = models.CharField(max_length=100, help_text="The machine rater's name")
+    level = models.CharField(max_length=16, help_text="The level down to which the machine's label counts")
+    taken_at = models.DateTimeField(auto_now_add=True)
+    taken_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    given_back_at = models.DateTimeField(null=True, blank=True)
+    given_back_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                      related_name="+")
+    returned = models.PositiveIntegerField(default=0, help_text="Reports back in the person's queue when given back")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["round", "annotator"], condition=models.Q(
+            given_back_at__isnull=True), name="seat_one_standing_per_person")]
+        ordering = ["round", "taken_at"]
+
+    def __str__(self) -> str:
+        return f"{self.machine} in {self.annotator}'s seat, round {self.round.number}"
+
+    @property
+    def standing(self) -> bool:
+        return self.given_back_at is None
+
+
+class SeatLabel(Choice):
+    """The machine's label standing in a seat on one report; below the seat's level it names nothing."""
+
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="labels")
+    issue = models.ForeignKey(Issue, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["seat", "issue"], name="seat_label_one_per_report"),
+                       Choice.type_iff_relevant("seat_label_type_iff_relevant")]
+
+    def __str__(self) -> str:
+        return f"{self.seat.machine} on {self.issue_id}: {self.code}"
 
 
 class Subset(models.Model):

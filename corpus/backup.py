@@ -45,6 +45,8 @@ from annotation.models import (
     Queue,
     QueueWeight,
     Round,
+    Seat,
+    SeatLabel,
     Study,
     Subset,
     TiedReport,
@@ -74,7 +76,7 @@ from taxonomy.services import free_version
 from . import copy_insert
 from .backup_format import FORMATS, REFERENCES_RENAMED, RENAMED, Kind
 
-FORMAT, VERSION = "concord-study", 7
+FORMAT, VERSION = "concord-study", 8
 # A record's own keys; the study's record also names its current round.
 RECORD_KEYS = {"kind", "pk", "fields", "fk", "m2m"}
 
@@ -188,7 +190,7 @@ def _rows(study) -> Iterator[dict]:
         (Membership, {"study": study}), (Round, {"study": study}), (Queue, {"round__study": study}),
         (Assignment, {"queue__round__study": study}), (TiedReport, {"round__study": study}),
         (Label, {"study": study}), (FinalLabel, {"study": study}), (Comment, {"study": study}),
-        (QueueWeight, {"study": study}),
+        (QueueWeight, {"study": study}), (Seat, {"study": study}), (SeatLabel, {"seat__study": study}),
     ):
         yield from _records(model.objects.filter(**query).order_by("pk"))
     for model in (Label, FinalLabel):

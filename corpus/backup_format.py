@@ -303,8 +303,20 @@ V7["machines.machinelabel"] = V6["machines.machinelabel"]._replace(
 V7["machines.machinerun"] = V6["machines.machinerun"]._replace(
     fields=(*V6["machines.machinerun"].fields, "calibration"))
 
-FORMATS = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6, 7: V7}
+# Version 8: a standing decision applied: the seat a machine took in an annotator's place, its frozen votes there,
+# and how many machine votes each final label counted. Older backups restore with no seats and no machine votes.
+V8: dict[str, Kind] = dict(V7)
+V8["annotation.seat"] = Kind(fields=("machine", "level", "taken_at", "given_back_at", "returned"),
+                             fk=("study", "round", "annotator", "taken_by", "given_back_by"))
+V8["annotation.seatlabel"] = Kind(fields=("is_relevant",), fk=("seat", "issue", "type", "theme", "sub_theme"))
+for _kind in ("annotation.finallabel", "annotation.historicalfinallabel"):
+    V8[_kind] = V7[_kind]._replace(fields=(*V7[_kind].fields, "machine_votes"))
+V8["machines.replacementdecision"] = V7["machines.replacementdecision"]._replace(
+    fk=(*V7["machines.replacementdecision"].fk, "seat"))
+
+FORMATS = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6, 7: V7, 8: V8}
 # What each version's kinds, and its records' references, are called in this Concord.
-RENAMED = {1: MOVED | FINAL | CODEBOOK, 2: FINAL | CODEBOOK, 3: FINAL | CODEBOOK, 4: CODEBOOK, 5: {}, 6: {}, 7: {}}
+RENAMED = {1: MOVED | FINAL | CODEBOOK, 2: FINAL | CODEBOOK, 3: FINAL | CODEBOOK, 4: CODEBOOK, 5: {}, 6: {}, 7: {},
+           8: {}}
 REFERENCES_RENAMED = {1: {"taxonomy": "codebook"}, 2: {"taxonomy": "codebook"}, 3: {"taxonomy": "codebook"},
-                      4: {"taxonomy": "codebook"}, 5: {}, 6: {}, 7: {}}
+                      4: {"taxonomy": "codebook"}, 5: {}, 6: {}, 7: {}, 8: {}}

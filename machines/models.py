@@ -162,6 +162,9 @@ class ReplacementDecision(models.Model):
     withdrawn_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
                                      related_name="+")
     withdrawn_reason = models.TextField(blank=True)
+    # Set when the lead applies the decision to an open round: the seat the machine took there.
+    seat = models.OneToOneField("annotation.Seat", null=True, blank=True, on_delete=models.SET_NULL,
+                                related_name="decision")
 
     class Meta:
         constraints = [models.UniqueConstraint(

@@ -12,7 +12,7 @@ from stats.ties import final_label
 from .. import sql
 from ..models import NOT_RELEVANT, FinalLabel, Study, TiedReport
 from ..permissions import can_manage
-from ..selectors.votes import current_votes
+from ..selectors.votes import current_votes, machine_votes
 from .labels import LabelError, LabelInput, _validated
 
 
@@ -48,7 +48,8 @@ def decide(study: Study, user, issue_id: int, data: LabelInput, rationale: str,
     decision, _ = FinalLabel.objects.update_or_create(
         study=study, issue_id=issue_id,
         defaults={**fields, "method": FinalLabel.Method.LEAD, "rationale": rationale.strip(), "decided_by": user,
-                  "support": None, "raters": len(votes) or None},
+                  "support": None, "raters": len(votes) or None,
+                  "machine_votes": machine_votes(votes)},
     )
     return decision
 
@@ -70,9 +71,9 @@ def finalize(study: Study) -> int:
         relevant = type_id != NOT_RELEVANT
         method = FinalLabel.Method.CONSENSUS if issue_id in reviewed else FinalLabel.Method.MAJORITY
         rows.append((study.pk, issue_id, relevant, type_id if relevant else None, theme_id, sub_id, method,
-                     support, len(by), "", now))
+                     support, len(by), machine_votes(by), "", now))
     before = FinalLabel.objects.aggregate(top=Max("pk"))["top"] or 0
     sql.insert_rows(FinalLabel, ["study_id", "issue_id", "is_relevant", "type_id", "theme_id", "sub_theme_id", "method",
-                           "support", "raters", "rationale", "decided_at"], rows)
+                           "support", "raters", "machine_votes", "rationale", "decided_at"], rows)
     sql.record_history_of_new_rows(FinalLabel, "study", study.pk, before, "final label from the votes")
     return len(rows)

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotation.models import Study
+from annotation.models import Seat, Study
+from annotation.services.seats import give_back, lock_study, take_seat
 from concord.audit import record as audit
 from concord.errors import FieldError
 from concord.textcheck import fitted
@@ -16,6 +17,7 @@ from ..measures import LEVELS, below_decision, sentinel_baseline
 from ..models import ReplacementDecision
 from ..selectors import latest_run, machine_labels, measurement, panel
 from .measurements import panel_state, requested
+from .seats import seat_votes
 from .sentinels import sentinel_reports, sentinels_of
 
 DEFAULT_SENTINELS = 0.1
@@ -86,16 +88,42 @@ def record(rater, *, level: str, type_code: str, epsilon: float, reason: str, by
 
 
 def withdraw(decision: ReplacementDecision, *, by, reason: str) -> ReplacementDecision:
+    """Withdraw the decision; a seat it holds is given back (annotation.services.seats.give_back)."""
     reason = fitted((reason or "").strip(), "reason", 5000)
     if not reason:
         raise DecisionError("reason", "say why the decision is withdrawn")
-    changed = ReplacementDecision.objects.filter(pk=decision.pk, withdrawn_at__isnull=True).update(
-        withdrawn_at=timezone.now(), withdrawn_by=by, withdrawn_reason=reason)
-    if not changed:
-        raise DecisionError("", "the decision was withdrawn already")
-    decision.refresh_from_db()
-    audit("machine decision withdrawn", by, decision.rater.study_id, rater=decision.rater.name, level=decision.level)
+    with transaction.atomic():
+        # The study first, as applying and closing a round take it: a withdrawal and an apply queue up.
+        lock_study(decision.rater.study_id)
+        changed = ReplacementDecision.objects.filter(pk=decision.pk, withdrawn_at__isnull=True).update(
+            withdrawn_at=timezone.now(), withdrawn_by=by, withdrawn_reason=reason)
+        if not changed:
+            raise DecisionError("", "the decision was withdrawn already")
+        decision.refresh_from_db()
+        if decision.seat_id is not None:
+            give_back(decision.seat, by)
+            decision.seat.refresh_from_db()
+        audit("machine decision withdrawn", by, decision.rater.study_id, rater=decision.rater.name,
+              level=decision.level)
     return decision
+
+
+@transaction.atomic
+def apply(decision: ReplacementDecision, *, annotator_id: int, expected: int, by) -> Seat:
+    """Put the standing decision to work in the open independent round: the machine takes the annotator's seat on
+    every report but the sentinels (machines.services.seats). `expected`: how many of their reports the
+    confirmation said would leave their queue."""
+    study = lock_study(decision.rater.study_id)
+    decision = ReplacementDecision.objects.select_for_update().get(pk=decision.pk)
+    if decision.withdrawn_at is not None:
+        raise DecisionError("", "the decision was withdrawn; nothing was changed")
+    if decision.seat_id is not None and decision.seat.standing:
+        raise DecisionError("", f"the decision holds {decision.seat.annotator.username}'s seat already (a double "
+                                "submit, or someone else meanwhile); nothing was changed")
+    seat = take_seat(study, annotator_id, seat_votes(decision), machine=decision.rater.name, level=decision.level,
+                     by=by, expected=expected)
+    ReplacementDecision.objects.filter(pk=decision.pk).update(seat=seat)
+    return seat
 
 
 @dataclass

@@ -1,0 +1,210 @@
+"""A decision that acts: the machine takes one annotator's seat on the reports it may label, its vote counts
+there (marked as a machine's), and withdrawing the decision gives the seat back with nothing lost."""
+from __future__ import annotations
+
+import random
+from functools import partial
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+
+from annotation.models import Assignment, FinalLabel, Label, Queue, Seat, SeatLabel, Study
+from annotation.selectors.phases import missing_labels
+from annotation.selectors.votes import current_votes, needing_decision, still_tied
+from annotation.services.adjudication import decide
+from annotation.services.labels import LabelError, LabelInput
+from annotation.services.phases import advance
+from annotation.services.seats import SeatError
+from machines.models import MachineLabel, MachineRater, MachineRun, ReplacementDecision
+from machines.services import decisions
+from machines.services.seats import ApplyError, offers, seat_votes
+from machines.services.sentinels import sentinel_reports
+from tests.concurrency import at_once
+from tests.factories import category, label_with, make_issue, make_study, make_user
+
+THEMES = ["A.1", "B.1", "C.1", "C.2"]
+
+
+def _study(labeled_by_last: int = 20):
+    """Three people; the first two label all 60 reports, the third the first `labeled_by_last` of their queue. A
+    machine that agrees with the truth, and its decision at type level with a tenth of the reports as sentinels."""
+    lead = make_user("lead")
+    people = [make_user(f"h{n}") for n in range(3)]
+    issues = [make_issue() for _ in range(60)]
+    study = make_study(lead, people, issues=issues, name="Seats")
+    pick = random.Random(4)
+    truth = {issue.pk: pick.choice(THEMES) for issue in issues}
+    queue = Queue.objects.get(round__study=study, annotator=people[2])
+    third = list(queue.assignments.order_by("position").values_list("issue_id", flat=True))[:labeled_by_last]
+    for issue in issues:
+        for person in people:
+            if person != people[2] or issue.pk in third:
+                label_with(person, study, issue, truth[issue.pk] if pick.random() < 0.85 else pick.choice(THEMES))
+    rater = MachineRater.objects.create(study=study, name="oracle", kind="builtin")
+    run = MachineRun.objects.create(rater=rater, status="succeeded")
+    MachineLabel.objects.bulk_create(MachineLabel(run=run, issue_id=i, type_code=code[0], theme_code=code)
+                                     for i, code in truth.items())
+    run.finished_at = run.created_at
+    run.save()
+    decision = decisions.record(rater, level="type", type_code="", epsilon=0.2, reason="as good as us", by=lead,
+                                expected_run=run.pk, sentinel_share=0.1)
+    return Study.objects.get(pk=study.pk), lead, people, decision, truth
+
+
+def _waiting(study, person) -> set[int]:
+    return set(Assignment.objects.filter(queue__round__study=study, queue__annotator=person, done=False)
+               .values_list("issue_id", flat=True))
+
+
+@pytest.mark.django_db
+def test_applying_takes_the_seat_on_the_unlabeled_non_sentinel_reports_and_withdrawing_gives_it_back():
+    study, lead, people, decision, truth = _study()
+    third = people[2]
+    kept = sentinel_reports(decision, {})
+    waiting = _waiting(study, third)
+    offered = {o.username: o.reports for o in offers(decision)}
+    # The lead labels too, and has labeled nothing yet: every report but the sentinels could leave their queue.
+    assert offered == {"h0": 0, "h1": 0, "h2": len(waiting - kept), "lead": 60 - len(kept)}
+    assert 0 < offered["h2"] < 40
+
+    # The confirmation named another number (they labeled meanwhile): nothing changes, and the new number is said.
+    with pytest.raises(SeatError, match=f"{offered['h2']} of h2's reports would leave their queue now, not 3"):
+        decisions.apply(decision, annotator_id=third.pk, expected=3, by=lead)
+    assert not Seat.objects.exists() and _waiting(study, third) == waiting
+
+    seat = decisions.apply(decision, annotator_id=third.pk, expected=offered["h2"], by=lead)
+    taken = set(seat.labels.values_list("issue_id", flat=True))
+    assert taken == waiting - kept and _waiting(study, third) == waiting & kept  # sentinels keep the full panel
+    queue = Queue.objects.get(round__study=study, annotator=third)
+    assert queue.total == 60 - len(taken) and queue.done == 20
+    assert [m.count for m in missing_labels(study.current_round) if m.username == "h2"] == [len(waiting & kept)]
+    # The machine's vote names the type alone (the decision's level), marked as a machine's by its negative key.
+    votes = current_votes(study)
+    one = next(iter(taken))
+    assert votes[one][-seat.pk][1:] == (None, None) and len(votes[one]) == 3
+    assert -seat.pk not in current_votes(study, machines=False)[one]
+    # A withdrawn report cannot be labeled by the person now; a double apply changes nothing.
+    with pytest.raises(LabelError, match="not in your queue"):
+        label_with(third, study, study.issues.get(pk=one), "A.1")
+    with pytest.raises(decisions.DecisionError, match="holds h2's seat already"):
+        decisions.apply(decision, annotator_id=third.pk, expected=0, by=lead)
+
+    decisions.withdraw(decision, by=lead, reason="the sentinels fell")
+    seat.refresh_from_db()
+    assert not seat.standing and seat.returned == len(taken)
+    assert _waiting(study, third) == waiting
+    assert -seat.pk not in current_votes(study)[one] and SeatLabel.objects.filter(seat=seat).count() == len(taken)
+    queue.refresh_from_db()
+    assert (queue.total, queue.done) == (60, 20)
+    assert Label.objects.filter(annotator=third).count() == 20  # nothing labeled was lost
+
+
+@pytest.mark.django_db
+def test_the_machines_vote_settles_ties_and_final_labels_and_is_counted_as_a_machines():
+    study, lead, people, decision, truth = _study()
+    offered = {o.username: o.reports for o in offers(decision)}["h2"]
+    seat = decisions.apply(decision, annotator_id=people[2].pk, expected=offered, by=lead)
+    taken = set(seat.labels.values_list("issue_id", flat=True))
+    # h2 labels the sentinels left in their queue; only the lead's labels are missing when the round closes.
+    for issue_id in _waiting(study, people[2]):
+        label_with(people[2], study, study.issues.get(pk=issue_id), truth[issue_id])
+    assert {m.username for m in missing_labels(study.current_round)} == {"lead"}
+    tied_before = set(still_tied(study, current_votes(study, machines=False)))
+    study = advance(study, lead, confirm_missing=True)  # review
+    study = advance(study, lead)  # adjudication
+    for issue_id in needing_decision(study):
+        theme = category(truth[issue_id], study.codebook)
+        decide(study, lead, issue_id, LabelInput(type_id=theme.parent_id, theme_id=theme.pk), "tied")
+    study = advance(study, lead)  # closed: final labels from the votes
+    finals = {f.issue_id: f for f in FinalLabel.objects.filter(study=study)}
+    assert len(finals) == 60
+    assert {finals[i].machine_votes for i in taken} == {1} and all(finals[i].raters == 3 for i in taken)
+    assert {f.machine_votes for i, f in finals.items() if i not in taken} == {0}
+    # Where two people disagreed, the machine's vote broke the tie that people alone would have left.
+    assert any(i in taken and finals[i].method == "majority" for i in tied_before)
+
+
+@pytest.mark.django_db
+def test_a_decision_below_type_level_or_outside_the_independent_round_is_not_applied():
+    study, lead, people, decision, _ = _study()
+    theme = ReplacementDecision.objects.create(rater=decision.rater, level="theme", type_code="C", epsilon=0.2,
+                                               figures={}, reason="r", decided_by=lead)
+    with pytest.raises(ApplyError, match="only a decision at type level"):
+        seat_votes(theme)
+    assert offers(theme) == []
+    with pytest.raises(SeatError, match="no queue in this round"):
+        decisions.apply(decision, annotator_id=make_user("outsider").pk, expected=0, by=lead)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks need PostgreSQL (SQLite locks the file)")
+@pytest.mark.django_db(transaction=True)
+def test_labeling_while_the_seat_is_taken_keeps_every_label_and_every_report_in_one_place():
+    study, lead, people, decision, truth = _study()
+    third = people[2]
+    offered = {o.username: o.reports for o in offers(decision)}["h2"]
+    candidates = sorted(_waiting(study, third) - sentinel_reports(decision, {}))
+    racing = candidates[:4]
+
+    def label(issue_id):
+        return lambda: label_with(third, study, study.issues.get(pk=issue_id), truth[issue_id])
+
+    # The apply expects the number the page showed; labels saved at the same moment either land first (and the
+    # apply, seeing another number, refuses) or are refused because their report left the queue.
+    outcomes = at_once(lambda: decisions.apply(decision, annotator_id=third.pk, expected=offered, by=lead),
+                       *(label(i) for i in racing))
+    labeled = set(Label.objects.filter(annotator=third, issue_id__in=racing).values_list("issue_id", flat=True))
+    seat = Seat.objects.filter(round__study=study).first()
+    taken = set(seat.labels.values_list("issue_id", flat=True)) if seat else set()
+    assert not labeled & taken  # no report both labeled by the person and in the machine's seat
+    for i, outcome in zip(racing, outcomes[1:], strict=True):
+        assert (outcome is None) == (i in labeled)
+        assert outcome is None or isinstance(outcome, LabelError)
+    if seat is None:
+        assert isinstance(outcomes[0], SeatError) and labeled
+    else:
+        assert outcomes[0] is None and taken == set(candidates) - labeled
+    queue = Queue.objects.get(round__study=study, annotator=third)
+    assert queue.total == Assignment.objects.filter(queue=queue).count()
+    assert queue.done == Assignment.objects.filter(queue=queue, done=True).count() == 20 + len(labeled)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks need PostgreSQL (SQLite locks the file)")
+@pytest.mark.django_db(transaction=True)
+def test_apply_and_withdraw_at_once_leave_the_seat_with_the_person_or_the_decision_standing_in_it():
+    study, lead, people, decision, _ = _study()
+    third, run = people[2], decision.rater.runs.get()
+    before = _waiting(study, third)
+    for attempt in range(3):
+        if attempt:
+            decision = decisions.record(run.rater, level="type", type_code="", epsilon=0.2, reason="again", by=lead,
+                                        expected_run=run.pk, sentinel_share=0.1)
+        offered = {o.username: o.reports for o in offers(decision)}["h2"]
+        outcomes = at_once(partial(decisions.apply, decision, annotator_id=third.pk, expected=offered, by=lead),
+                           partial(decisions.withdraw, decision, by=lead, reason="no"))
+        decision.refresh_from_db()
+        assert decision.withdrawn_at is not None and outcomes[1] is None
+        assert outcomes[0] is None or isinstance(outcomes[0], decisions.DecisionError)
+        assert not Seat.objects.filter(round__study=study, given_back_at__isnull=True).exists()
+        assert _waiting(study, third) == before  # applied then given back, or never applied: the queue is whole
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_backup_restores_the_seat_its_votes_and_the_decision_standing_in_it(tmp_path):
+    study, lead, people, decision, _ = _study()
+    offered = {o.username: o.reports for o in offers(decision)}["h2"]
+    decisions.apply(decision, annotator_id=people[2].pk, expected=offered, by=lead)
+    votes = current_votes(study)
+    path = tmp_path / "study.gz"
+    call_command("export_study", study.name, str(path))
+    call_command("flush", "--no-input")
+    call_command("import_study", str(path))
+    restored = Study.objects.get(name=study.name)
+    seat = Seat.objects.get(study=restored)
+    assert (seat.machine, seat.level, seat.annotator.username, seat.labels.count()) == ("oracle", "type", "h2", offered)
+    assert ReplacementDecision.objects.get(rater__study=restored).seat == seat
+    # The same votes, the machine's under its new seat's key.
+    again = current_votes(restored)
+    assert len(again) == len(votes) == 60
+    assert sorted(map(len, votes.values())) == sorted(map(len, again.values()))
+    assert sum(1 for by in again.values() for voter in by if voter == -seat.pk) == offered
