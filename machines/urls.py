@@ -14,6 +14,7 @@ urlpatterns = [
     path("studies/<id:study_id>/machines/<id:rater_id>/order-queues/", views.order_queues, name="order_queues"),
     path("studies/<id:study_id>/machines/runs/<id:machine_run_id>/", views.run_progress, name="run_progress"),
     path("studies/<id:study_id>/machines/decisions/<id:decision_id>/withdraw/", views.withdraw, name="withdraw"),
+    path("studies/<id:study_id>/machines/decisions/<id:decision_id>/apply/", views.apply, name="apply"),
     path("studies/<id:study_id>/machines/reports/<id:issue_id>/", views.report_labels, name="report_labels"),
     path("studies/<id:study_id>/machines/flags/", views.flags, name="flags"),
 ]

@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.access import get_study_for
 from annotation.permissions import can_manage_seeing_labels
+from concord.errors import FieldError
 from concord.http import HtmxHttpRequest, job_progress
 from concord.ids import parse_id
 from stats.alt_test import EPSILONS
@@ -25,6 +26,7 @@ from .services.measurements import requested
 from .services.queue_order import QueueOrderError, order_by_doubt
 from .services.raters import RaterError, add_rater
 from .services.runs import RunError, interrupt_stale, start_run
+from .services.seats import offers
 
 CALLS_PER_PAGE = 50
 
@@ -98,7 +100,7 @@ def rater_page(request: HtmxHttpRequest, study_id: int, rater_id: int):
         "level_name": level.replace("_", "-"), "type_codes": sorted({t for _, t in options if t}),
         "epsilons": [(str(v), who) for who, v in EPSILONS.items()], "runs": rater.runs.order_by("-pk")[:10],
         "newest": rater.runs.order_by("-pk").first(), "of_record": of_record, "form": form,
-        "decisions": rater.decisions.select_related("decided_by", "withdrawn_by").order_by("-decided_at"),
+        "decisions": _with_seats(rater),
         "withdraw_form": WithdrawForm(), "calls": LlmCall.objects.filter(rater=rater).count(),
         "confusion_rows": list(zip(figures["confusion"]["categories"], figures["confusion"]["rows"], strict=True))
         if figures else []})
@@ -181,6 +183,36 @@ def order_queues(request: HtmxHttpRequest, study_id: int, rater_id: int):
     return redirect("machines:rater", study_id=study.pk, rater_id=rater.pk)
 
 
+def _with_seats(rater: MachineRater) -> list[ReplacementDecision]:
+    """The rater's decisions, each with the seat it took (and on how many reports) or whose seat it could take."""
+    found = list(rater.decisions.select_related("decided_by", "withdrawn_by", "seat__annotator", "seat__round",
+                                                "seat__taken_by").order_by("-decided_at"))
+    for d in found:
+        d.seat_reports = d.seat.labels.count() if d.seat else 0
+        d.offers = offers(d) if d.seat is None else []
+    return found
+
+
+@login_required
+@require_POST
+def apply(request: HtmxHttpRequest, study_id: int, decision_id: int):
+    study = get_study_for(request, study_id, can_manage_seeing_labels)
+    decision = get_object_or_404(ReplacementDecision, pk=decision_id, rater__study=study)
+    annotator, expected = parse_id(request.POST.get("annotator")), parse_id(request.POST.get("expected_withdrawn"))
+    if annotator is None or expected is None:
+        messages.error(request, "annotator and expected_withdrawn: the person and the number of reports the page "
+                                "named, as whole numbers; nothing was changed")
+        return redirect("machines:rater", study.pk, decision.rater_id)
+    try:
+        seat = decisions.apply(decision, annotator_id=annotator, expected=expected, by=request.user)
+    except FieldError as exc:
+        messages.error(request, str(exc) if exc.field else exc.message)
+    else:
+        messages.success(request, f"{decision.rater.name} stands in {seat.annotator.username}'s seat: "
+                                  f"{seat.labels.count()} reports left their queue.")
+    return redirect("machines:rater", study.pk, decision.rater_id)
+
+
 @login_required
 @require_POST
 def withdraw(request: HtmxHttpRequest, study_id: int, decision_id: int):
@@ -193,7 +225,9 @@ def withdraw(request: HtmxHttpRequest, study_id: int, decision_id: int):
         except decisions.DecisionError as exc:
             messages.error(request, exc.message)
         else:
-            messages.success(request, "Decision withdrawn.")
+            back = f" {decision.seat.returned} reports returned to {decision.seat.annotator.username}'s queue." \
+                if decision.seat_id else ""
+            messages.success(request, f"Decision withdrawn.{back}")
     else:
         messages.error(request, "reason: say why the decision is withdrawn")
     return redirect("machines:rater", study.pk, decision.rater_id)

@@ -198,6 +198,7 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "machines:order_queues": (manager_seeing, POST, {302}),
     "machines:run_progress": (manager_seeing, GET, {200, 286}),
     "machines:withdraw": (manager_seeing, POST, {302}),
+    "machines:apply": (manager_seeing, POST, {302}),
     "machines:report_labels": (viewer, GET, None),
     "machines:flags": (viewer, GET, None),
     "findings:summary_experiment": (manager_seeing, GET, None),

@@ -8,6 +8,7 @@ from functools import partial
 import pytest
 from django.core.management import call_command
 from django.db import connection
+from django.urls import reverse
 
 from annotation.models import Assignment, FinalLabel, Label, Queue, Seat, SeatLabel, Study
 from annotation.selectors.phases import missing_labels
@@ -208,3 +209,27 @@ def test_a_backup_restores_the_seat_its_votes_and_the_decision_standing_in_it(tm
     assert len(again) == len(votes) == 60
     assert sorted(map(len, votes.values())) == sorted(map(len, again.values()))
     assert sum(1 for by in again.values() for voter in by if voter == -seat.pk) == offered
+
+
+@pytest.mark.django_db
+def test_the_raters_page_offers_each_seat_with_its_count_and_applies_once(client_as):
+    study, lead, people, decision, _ = _study()
+    rater = decision.rater
+    client = client_as(lead)
+    page = client.get(reverse("machines:rater", args=[study.pk, rater.pk])).content.decode()
+    offered = {o.username: o.reports for o in offers(decision)}["h2"]
+    assert f"Hand h2's seat to oracle: {offered} reports leave their queue" in page
+    assert "Hand h0's seat" not in page  # h0 labeled everything: nothing left to take
+    url = reverse("machines:apply", args=[study.pk, decision.pk])
+    form = {"annotator": people[2].pk, "expected_withdrawn": offered}
+    stale = client.post(url, form | {"expected_withdrawn": offered + 1}, follow=True).content.decode()
+    assert f"{offered} of h2&#x27;s reports would leave their queue now, not {offered + 1}" in stale
+    assert client.post(url, form | {"annotator": "x"}, follow=True).status_code == 200 and not Seat.objects.exists()
+    done = client.post(url, form, follow=True).content.decode()
+    assert f"oracle stands in h2&#x27;s seat: {offered} reports left their queue" in done
+    twice = client.post(url, form, follow=True).content.decode()  # a double click
+    assert "holds h2&#x27;s seat already" in twice and Seat.objects.count() == 1
+    assert f"stands in <strong>h2</strong>'s seat in round 1 on {offered} reports" in twice
+    gone = client.post(reverse("machines:withdraw", args=[study.pk, decision.pk]), {"reason": "enough"},
+                       follow=True).content.decode()
+    assert f"Decision withdrawn. {offered} reports returned to h2&#x27;s queue." in gone
