@@ -8,9 +8,9 @@ from functools import cached_property
 from itertools import compress
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count
+from django.db.models import Count, Exists, OuterRef
 
-from annotation.models import NOT_RELEVANT, FinalLabel, Round
+from annotation.models import NOT_RELEVANT, FinalLabel, Label, Round, Seat, SeatLabel
 from annotation.selectors.labels import counted_in_round
 from concord.int_columns import int_columns, int_pieces
 from stats.alpha import alpha_counts_figure
@@ -145,7 +145,22 @@ def _ranked(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 LEVEL_FIELDS = ["issue_id", "annotator_id", "type_id", "theme_id", "sub_theme_id"]
 
 
-def _labels(round: Round) -> _Labels:
+def _seat_piece(round: Round) -> tuple[list[np.ndarray], dict[int, str]]:
+    """The votes of the machines standing in people's seats in the round, as label columns in the seat holder's
+    place: Fleiss' kappa counts raters per report, and the machine is the one who rated in that place. With the
+    new name of each such place."""
+    mine = Label.objects.filter(round=round, annotator=OuterRef("seat__annotator"), issue=OuterRef("issue"))
+    rows = list(SeatLabel.objects.filter(seat__round=round, seat__given_back_at__isnull=True)
+                .exclude(Exists(mine)).order_by()
+                .values_list("issue_id", "seat__annotator_id", "type_id", "theme_id", "sub_theme_id"))
+    columns = [np.array([r[i] or 0 for r in rows], dtype=np.int64) for i in range(len(LEVEL_FIELDS))]
+    names = {seat.annotator_id: f"{seat.annotator.username}, or {seat.machine} in their seat"
+             for seat in Seat.objects.filter(round=round, given_back_at__isnull=True).select_related("annotator")}
+    return columns, names
+
+
+def _labels(round: Round, machines: bool = False) -> _Labels:
+    """The round's counted labels; with `machines`, and the votes of machines standing in people's seats."""
     names = dict(Category.objects.filter(codebook=round.study.codebook_id).values_list("pk", "code"))
     places = _Places(names)
 
@@ -159,6 +174,11 @@ def _labels(round: Round) -> _Labels:
 
     # order_by() drops the model's default ordering, which would join and sort every row.
     pieces = int_pieces(counted_in_round(round).order_by(), LEVEL_FIELDS, compact)
+    machine_names: dict[int, str] = {}
+    if machines:
+        seat_columns, machine_names = _seat_piece(round)
+        if len(seat_columns[0]):
+            pieces.append(compact(seat_columns))
     columns = []
     for i in range(len(LEVEL_FIELDS)):  # each column's pieces let go once it is whole
         columns.append(np.concatenate([piece[i] for piece in pieces]))
@@ -179,6 +199,7 @@ def _labels(round: Round) -> _Labels:
         codes = np.full((len(issues), len(annotators)), -1, dtype=np.int32)
         codes.ravel()[cell] = index
         tables[level] = RatingTable(issue_ids, categories, codes)
+    users |= machine_names
     return _Labels(issue_ids, [users[int(a)] for a in annotators], tables)
 
 
@@ -238,7 +259,8 @@ def _final_types(round: Round, labels: _Labels) -> tuple[np.ndarray, str]:
     return final, basis
 
 
-def study_agreement(round: Round, level: str = "theme", resamples: int = RESAMPLES, seed: int = 0) -> StudyAgreement:
+def study_agreement(round: Round, level: str = "theme", resamples: int = RESAMPLES, seed: int = 0,
+                    machines: bool = False) -> StudyAgreement:
     """Every figure of the dashboard for one round (as the study computed its kappas).
 
     Type: all reports, "not relevant" a category of its own. Per type T at `level`: the reports whose final
@@ -247,7 +269,7 @@ def study_agreement(round: Round, level: str = "theme", resamples: int = RESAMPL
     """
     if level not in LEVELS:
         raise ValueError(f"level: one of {', '.join(LEVELS)}")
-    return agreement_from(read_round(round), level, resamples, seed)
+    return agreement_from(read_round(round, machines), level, resamples, seed)
 
 
 @dataclass
@@ -265,8 +287,9 @@ class RoundLabels:
     offered: dict[str, int] = field(default_factory=dict)
 
 
-def read_round(round: Round) -> RoundLabels:
-    labels = _labels(round)
+def read_round(round: Round, machines: bool = False) -> RoundLabels:
+    """With `machines`, a machine standing in a person's seat counts as a rater of its seat's reports."""
+    labels = _labels(round, machines)
     final, basis = _final_types(round, labels)
     live = dict(Category.objects.filter(codebook=round.study.codebook_id, retired_at__isnull=True).order_by()
                 .values_list("level").annotate(n=Count("pk")))
@@ -397,11 +420,12 @@ def figure_counts(round: Round, level: str = "theme") -> list[tuple[str, np.ndar
     return out
 
 
-def replication_tables(round: Round) -> tuple[Iterator[tuple], dict[int, str]]:
+def replication_tables(round: Round, machines: bool = False) -> tuple[Iterator[tuple], dict[int, str]]:
     """Exactly the labels the figures count (one row per report and rater: report, rater, and the codes at type,
     theme and sub-theme level, "" where a level was not given), streamed, and each report's reference type
-    (final, else plurality; "" while tied): what a replication package recomputes the figures from."""
-    labels = _labels(round)
+    (final, else plurality; "" while tied): what a replication package recomputes the figures from. With
+    `machines`, the votes of machines in people's seats too."""
+    labels = _labels(round, machines)
     final, _ = _final_types(round, labels)
     tables = [labels.tables[level] for level in ("type", "theme", "sub_theme")]
 

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Max
 
-from annotation.models import FinalLabel, Round
+from annotation.models import FinalLabel, Round, Seat
 from annotation.selectors.labels import counted_in_round
 from concord import jobs, replica
 from stats.planner import simulate
@@ -23,6 +23,11 @@ def snapshot(round: Round, level: str = "theme", by=None) -> AgreementSnapshot:
     started = time.perf_counter()
     with replica.stale_reads(wait=settings.REPLICA_WAIT_SECONDS) as read:
         figures = agreement_figures(study_agreement(round, level))
+        # The headline figures are people's; where a machine stands in someone's seat they are given with it too.
+        seats = standing_seats(round)
+        if seats:
+            figures["with_machines"] = agreement_figures(study_agreement(round, level, machines=True))
+            figures["seats"] = seats
         counted = counted_in_round(round).count()
     return AgreementSnapshot.objects.create(
         study_id=round.study_id, round=round, level=level, labels=counted,
@@ -38,8 +43,18 @@ def is_current(found: AgreementSnapshot | Plan | None, round: Round) -> bool:
         return False
     now = counted_in_round(round).aggregate(n=Count("pk"), last=Max("updated_at"))
     decided = FinalLabel.objects.filter(study_id=round.study_id).aggregate(last=Max("decided_at"))["last"]
+    seated = Seat.objects.filter(round=round).aggregate(taken=Max("taken_at"), back=Max("given_back_at"))
     started = getattr(found, "as_of", None) or found.computed_at - timedelta(seconds=found.seconds)
-    return now["n"] == found.labels and all(when is None or when < started for when in (now["last"], decided))
+    return now["n"] == found.labels and all(when is None or when < started
+                                            for when in (now["last"], decided, seated["taken"], seated["back"]))
+
+
+def standing_seats(round: Round) -> list[dict]:
+    """Who stands in whose seat in the round, on how many reports: what the figures with machines add."""
+    return [{"machine": seat.machine, "in_seat_of": seat.annotator.username, "level": seat.level,
+             "reports": seat.n}
+            for seat in Seat.objects.filter(round=round, given_back_at__isnull=True).select_related("annotator")
+            .annotate(n=Count("labels")).order_by("pk")]
 
 
 COMPUTING = 15 * 60  # seconds a requested computation is taken to be under way; the task clears it when done

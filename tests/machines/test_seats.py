@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.urls import reverse
 
+from agreement.services import is_current, snapshot
 from annotation.models import Assignment, FinalLabel, Label, Queue, Seat, SeatLabel, Study
 from annotation.selectors.phases import missing_labels
 from annotation.selectors.votes import current_votes, needing_decision, still_tied
@@ -233,3 +234,25 @@ def test_the_raters_page_offers_each_seat_with_its_count_and_applies_once(client
     gone = client.post(reverse("machines:withdraw", args=[study.pk, decision.pk]), {"reason": "enough"},
                        follow=True).content.decode()
     assert f"Decision withdrawn. {offered} reports returned to h2&#x27;s queue." in gone
+
+
+@pytest.mark.django_db
+def test_agreement_is_given_both_ways_while_a_machine_holds_a_seat(client_as):
+    study, lead, people, decision, _ = _study()
+    round = study.current_round
+    before = snapshot(round, "theme")
+    assert "with_machines" not in before.figures
+    offered = {o.username: o.reports for o in offers(decision)}["h2"]
+    decisions.apply(decision, annotator_id=people[2].pk, expected=offered, by=lead)
+    assert not is_current(before, round)  # a seat changing hands changes the figures with machines
+    figures = snapshot(round, "theme").figures
+    people_only, with_machines = figures["type"], figures["with_machines"]["type"]
+    # People's figures did not move (the seat adds no label of theirs); with the machine in h2's place every
+    # report is complete at type level.
+    assert people_only == before.figures["type"]
+    assert with_machines["reports"] == people_only["reports"] + offered
+    assert figures["seats"] == [{"machine": "oracle", "in_seat_of": "h2", "level": "type", "reports": offered}]
+    assert "h2, or oracle in their seat" in {r["rater"] for r in figures["with_machines"]["raters"]}
+    assert "h2" in {r["rater"] for r in figures["raters"]}
+    page = client_as(lead).get(reverse("agreement:study_agreement", args=[study.pk])).content.decode()
+    assert "With the machines in people's seats" in page and f"on {offered} reports, its type counting" in page
