@@ -10,6 +10,7 @@ from django.db.models import Count, Max
 
 from annotation.models import FinalLabel, Round, Seat
 from annotation.selectors.labels import counted_in_round
+from annotation.selectors.seats import standing_seats
 from concord import jobs, replica
 from stats.planner import simulate
 
@@ -48,13 +49,6 @@ def is_current(found: AgreementSnapshot | Plan | None, round: Round) -> bool:
     return now["n"] == found.labels and all(when is None or when < started
                                             for when in (now["last"], decided, seated["taken"], seated["back"]))
 
-
-def standing_seats(round: Round) -> list[dict]:
-    """Who stands in whose seat in the round, on how many reports: what the figures with machines add."""
-    return [{"machine": seat.machine, "in_seat_of": seat.annotator.username, "level": seat.level,
-             "reports": seat.n}
-            for seat in Seat.objects.filter(round=round, given_back_at__isnull=True).select_related("annotator")
-            .annotate(n=Count("labels")).order_by("pk")]
 
 
 COMPUTING = 15 * 60  # seconds a requested computation is taken to be under way; the task clears it when done

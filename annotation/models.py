@@ -338,10 +338,15 @@ class FinalLabel(Choice):
 
     @property
     def how(self) -> str:
-        """How the label was reached, as the study reports it: "majority 5/7", "lead decision", …"""
+        """How the label was reached, as the study reports it: "majority 5/7", "lead decision", …, and how many of
+        the votes were machines' in people's seats: "majority 2/3 (1 machine vote)"."""
         if self.method == self.Method.MAJORITY and self.support and self.raters:
-            return f"majority {self.support}/{self.raters}"
-        return self.get_method_display().lower()
+            how = f"majority {self.support}/{self.raters}"
+        else:
+            how = self.get_method_display().lower()
+        if self.machine_votes:
+            how += f" ({self.machine_votes} machine vote{'s' if self.machine_votes > 1 else ''})"
+        return how
 
 
 class Seat(models.Model):

@@ -65,6 +65,15 @@ def dataset_card(study: Study, document: dict) -> str:
         for t in agreement["per_type"]:
             lines.append(f"- {_text(t['name'])} ({t['type']}) at {agreement['level'].replace('_', '-')} level, Fleiss' "
                          f"kappa: {_figure(t['fleiss'])}")
+        with_machines = document.get("agreement_with_machines")
+        if with_machines:
+            lines += ["", "These are people's labels alone. Machines stood in people's seats on some reports (see "
+                          "Machine raters); with their votes filling those places:", "",
+                      f"- Type, Fleiss' kappa: {_figure(with_machines['type'])}",
+                      f"- Type, Krippendorff's alpha: {_figure(with_machines['type_alpha'])}"]
+            for t in with_machines["per_type"]:
+                lines.append(f"- {_text(t['name'])} ({t['type']}) at {with_machines['level'].replace('_', '-')} "
+                             f"level, Fleiss' kappa: {_figure(t['fleiss'])}")
         round = agreement_round(study)
         if round is not None:
             lines += ["", "Raters, and whether they labeled blind (without seeing anyone else's labels):", ""]
@@ -82,6 +91,10 @@ def dataset_card(study: Study, document: dict) -> str:
     else:
         lines.append(f"None of the {total} reports has a final label yet: they are written when the study closes "
                      f"(it is in its {study.get_phase_display().lower()} phase).")
+    machine_voted = FinalLabel.objects.filter(study=study, machine_votes__gt=0).count()
+    if machine_voted:
+        lines.append(f"{machine_voted} of these final labels counted a machine's vote cast in a person's seat "
+                     "(their \"how\" in the corpus says so); the others are people's alone.")
     lines.append("A report is controversial when its largest vote count is shared by two or more labels; such "
                  "reports were reviewed jointly, and the lead decided, with a rationale, where no consensus came.")
     for record in study.comparisons.all():
@@ -118,9 +131,13 @@ def _machines(machines: dict) -> list[str]:
     """Machine raters: what reproduces each, how it compares with the people, and what the study decided."""
     if not machines.get("raters"):
         return []
+    seated = [d for d in machines.get("decisions", []) if d.get("seat")]
+    apart = ("Machine labels are kept apart from the people's: they are not in the agreement figures or the final "
+             "labels above" if not seated else
+             "Machine labels are kept apart from the people's, except where a decision below put a machine in a "
+             "person's seat: there its vote counted in ties and final labels, and in the figures given with machines")
     lines = ["", "## Machine raters", "",
-             "Machine labels are kept apart from the people's: they are not in the agreement figures or the final "
-             "labels above, and no annotator saw one before saving their own label of the report.", ""]
+             f"{apart}; no annotator saw one before saving their own label of the report.", ""]
     for rater in machines["raters"]:
         settings = ", ".join(f"{k}={v}" for k, v in rater["settings"].items())
         lines.append(f"- {_text(rater['name'])} ({rater['kind']}; {_text(settings)}; {len(rater['runs'])} runs)")
@@ -140,5 +157,10 @@ def _machines(machines: dict) -> list[str]:
         lines.append(f"- Decision: {_text(decision['rater'])} may replace one annotator at {where} (epsilon "
                      f"{decision['epsilon']}, by {_text(decision['decided_by'])} on {decision['decided_at'][:10]}; "
                      f"{decision['sentinels']} sentinel reports): {state}.")
+        if seat := decision.get("seat"):
+            held = "stands" if seat["given_back_at"] is None else f"stood, until {seat['given_back_at'][:10]},"
+            lines.append(f"  - Applied in round {seat['round']}: {_text(decision['rater'])} {held} in "
+                         f"{_text(seat['in_seat_of'])}'s seat on {seat['reports']} reports, its {seat['level']} "
+                         "counting there.")
     return lines
 

@@ -15,6 +15,7 @@ from agreement.reports import agreement_figures, study_agreement
 from annotation.models import NOT_RELEVANT, FinalLabel, Label, Study
 from annotation.selectors.final_labels import final_label_counts
 from annotation.selectors.labels import ScreeningVerdicts
+from annotation.selectors.seats import standing_seats
 from annotation.selectors.studies import agreement_round
 from concord.csv_stream import csv_lines
 from ingest.models import Issue, Summary
@@ -141,6 +142,9 @@ def study_document(study: Study, *, with_contacts: bool = False) -> dict:
         "codebook": json.loads(to_json(study.codebook)),
         "members": members,
         "agreement": agreement_figures(study_agreement(round)) if round else None,
+        # People's figures above; where machines stand in people's seats, the figures with them too.
+        "agreement_with_machines": agreement_figures(study_agreement(round, machines=True))
+        if round is not None and standing_seats(round) else None,
         "final_labels": final_label_counts(study),
         "interviews": interviews_document(study),
         "summary_experiment": study.summary_experiment,

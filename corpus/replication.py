@@ -162,19 +162,18 @@ def build(study: Study, path: str | Path, viewer) -> int:
     document = study_document(study)
     report = {"study": study.name, "concord": version, "levels": {}}
     reliability_rows, reference = iter(()), {}
+    machine_rows, machine_reference = None, {}
     if round is not None:
         # study.json holds the theme-level figures already (the same call); only the sub-theme level is new.
         report["levels"] = {level: document["agreement"] if level == "theme" and document["agreement"] else
                             agreement_figures(study_agreement(round, level, seed=0)) for level in LEVELS}
-        reliability_rows, reference = replication_tables(round)
-        # Each report named as everywhere else in the package (source#number, and its address), never by an id
-        # of this database: the rows can be traced to labels/labels.csv and the corpus.
-        named = {pk: (source, number, url) for pk, source, number, url in
-                 study.issues.values_list("pk", "source__full_name", "number", "url")}
-        reliability_rows = ((f"{named[issue][0]}#{named[issue][1]}", *named[issue], *rest)
-                            for issue, *rest in reliability_rows)
-        reference = {f"{named[issue][0]}#{named[issue][1]}": (named[issue][2], type_)
-                     for issue, type_ in reference.items()}
+        reliability_rows, reference = _named(study, *replication_tables(round))
+        if document.get("agreement_with_machines"):
+            # The same figures with the votes of machines standing in people's seats, beside people's alone.
+            report["with_machines"] = {
+                level: document["agreement_with_machines"] if level == "theme" else
+                agreement_figures(study_agreement(round, level, seed=0, machines=True)) for level in LEVELS}
+            machine_rows, machine_reference = _named(study, *replication_tables(round, machines=True))
     changes = [{"revision": e.revision, "kind": e.kind, "before": e.before, "after": e.after, "reason": e.reason,
                 "made_by": e.made_by.username, "made_at": e.made_at.isoformat()}
                for e in ChangeLogEntry.objects.filter(codebook=study.codebook_id).select_related("made_by")
@@ -200,6 +199,9 @@ def build(study: Study, path: str | Path, viewer) -> int:
         "reliability/report.md": _markdown(report),
         "reliability/reference_types.csv": "".join(_csv_lines(["report", "url", "type"],
                                                               ((r, *rest) for r, rest in reference.items()))),
+        **({"reliability/reference_types-with-machines.csv": "".join(_csv_lines(
+            ["report", "url", "type"], ((r, *rest) for r, rest in machine_reference.items())))}
+           if machine_rows is not None else {}),
         "screening.json": json.dumps(_screening(study), indent=2, ensure_ascii=False),
         "estimates/shares.json": json.dumps(shares, indent=2, ensure_ascii=False),
         "recompute.py": SCRIPT.read_text(encoding="utf-8"),
@@ -213,13 +215,25 @@ def build(study: Study, path: str | Path, viewer) -> int:
         with archive.open("corpus.csv", "w", force_zip64=True) as f:
             for chunk in csv_chunks(study):
                 f.write(chunk)
-        for name, lines in (("corpus.jsonl", jsonl_rows(study)), ("labels/labels.csv", label_csv_rows(study)),
-                            ("reliability/labels.csv",
-                             _csv_lines(["report", "source", "number", "url", "rater", "type", "theme",
-                                         "sub_theme"], reliability_rows)),
-                            ("labels/history.csv", history_csv_rows(viewer, study)),
-                            ("estimates/reports.csv", share_rows)):
+        columns = ["report", "source", "number", "url", "rater", "type", "theme", "sub_theme"]
+        streamed = [("corpus.jsonl", jsonl_rows(study)), ("labels/labels.csv", label_csv_rows(study)),
+                    ("reliability/labels.csv", _csv_lines(columns, reliability_rows)),
+                    ("labels/history.csv", history_csv_rows(viewer, study)),
+                    ("estimates/reports.csv", share_rows)]
+        if machine_rows is not None:
+            streamed.append(("reliability/labels-with-machines.csv", _csv_lines(columns, machine_rows)))
+        for name, lines in streamed:
             with archive.open(name, "w", force_zip64=True) as f:
                 for line in lines:
                     f.write(line.encode("utf-8"))
-    return len(files) + 6
+    return len(files) + len(streamed) + 1
+
+
+def _named(study: Study, rows: Iterator[tuple], reference: dict[int, str]) -> tuple[Iterator[tuple], dict]:
+    """Each report named as everywhere else in the package (source#number, and its address), never by an id of
+    this database: the rows can be traced to labels/labels.csv and the corpus."""
+    named = {pk: (source, number, url) for pk, source, number, url in
+             study.issues.values_list("pk", "source__full_name", "number", "url")}
+    rows = ((f"{named[issue][0]}#{named[issue][1]}", *named[issue], *rest) for issue, *rest in rows)
+    return rows, {f"{named[issue][0]}#{named[issue][1]}": (named[issue][2], type_)
+                  for issue, type_ in reference.items()}

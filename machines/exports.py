@@ -22,7 +22,15 @@ def _decision(decision: ReplacementDecision, the_panel) -> dict:
             "sentinel_figures": watched.figures and {"cohen_plurality": watched.figures["cohen_plurality"],
                                                      "alt_test": watched.figures["alt_test"]},
             "withdrawn_at": decision.withdrawn_at and decision.withdrawn_at.isoformat(),
-            "withdrawn_reason": decision.withdrawn_reason, "figures_then": decision.figures}
+            "withdrawn_reason": decision.withdrawn_reason, "figures_then": decision.figures,
+            "seat": _seat(decision.seat) if decision.seat_id else None}
+
+
+def _seat(seat) -> dict:
+    """Whose place the applied decision took, on how many reports, and whether it still stands there."""
+    return {"in_seat_of": seat.annotator.username, "round": seat.round.number, "level": seat.level,
+            "reports": seat.labels.count(), "taken_at": seat.taken_at.isoformat(),
+            "given_back_at": seat.given_back_at and seat.given_back_at.isoformat(), "returned": seat.returned}
 
 
 def study_machines(study: Study, *, epsilon: float = EPSILONS["skilled"], figures: bool = True,

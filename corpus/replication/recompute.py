@@ -7,7 +7,9 @@ Reads reliability/labels.csv (exactly the labels the figures count: report as so
 number and address, rater, and the code given at type, theme and sub-theme level, "" where none),
 reliability/reference_types.csv (the type that places each report in a per-type figure: its final label, else
 the plurality) and reliability/report.json (the figures). First it checks that those labels are the labels of
-the agreement round in labels/labels.csv, every one of them, so that a changed label shows.
+the agreement round in labels/labels.csv, every one of them, so that a changed label shows. Where machines stood
+in people's seats, the same figures with their votes (report.json's "with_machines") from
+reliability/labels-with-machines.csv and reference_types-with-machines.csv.
 
 Then every share of estimates/shares.json three ways — people's labels alone, a machine rater's alone and
 prediction-powered (PPI++, power-tuned and never wider than people's alone; a share of a type or theme as a
@@ -31,10 +33,10 @@ HERE = Path(__file__).resolve().parent
 TOLERANCE = 1e-9
 
 
-def read_tables():
-    with open(HERE / "reliability" / "labels.csv", newline="", encoding="utf-8") as f:
+def read_tables(side: str = ""):
+    with open(HERE / "reliability" / f"labels{side}.csv", newline="", encoding="utf-8") as f:
         labels = list(csv.DictReader(f))
-    with open(HERE / "reliability" / "reference_types.csv", newline="", encoding="utf-8") as f:
+    with open(HERE / "reliability" / f"reference_types{side}.csv", newline="", encoding="utf-8") as f:
         reference = {row["report"]: row["type"] for row in csv.DictReader(f)}
     return labels, reference
 
@@ -284,19 +286,13 @@ def share_checks() -> list:
     return checks
 
 
-def main() -> int:
-    labels, reference = read_tables()
-    report = json.loads((HERE / "reliability" / "report.json").read_text(encoding="utf-8"))
+def agreement_checks(labels, reference, levels: dict, side: str = "") -> list:
+    """Every agreement figure of `levels` (report.json's, per level) recomputed from `labels` and `reference`."""
     raters = len({row["rater"] for row in labels})
     reports = sorted({row["report"] for row in labels})
-    round_number = next((f["round"] for f in report["levels"].values()), None)
-    problems = trace(labels, round_number) if round_number is not None else []
-    for problem in problems:
-        print(f"DIFFERS  {problem}")
-    print(f"{len(labels)} counted labels traced to labels/labels.csv: "
-          f"{'every one the same' if not problems else f'{len(problems)} differences'}.")
     checks = []
-    for level, figures in report["levels"].items():
+    for level, figures in levels.items():
+        level = f"{level}{side}"
         type_counts = counts_at(labels, "type", reports)
         checks.append((f"{level}: type, Fleiss' kappa", figures["type"]["value"], fleiss(type_counts, raters)))
         checks.append((f"{level}: type, Krippendorff's alpha", figures["type_alpha"]["value"], alpha(type_counts)))
@@ -311,13 +307,13 @@ def main() -> int:
                            again[1]))
         for t in figures["per_type"]:
             rows = [r for r in reports if reference.get(r) == t["type"]]
-            counts = counts_at(labels, level, rows)
+            counts = counts_at(labels, figures["level"], rows)
             name = f"{level}: type {t['type']}"
             checks.append((f"{name}, Fleiss' kappa", t["fleiss"]["value"], fleiss(counts, raters)))
             checks.append((f"{name}, Krippendorff's alpha", t["alpha"]["value"], alpha(counts)))
             for c in (t.get("others") or {}).get("coefficients", []):
                 checks.append((f"{name}, {c['name']}", c["value"], gwet(counts, c["categories"])[c["name"]]))
-            found = per_code(counts, value_names(labels, level))
+            found = per_code(counts, value_names(labels, figures["level"]))
             for row in t.get("per_code", []):
                 again = found.get(row["category"], (None, None))
                 checks.append((f"{name}, code {row['category']}, alpha-binary", row["alpha"]["value"], again[0]))
@@ -327,7 +323,25 @@ def main() -> int:
                 by_type = counts_at(labels, "type", reports)[:, types.index(t["type"])]
                 agreed = [r for r, n in zip(reports, by_type, strict=True) if n == raters]
                 checks.append((f"{name}, Fleiss' kappa where every rater gave the type", t["unanimous"]["value"],
-                               fleiss(counts_at(labels, level, agreed), raters)))
+                               fleiss(counts_at(labels, figures["level"], agreed), raters)))
+    return checks
+
+
+def main() -> int:
+    labels, reference = read_tables()
+    report = json.loads((HERE / "reliability" / "report.json").read_text(encoding="utf-8"))
+    round_number = next((f["round"] for f in report["levels"].values()), None)
+    problems = trace(labels, round_number) if round_number is not None else []
+    for problem in problems:
+        print(f"DIFFERS  {problem}")
+    print(f"{len(labels)} counted labels traced to labels/labels.csv: "
+          f"{'every one the same' if not problems else f'{len(problems)} differences'}.")
+    checks = agreement_checks(labels, reference, report["levels"])
+    if report.get("with_machines"):
+        # Where machines stood in people's seats, the figures with their votes filling those places, from the
+        # same labels with the machines' votes added (reliability/labels-with-machines.csv).
+        with_machines, machine_reference = read_tables("-with-machines")
+        checks += agreement_checks(with_machines, machine_reference, report["with_machines"], ", with machines")
     if (HERE / "estimates" / "shares.json").exists():
         checks += share_checks()
     wrong = 0

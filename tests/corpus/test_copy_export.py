@@ -63,8 +63,9 @@ def varied(lead, annotator_a, annotator_b, annotator_c):
     Label.objects.filter(issue=issues[0]).update(updated_at=when)  # no microseconds
     FinalLabel.objects.create(study=study, issue=issues[0], is_relevant=True, type=category("C", study.codebook),
                             theme=category("C.1", study.codebook), method="majority", support=4, raters=4,
-                            rationale="all four")
-    FinalLabel.objects.create(study=study, issue=issues[1], is_relevant=False, method="lead", rationale="=not ours")
+                            rationale="all four", machine_votes=1)
+    FinalLabel.objects.create(study=study, issue=issues[1], is_relevant=False, method="lead", rationale="=not ours",
+                              machine_votes=2)
     FinalLabel.objects.create(study=study, issue=issues[2], is_relevant=True, type=category("C", study.codebook),
                             theme=category("C.3", study.codebook), sub_theme=category("C.3.i", study.codebook),
                             method="majority", support=None, raters=4, rationale="")
@@ -91,13 +92,13 @@ def test_the_cells_say_what_was_stored(varied):
     first = rows["'=HYPERLINK(\"x\")"]
     assert first["study"] == "Study \"quoted\", =1" and first["created_at"] == "2024-02-29T12:00:00+00:00"
     assert first["matched_keywords"] == "'-O3 CUDA vllm éclair" and first["summary"] == "'=newer summary"
-    assert (first["final_theme_code"], first["final_how"]) == ("C.1", "majority 4/4")
+    assert (first["final_theme_code"], first["final_how"]) == ("C.1", "majority 4/4 (1 machine vote)")
     assert json.loads(first["labels"])[0]["time"] == "2024-02-29T12:00:00+00:00"
     assert json.loads(first["machine_labels"]) == {"tfidf": "C.2"}
     second = rows["'-1 is not a size"]
     assert second["created_at"] == "2024-02-29T12:00:00.000001+00:00" and second["body"] == "'@here\tplease"
     assert (second["final_type_code"], second["final_type"], second["final_how"]) == ("NR", "Not relevant",
-                                                                                      "lead decision")
+                                                                                      "lead decision (2 machine votes)")
     assert second["summary"] == ""  # a failed summary is no summary
     assert rows["'+plain"]["created_at"] == "" and rows["'+plain"]["final_how"] == "majority"
     assert rows["ordinary, with a comma"]["final_type_code"] == ""

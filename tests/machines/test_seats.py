@@ -2,7 +2,12 @@
 there (marked as a machine's), and withdrawing the decision gives the seat back with nothing lost."""
 from __future__ import annotations
 
+import io
+import json
 import random
+import subprocess
+import sys
+import zipfile
 from functools import partial
 
 import pytest
@@ -256,3 +261,40 @@ def test_agreement_is_given_both_ways_while_a_machine_holds_a_seat(client_as):
     assert "h2" in {r["rater"] for r in figures["raters"]}
     page = client_as(lead).get(reverse("agreement:study_agreement", args=[study.pk])).content.decode()
     assert "With the machines in people's seats" in page and f"on {offered} reports, its type counting" in page
+
+
+@pytest.mark.django_db
+def test_every_export_reports_the_seat_both_ways_and_the_package_recomputes_both(tmp_path):
+    study, lead, people, decision, _ = _study()
+    offered = {o.username: o.reports for o in offers(decision)}["h2"]
+    decisions.apply(decision, annotator_id=people[2].pk, expected=offered, by=lead)
+    path = tmp_path / "package.zip"
+    call_command("replication_package", study.name, str(path), stdout=io.StringIO())
+    with zipfile.ZipFile(path) as archive:
+        archive.extractall(tmp_path / "package")
+    folder = tmp_path / "package"
+    report = json.loads((folder / "reliability" / "report.json").read_text())
+    assert set(report["with_machines"]) == {"theme", "sub_theme"}
+    assert report["with_machines"]["theme"]["type"]["reports"] == report["levels"]["theme"]["type"]["reports"] + offered
+    document = json.loads((folder / "study.json").read_text())
+    assert document["machines"]["decisions"][0]["seat"]["in_seat_of"] == "h2"
+    card = (folder / "dataset-card.md").read_text()
+    assert "These are people's labels alone." in card and "with their votes filling those places" in card
+    assert f"oracle stands in h2's seat on {offered} reports, its type counting there" in card
+    seated = [line for line in (folder / "reliability" / "labels-with-machines.csv").read_text().splitlines()
+              if "h2, or oracle in their seat" in line]
+    assert len(seated) == 20 + offered  # h2's own labels and the machine's votes, in one place
+    result = subprocess.run([sys.executable, "-I", "recompute.py"], cwd=folder, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "matches  theme, with machines: type, Fleiss' kappa" in result.stdout and "DIFFERS" not in result.stdout
+    # The machine's votes changed one number: recompute.py notices.
+    table = folder / "reliability" / "labels-with-machines.csv"
+    lines = table.read_text().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if 'in their seat",' in line and line.endswith(",,\n"))
+    head, type_, _, _ = lines[at].rsplit(",", 3)
+    lines[at] = f"{head},{'A' if type_ != 'A' else 'B'},,\n"
+    table.write_text("".join(lines))
+    again = subprocess.run([sys.executable, "-I", "recompute.py"], cwd=folder, capture_output=True, text=True,
+                           timeout=120)
+    assert again.returncode == 1 and "DIFFERS  theme, with machines: type, Fleiss' kappa" in again.stdout
