@@ -12,12 +12,14 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from annotation.models import NOT_RELEVANT, QueueWeight, Study
+from annotation.models import NOT_RELEVANT, FinalLabel, QueueWeight, Study
 from annotation.planning import order_key
+from annotation.selectors.votes import current_votes
 from machines.models import MachineRater
 from machines.selectors import finals, latest_run, panel, raters_of, run_labels, training_labels
 from stats.lazy_numpy import np
 from stats.ppi import Estimate, ThreeWays, three_ways, three_ways_by_design
+from stats.ties import final_label
 from taxonomy.codes import sort_key
 from taxonomy.models import Category
 
@@ -78,10 +80,26 @@ def default_rater(study: Study) -> MachineRater | None:
 
 
 def people_labels(study: Study) -> dict:
-    """Each report's final label as codes; before the study closes, with what the votes settle on."""
+    """Each report's final label as codes; before the study closes, with what people's votes settle on. A final
+    label the votes settled with a machine's vote in a person's seat is not people's: it is what people's votes
+    alone settle on, and none where they tie (the machine's side of an estimate must not be on both sides)."""
     if provisional(study):
         return training_labels(study, panel(study), MachineRater.Training.FINAL)
-    return finals(study)
+    labels = finals(study)
+    seated = set(FinalLabel.objects.filter(study=study, machine_votes__gt=0).exclude(
+        method=FinalLabel.Method.LEAD).values_list("issue_id", flat=True))
+    if seated:
+        codes = dict(Category.objects.filter(codebook=study.codebook_id).values_list("pk", "code"))
+        votes = current_votes(study, machines=False)
+        for issue_id in seated:
+            settled = final_label(list(votes.get(issue_id, {}).values()))
+            if settled is None:
+                labels.pop(issue_id, None)
+                continue
+            chain, _ = settled
+            labels[issue_id] = (NOT_RELEVANT, None, None) if chain[0] == NOT_RELEVANT else \
+                tuple(codes.get(c) if c else None for c in chain)
+    return labels
 
 
 @dataclass

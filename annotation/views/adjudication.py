@@ -14,8 +14,8 @@ from taxonomy.selectors import codebook_tree
 
 from ..access import get_study_for
 from ..forms import NOT_RELEVANT_CHOICE, LabelForm
-from ..models import Comment, FinalLabel
-from ..permissions import can_manage_seeing_labels
+from ..models import Comment, FinalLabel, SeatLabel
+from ..permissions import can_manage_seeing_labels, can_view_all_labels
 from ..selectors.final_labels import final_label_counts, final_label_of, lead_decisions
 from ..selectors.labels import labels_of_report
 from ..selectors.votes import needing_decision
@@ -76,6 +76,9 @@ def adjudicate(request: HtmxHttpRequest, study_id: int, issue_id: int):
     context = {
         "study": study, "issue": issue, "decision": decision, "error": error,
         "all_labels": labels_of_report(request.user, study, issue),
+        # A machine's vote in a person's seat counts as theirs would: shown beside them, marked as a machine's.
+        "seat_votes": SeatLabel.objects.filter(seat__study=study, seat__given_back_at__isnull=True, issue=issue)
+        .select_related("seat__annotator", "seat__round", "type") if can_view_all_labels(request.user, study) else (),
         "version": decision_version(decision),
         "comments": Comment.objects.filter(study=study, issue=issue).select_related("author", "round"),
         "summary": summary_for_display(issue), "types": codebook_tree(study.codebook),

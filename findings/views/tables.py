@@ -10,6 +10,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
 from annotation.access import get_study_for
+from annotation.models import FinalLabel, Seat
 from annotation.permissions import can_view_agreement
 from annotation.selectors.labels import majority_types
 from concord import replica
@@ -44,6 +45,8 @@ def statistics(request: HtmxHttpRequest, study_id: int):
         "year_totals": [sum(r.by_year.get(y, 0) for r in rows) for y in years],
         "type_totals": [sum(r.by_type.get(t, 0) for r in rows) for t in types],
         "charts": [(b, [(f"{t.code} {t.name}"[:28], t.share) for t in b.themes]) for b in blocks],
+        "seats": Seat.objects.filter(study=study).exists(),
+        "machine_voted": FinalLabel.objects.filter(study=study, machine_votes__gt=0).count(),
     }
     return render(request, "findings/statistics.html", context)
 

@@ -23,6 +23,7 @@ from annotation.services.adjudication import decide
 from annotation.services.labels import LabelError, LabelInput
 from annotation.services.phases import advance
 from annotation.services.seats import SeatError
+from findings.estimates import people_labels
 from machines.models import MachineLabel, MachineRater, MachineRun, ReplacementDecision
 from machines.services import decisions
 from machines.services.seats import ApplyError, offers, seat_votes
@@ -108,7 +109,7 @@ def test_applying_takes_the_seat_on_the_unlabeled_non_sentinel_reports_and_withd
 
 
 @pytest.mark.django_db
-def test_the_machines_vote_settles_ties_and_final_labels_and_is_counted_as_a_machines():
+def test_the_machines_vote_settles_ties_and_final_labels_and_is_counted_as_a_machines(client_as):
     study, lead, people, decision, truth = _study()
     offered = {o.username: o.reports for o in offers(decision)}["h2"]
     seat = decisions.apply(decision, annotator_id=people[2].pk, expected=offered, by=lead)
@@ -120,6 +121,11 @@ def test_the_machines_vote_settles_ties_and_final_labels_and_is_counted_as_a_mac
     tied_before = set(still_tied(study, current_votes(study, machines=False)))
     study = advance(study, lead, confirm_missing=True)  # review
     study = advance(study, lead)  # adjudication
+    one = next(iter(taken))
+    page = client_as(lead).get(reverse("annotation:adjudicate", args=[study.pk, one])).content.decode()
+    assert "oracle, a machine, in h2's seat" in page
+    assert "a machine, in" not in client_as(people[0]).get(
+        reverse("annotation:adjudicate", args=[study.pk, one])).content.decode()
     for issue_id in needing_decision(study):
         theme = category(truth[issue_id], study.codebook)
         decide(study, lead, issue_id, LabelInput(type_id=theme.parent_id, theme_id=theme.pk), "tied")
@@ -129,7 +135,13 @@ def test_the_machines_vote_settles_ties_and_final_labels_and_is_counted_as_a_mac
     assert {finals[i].machine_votes for i in taken} == {1} and all(finals[i].raters == 3 for i in taken)
     assert {f.machine_votes for i, f in finals.items() if i not in taken} == {0}
     # Where two people disagreed, the machine's vote broke the tie that people alone would have left.
-    assert any(i in taken and finals[i].method == "majority" for i in tied_before)
+    broken = {i for i in tied_before if i in taken and finals[i].method == "majority"}
+    assert broken
+    page = client_as(lead).get(reverse("findings:statistics", args=[study.pk])).content.decode()
+    assert f"({len(taken)} final labels counted one)" in page
+    # What the estimates take for people's labels is theirs alone: such a report has none.
+    people = people_labels(study)
+    assert not broken & set(people) and len(people) == 60 - len(broken)
 
 
 @pytest.mark.django_db
