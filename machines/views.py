@@ -186,10 +186,10 @@ def order_queues(request: HtmxHttpRequest, study_id: int, rater_id: int):
 def _with_seats(rater: MachineRater) -> list[ReplacementDecision]:
     """The rater's decisions, each with the seat it took (and on how many reports) or whose seat it could take."""
     found = list(rater.decisions.select_related("decided_by", "withdrawn_by", "seat__annotator", "seat__round",
-                                                "seat__taken_by").order_by("-decided_at"))
+                                                "seat__taken_by", "seat__given_back_by").order_by("-decided_at"))
     for d in found:
         d.seat_reports = d.seat.labels.count() if d.seat else 0
-        d.offers = offers(d) if d.seat is None else []
+        d.offers = offers(d) if d.seat is None or not d.seat.standing else []
     return found
 
 

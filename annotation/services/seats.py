@@ -111,7 +111,7 @@ def take_seat(study: Study, annotator_id: int, votes: Mapping[int, SeatVote], *,
 
 
 @transaction.atomic
-def give_back(seat: Seat, by) -> int:
+def give_back(seat: Seat, by, because: str = "the decision was withdrawn") -> int:
     """The seat is the person's again: the machine's votes count no more and, while its round is open and they
     are still a member, the reports come back to their queue (those they labeled meanwhile stay done). Returns
     how many came back."""
@@ -131,5 +131,5 @@ def give_back(seat: Seat, by) -> int:
         returned = len(back)
     Seat.objects.filter(pk=seat.pk).update(given_back_at=timezone.now(), given_back_by=by, returned=returned)
     record("seat given back", by, locked, machine=seat.machine, annotator=seat.annotator.username,
-           round=round.number, reports_back_in_queue=returned)
+           round=round.number, reports_back_in_queue=returned, because=because)
     return returned

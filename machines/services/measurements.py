@@ -13,6 +13,7 @@ from taxonomy.models import Codebook
 
 from ..models import MachineRun, Measurement, ReplacementDecision
 from ..selectors import machine_labels, measurement, panel
+from .seats import give_back_on_alarm
 from .sentinels import sentinel_reports
 
 MEASURING = 15 * 60  # seconds a requested measurement is taken to be under way; the task clears it when done
@@ -88,6 +89,8 @@ def measure(run: MachineRun, level: str, type_code: str, epsilon: float,
         found, _ = Measurement.objects.get_or_create(
             run=run, level=level, type_code=type_code, epsilon=epsilon, decision_id=decision_id, panel=state,
             defaults={"figures": figures, "seconds": time.perf_counter() - started})
+        if decision_id is not None:
+            give_back_on_alarm(decision, figures["figures"])
         return found
     finally:
         jobs.done(_key(run, level, type_code, epsilon, decision_id))

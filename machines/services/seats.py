@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from annotation.models import NOT_RELEVANT, Queue, Seat, Study
-from annotation.services.seats import SeatError, SeatVote, seat_round, withdrawable
+from annotation.services.seats import SeatError, SeatVote, give_back, seat_round, withdrawable
 from taxonomy.models import Category
 
+from ..measures import below_decision
 from ..models import ReplacementDecision
 from ..selectors import latest_run, run_labels
 from .sentinels import sentinel_reports
@@ -69,3 +70,17 @@ def offers(decision: ReplacementDecision) -> list[Offer]:
         .select_related("annotator").order_by("annotator__username")
     return [Offer(q.annotator_id, q.annotator.username, len(withdrawable(round, q.annotator_id, votes)))
             for q in queues]
+
+
+def give_back_on_alarm(decision: ReplacementDecision, watched: dict | None) -> int:
+    """The sentinel watch fired (`watched`: the machine's figures on the sentinels now): the seat the decision holds
+    goes back to its person, and the decision stands for the lead to look at again. Only under the watch's own
+    rule (the sentinels then against the sentinels now); a decision older than that rule is compared with its
+    interval on all reports, which raises false alarms, so there the page only flags it. Returns how many
+    reports came back to the person's queue."""
+    if decision.seat_id is None or not watched or not decision.figures.get("sentinels_at_decision"):
+        return 0
+    seat = decision.seat
+    if not seat.standing or not below_decision(decision.figures, watched):
+        return 0
+    return give_back(seat, None, because="the sentinel watch fired")

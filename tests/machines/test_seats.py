@@ -34,7 +34,7 @@ from tests.factories import category, label_with, make_issue, make_study, make_u
 THEMES = ["A.1", "B.1", "C.1", "C.2"]
 
 
-def _study(labeled_by_last: int = 20):
+def _study(labeled_by_last: int = 20, sentinel_share: float = 0.1):
     """Three people; the first two label all 60 reports, the third the first `labeled_by_last` of their queue. A
     machine that agrees with the truth, and its decision at type level with a tenth of the reports as sentinels."""
     lead = make_user("lead")
@@ -56,7 +56,7 @@ def _study(labeled_by_last: int = 20):
     run.finished_at = run.created_at
     run.save()
     decision = decisions.record(rater, level="type", type_code="", epsilon=0.2, reason="as good as us", by=lead,
-                                expected_run=run.pk, sentinel_share=0.1)
+                                expected_run=run.pk, sentinel_share=sentinel_share)
     return Study.objects.get(pk=study.pk), lead, people, decision, truth
 
 
@@ -310,3 +310,27 @@ def test_every_export_reports_the_seat_both_ways_and_the_package_recomputes_both
     again = subprocess.run([sys.executable, "-I", "recompute.py"], cwd=folder, capture_output=True, text=True,
                            timeout=120)
     assert again.returncode == 1 and "DIFFERS  theme, with machines: type, Fleiss' kappa" in again.stdout
+
+
+@pytest.mark.django_db
+def test_the_sentinel_watch_firing_gives_the_seat_back_and_the_decision_may_be_applied_again(client_as):
+    study, lead, people, decision, truth = _study(sentinel_share=0.5)
+    third = people[2]
+    waiting = _waiting(study, third)
+    offered = {o.username: o.reports for o in offers(decision)}["h2"]
+    seat = decisions.apply(decision, annotator_id=third.pk, expected=offered, by=lead)
+    assert decisions.watch_kept(decision).below is False and Seat.objects.get().standing
+    # The machine is re-run and now labels at random: on the sentinels its agreement falls, and the seat goes back.
+    rater, pick = decision.rater, random.Random(5)
+    run = MachineRun.objects.create(rater=rater, status="succeeded")
+    MachineLabel.objects.bulk_create(MachineLabel(run=run, issue_id=i, type_code=pick.choice("ABC"))
+                                     for i in truth)
+    run.finished_at = run.created_at
+    run.save()
+    assert decisions.watch_kept(decision).below is True
+    seat.refresh_from_db()
+    assert not seat.standing and seat.given_back_by is None and seat.returned == offered
+    assert _waiting(study, third) == waiting
+    page = client_as(lead).get(reverse("machines:rater", args=[study.pk, rater.pk])).content.decode()
+    assert "when the sentinel watch fired" in page
+    assert "Hand h2's seat to oracle" in page  # the decision stands: the lead may apply it again
