@@ -1,0 +1,72 @@
+"""Delegating to a jury: the two-step rule, and what its figures conclude, against a seeded simulation with known
+truth."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from stats.jury import cost, delegate, machine_alpha
+
+TYPES = "ABC"
+
+
+def test_the_gate_and_the_per_report_rule():
+    agreeing = [list("AABBC"), list("AABBC"), list("AABBA")]
+    assert machine_alpha([list("ABC"), list("ABC")]) == pytest.approx(1.0)
+    sure = [[0.9, 0.5, 0.9, 0.9, 0.9]] * 3
+    made = delegate(agreeing, sure)
+    assert made.fit and made.delegated == [True, False, True, True, False]  # unsure; not unanimous
+    assert made.labels == ["A", "A", "B", "B", None]
+    # Machines that do not agree with each other make the level unfit: nothing is delegated.
+    noise = delegate([list("ABCAB"), list("BCABC"), list("CABCA")], sure)
+    assert not noise.fit and not any(noise.delegated)
+    assert delegate(agreeing, sure, alpha_min=1.0).delegated == [False] * 5
+    with pytest.raises(ValueError, match="3 machines or more"):
+        delegate(agreeing[:2], sure[:2])
+
+
+def _study(rng: random.Random, n: int, humans: int = 3):
+    """Reports with a true type and a difficulty, shared by people and machines: people are right with a chance
+    that falls with it; three machines are each sure of their label with a confidence that falls with it too, and
+    right with exactly that chance (calibrated), independently of each other."""
+    truth = [rng.choice(TYPES) for _ in range(n)]
+    hard = [rng.random() for _ in range(n)]
+
+    def noisy(right: bool, t: str) -> str:
+        return t if right else rng.choice([x for x in TYPES if x != t])
+
+    people = [[noisy(rng.random() < 0.95 - 0.4 * d, t) for _ in range(humans)] for t, d in zip(truth, hard,
+                                                                                               strict=True)]
+    votes, sure = [], []
+    for _ in range(3):
+        confidence = [min(1.0, max(0.34, 1.02 - 0.3 * d + rng.gauss(0, 0.05))) for d in hard]
+        votes.append([noisy(rng.random() < c, t) for c, t in zip(confidence, truth, strict=True)])
+        sure.append(confidence)
+    return truth, people, votes, sure
+
+
+def test_the_accuracy_interval_covers_the_jurys_accuracy_and_delegated_reports_are_the_easy_ones():
+    # The population value: the delegated reports' agreement with people's plurality, on a very large study.
+    _, people, votes, sure = _study(random.Random(1), 60_000)
+    big = cost(people, delegate(votes, sure), resamples=0)
+    population = big.accuracy.value
+    assert 0.1 < big.share < 0.5 and 0.8 < population < 0.97
+    covered, widths, kappas = 0, [], []
+    for seed in range(200):
+        _, people, votes, sure = _study(random.Random(100 + seed), 400)
+        found = cost(people, delegate(votes, sure), resamples=0)
+        covered += found.accuracy.low <= population <= found.accuracy.high
+        widths.append(found.accuracy.high - found.accuracy.low)
+        kappas.append((found.kappa_all.value, found.kappa_people.value))
+    assert covered >= 0.93 * 200, covered
+    # People agree less on what is left to them: the cost in agreement the study would report.
+    assert np.mean([left < everyone for everyone, left in kappas]) > 0.9
+
+
+def test_a_jury_that_is_always_unsure_delegates_nothing_and_costs_nothing():
+    _, people, votes, _ = _study(random.Random(3), 300)
+    made = delegate(votes, [[0.5] * 300] * 3)
+    found = cost(people, made, resamples=0)
+    assert found.delegated == 0 and found.accuracy.n == 0 and found.kappa_all.value == found.kappa_people.value
