@@ -91,6 +91,7 @@ bench-agreement: install
 bench-machine: install $(BENCH_CORPUS)
 	$(BIN)/python bench/bench_machine.py $(BENCH_CORPUS)
 	$(BIN)/python bench/bench_ppi.py
+	$(BIN)/python bench/bench_jury.py
 
 bench-memory: install
 	$(BENCH_ENV) $(BIN)/python bench/bench_memory.py --worker-args "$(WORKER_ARGS)"

@@ -25,6 +25,16 @@ MODEL = ("built-in 3: hashed TF-IDF (2^20, the 100,000 commonest); type and them
          "α 5e-4, 5 passes); sub-theme given theme")
 
 
+# What a built-in model reads, by name: a jury of built-in models differs in these (and in its seed), so that its
+# members err on different reports.
+FEATURES = {
+    "words-1-2": {"ngrams": (1, 2)},  # single words and pairs of words of the title and the body's opening
+    "words-1": {"ngrams": (1, 1)},  # single words only
+    "opening": {"ngrams": (1, 2), "text_chars": 300},  # the title and the first lines of the body only
+}
+DEFAULT_FEATURES = "words-1-2"
+
+
 @dataclass(frozen=True)
 class Settings:
     """What reproduces a built-in model's labels, kept with them."""

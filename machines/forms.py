@@ -4,6 +4,7 @@ from django import forms
 
 from stats.alt_test import EPSILONS
 
+from .classifier import DEFAULT_FEATURES, FEATURES
 from .endpoints import operator_endpoints
 from .measures import LEVELS
 from .models import MachineRater
@@ -19,6 +20,9 @@ class RaterForm(forms.Form):
     training = forms.ChoiceField(choices=MachineRater.Training.choices, initial=MachineRater.Training.FINAL,
                                  required=False, help_text="Built-in model: what it learns from")
     folds = forms.IntegerField(min_value=2, max_value=20, required=False, help_text="Built-in model (default 5)")
+    features = forms.ChoiceField(choices=[(name, name) for name in FEATURES], initial=DEFAULT_FEATURES,
+                                 required=False, help_text="Built-in model: what it reads (members of a jury "
+                                                           "differ in this and in their seed)")
     endpoint = forms.ChoiceField(required=False, help_text="Language model: one of the server's endpoints, which "
                                                            "carry the server's keys")
     base_url = forms.CharField(max_length=500, required=False, label="Or an endpoint of its own",

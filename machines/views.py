@@ -59,8 +59,8 @@ def add(request: HtmxHttpRequest, study_id: int):
     form = RaterForm(request.POST)
     if form.is_valid():
         data = form.cleaned_data
-        raw = {k: data[k] for k in ("folds", "endpoint", "base_url", "api_key", "model", "temperature", "seed", "runs")
-               if data[k] not in (None, "")}
+        raw = {k: data[k] for k in ("folds", "features", "endpoint", "base_url", "api_key", "model", "temperature",
+                                    "seed", "runs") if data[k] not in (None, "")}
         try:
             rater = add_rater(study, name=data["name"], kind=data["kind"], training=data["training"] or "final",
                               raw_settings=raw, by=request.user)

@@ -12,7 +12,7 @@ from concord.errors import FieldError
 from concord.textcheck import fitted
 from ingest.fetchers.guard import Forbidden
 
-from ..classifier import FOLDS
+from ..classifier import DEFAULT_FEATURES, FEATURES, FOLDS
 from ..endpoints import operator_endpoints, operator_named, own_guard
 from ..models import MachineRater
 from ..prompt import PROMPT_VERSION
@@ -56,8 +56,13 @@ def checked_settings(kind: str, raw: dict, *, restored: bool = False) -> dict:
     if not isinstance(raw, dict):
         raise RaterError("settings", "an object of settings")
     if kind == MachineRater.Kind.BUILTIN:
-        return {"folds": _int("folds", raw.get("folds"), 2, 20, FOLDS), "seed": _int("seed", raw.get("seed"), 0,
-                                                                                    SEED_MAX, 0)}
+        checked = {"folds": _int("folds", raw.get("folds"), 2, 20, FOLDS),
+                   "seed": _int("seed", raw.get("seed"), 0, SEED_MAX, 0)}
+        features = raw.get("features") or DEFAULT_FEATURES
+        if features not in FEATURES:
+            raise RaterError("features", f"one of {', '.join(FEATURES)}, not {str(features)[:40]!r}")
+        # Kept only when not the default, so a rater made before the choice existed reads as it always did.
+        return checked | ({"features": features} if features != DEFAULT_FEATURES else {})
     if kind != MachineRater.Kind.LLM:
         raise RaterError("kind", f"one of {', '.join(MachineRater.Kind.values)}")
     model = fitted(str(raw.get("model") or settings.LLM_MODEL or "").strip(), "model", 200)

@@ -13,9 +13,9 @@ from django.db.models.functions import Left
 from concord import jobs
 from concord.errors import FieldError
 
+from ..classifier import DEFAULT_FEATURES, FEATURES, features, rate_rows_sure, right_pair
 from ..classifier import MODEL as CLASSIFIER_MODEL
 from ..classifier import Settings as ClassifierSettings
-from ..classifier import features, rate_rows_sure, right_pair
 from ..endpoints import NoSuchEndpoint, endpoint_for
 from ..llm import CallFailed, ChatClient, EndpointDown, EndpointRefused
 from ..measures import calibration
@@ -81,7 +81,8 @@ def run(run: MachineRun) -> MachineRun:
 def _run_builtin(run: MachineRun, issues) -> None:
     rater = run.rater
     labels = training_labels(rater.study, panel(rater.study), rater.training)
-    options = ClassifierSettings(folds=run.settings.get("folds", 5), seed=run.settings.get("seed", 0))
+    options = ClassifierSettings(folds=run.settings.get("folds", 5), seed=run.settings.get("seed", 0),
+                                 **FEATURES[run.settings.get("features", DEFAULT_FEATURES)])
     run.model_reported = CLASSIFIER_MODEL
     MachineRun.objects.filter(pk=run.pk).update(model_reported=run.model_reported)
     ids: list[int] = []

@@ -25,6 +25,8 @@ class Command(BaseCommand):
         parser.add_argument("--temperature")
         parser.add_argument("--seed")
         parser.add_argument("--folds", help="built-in model: cross-fitting folds (default 5)")
+        parser.add_argument("--features", help="built-in model: what it reads (words-1-2, the default; words-1; "
+                                               "opening)")
 
     def handle(self, *args, study, rater, kind, training, **options):
         found = study_from(study)
@@ -35,7 +37,8 @@ class Command(BaseCommand):
                     names = ", ".join(found.machine_raters.values_list("name", flat=True)) or "none yet"
                     raise CommandError(f"the study has no machine rater {rater!r} (it has: {names}); add it "
                                        "with --kind builtin or --kind llm")
-                raw = {k: options[k] for k in ("model", "runs", "temperature", "seed", "folds") if options[k]}
+                raw = {k: options[k] for k in ("model", "runs", "temperature", "seed", "folds", "features")
+                       if options[k]}
                 raw.update({k: options[k] for k in ("endpoint", "base_url") if options[k]})
                 machine = add_rater(found, name=rater, kind=kind, training=training, raw_settings=raw)
             queued = start_run(machine, send=False)
