@@ -17,4 +17,7 @@ urlpatterns = [
     path("studies/<id:study_id>/machines/decisions/<id:decision_id>/apply/", views.apply, name="apply"),
     path("studies/<id:study_id>/machines/reports/<id:issue_id>/", views.report_labels, name="report_labels"),
     path("studies/<id:study_id>/machines/flags/", views.flags, name="flags"),
+    path("studies/<id:study_id>/machines/jury/", views.jury, name="jury"),
+    path("studies/<id:study_id>/machines/jury/delegate/", views.delegate, name="delegate"),
+    path("studies/<id:study_id>/machines/jury/end/", views.end_delegation, name="end_delegation"),
 ]

@@ -2,9 +2,12 @@
 labels (only for a person who may see them) and the study page's flag of a decision whose sentinels fell."""
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
+from django.db.models import Count
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -16,12 +19,13 @@ from concord.errors import FieldError
 from concord.http import HtmxHttpRequest, job_progress
 from concord.ids import parse_id
 from stats.alt_test import EPSILONS
+from stats.jury import ALPHA_MIN, CONFIDENCE_MIN
 
 from .forms import DecisionForm, RaterForm, WithdrawForm
 from .measures import LEVELS
 from .models import LlmCall, MachineRater, MachineRun, ReplacementDecision
 from .selectors import labels_of_report, latest_run, raters_of, scopes
-from .services import decisions
+from .services import decisions, delegation
 from .services.measurements import requested
 from .services.queue_order import QueueOrderError, order_by_doubt
 from .services.raters import RaterError, add_rater
@@ -258,3 +262,60 @@ def flags(request: HtmxHttpRequest, study_id: int):
     if not fallen:
         return HttpResponse("")
     return render(request, "machines/_flags.html", {"study": study, "fallen": fallen})
+
+
+def _jury_raters(study, data) -> list[MachineRater]:
+    """The raters the request names (ids of this study's raters; others are ignored), in name order."""
+    ids = {i for i in (parse_id(v) for v in data.getlist("rater")[:50]) if i is not None}
+    return list(raters_of(study).filter(pk__in=ids))
+
+
+@login_required
+@require_GET
+def jury(request: HtmxHttpRequest, study_id: int):
+    """Delegating to a jury: choose three or more raters and the thresholds; the page says what it would do."""
+    study = get_study_for(request, study_id, can_manage_seeing_labels)
+    chosen = _jury_raters(study, request.GET)
+    alpha, confidence = request.GET.get("alpha", ""), request.GET.get("confidence", "")
+    planned, problem = None, ""
+    if chosen:
+        try:
+            planned = delegation.plan(study, chosen, alpha or None, confidence or None)
+        except FieldError as exc:
+            problem = exc.message
+    seats = delegation.standing_jury_seats(study).select_related("annotator").annotate(n=Count("labels"))
+    return render(request, "machines/jury.html", {
+        "study": study, "raters": [r for r in raters_of(study) if latest_run(r)], "chosen": {r.pk for r in chosen},
+        "alpha": alpha or ALPHA_MIN, "confidence": confidence or CONFIDENCE_MIN, "plan": planned,
+        "problem": problem, "seats": seats})
+
+
+@login_required
+@require_POST
+def delegate(request: HtmxHttpRequest, study_id: int):
+    study = get_study_for(request, study_id, can_manage_seeing_labels)
+    chosen = _jury_raters(study, request.POST)
+    expected = parse_id(request.POST.get("expected"))
+    alpha, confidence = request.POST.get("alpha"), request.POST.get("confidence")
+    if expected is None:
+        messages.error(request, "expected: the number of reports the page said would leave the queues")
+    else:
+        try:
+            seats = delegation.apply(study, chosen, alpha_min=alpha, confidence_min=confidence, expected=expected,
+                                     by=request.user)
+        except FieldError as exc:
+            messages.error(request, str(exc) if exc.field else exc.message)
+        else:
+            messages.success(request, f"The jury stands in the seats of {len(seats)} people on the reports it took.")
+    query = urlencode({"rater": [r.pk for r in chosen], "alpha": alpha or "", "confidence": confidence or ""},
+                      doseq=True)
+    return redirect(reverse("machines:jury", args=[study.pk]) + f"?{query}")
+
+
+@login_required
+@require_POST
+def end_delegation(request: HtmxHttpRequest, study_id: int):
+    study = get_study_for(request, study_id, can_manage_seeing_labels)
+    back = delegation.end(study, request.user)
+    messages.success(request, f"Delegation ended: {back} reports returned to people's queues.")
+    return redirect("machines:jury", study.pk)

@@ -1,0 +1,107 @@
+"""Delegating to a jury: the reports three agreeing, confident machines take leave every person's queue, the
+jury's votes stand in their seats (marked as machines'), and ending the delegation gives the seats back."""
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.urls import reverse
+
+from annotation.models import Assignment, Queue, Seat
+from annotation.selectors.votes import current_votes
+from annotation.services.seats import SeatError
+from machines.models import MachineLabel, MachineRater, MachineRun
+from machines.services import delegation
+from tests.factories import label_with, make_issue, make_study, make_user
+
+pytestmark = pytest.mark.django_db
+THEMES = ["A.1", "B.1", "C.1", "C.2"]
+
+
+@pytest.fixture
+def jury_study():
+    """Two people label all 40 reports, a third none yet; three machines give every report its true label, sure
+    of it on all but every fourth report."""
+    lead = make_user("lead")
+    people = [make_user(f"h{n}") for n in range(3)]
+    issues = [make_issue() for _ in range(40)]
+    study = make_study(lead, people, issues=issues, name="Jury")
+    pick = random.Random(7)
+    truth = {issue.pk: pick.choice(THEMES) for issue in issues}
+    for issue in issues:
+        for person in people[:2]:
+            label_with(person, study, issue, truth[issue.pk])
+    raters = []
+    for n in range(3):
+        rater = MachineRater.objects.create(study=study, name=f"m{n}", kind="builtin")
+        run = MachineRun.objects.create(rater=rater, status="succeeded")
+        MachineLabel.objects.bulk_create(
+            MachineLabel(run=run, issue_id=i, type_code=code[0], theme_code=code,
+                         confidence=0.5 if k % 4 == 0 else 0.9) for k, (i, code) in enumerate(sorted(truth.items())))
+        run.finished_at = run.created_at
+        run.save()
+        raters.append(rater)
+    return study, lead, people, raters, truth
+
+
+def _waiting(study, person) -> set[int]:
+    return set(Assignment.objects.filter(queue__round__study=study, queue__annotator=person, done=False)
+               .values_list("issue_id", flat=True))
+
+
+def test_the_plan_names_each_persons_count_and_applying_takes_those_reports_from_every_queue(jury_study):
+    study, lead, people, raters, truth = jury_study
+    made = delegation.plan(study, raters)
+    assert made.fit and made.alpha == pytest.approx(1.0) and len(made.votes) == 30  # every fourth is unsure
+    assert dict((name, n) for _, name, n in made.per_person) == {"h0": 0, "h1": 0, "h2": 30, "lead": 30}
+    with pytest.raises(SeatError, match="60 reports in all would leave people's queues now, not 59"):
+        delegation.apply(study, raters, expected=59, by=lead)
+    assert not Seat.objects.exists()
+    seats = delegation.apply(study, raters, expected=60, by=lead)
+    assert {s.annotator.username for s in seats} == {"h2", "lead"} and seats[0].machine == "jury: m0, m1, m2"
+    assert _waiting(study, people[2]) == set(truth) - set(made.votes)
+    one = next(iter(made.votes))
+    votes = current_votes(study)[one]
+    assert sorted(v for v in votes if v < 0) == sorted(-s.pk for s in seats) and len(votes) == 4
+    assert all(vote[0] == votes[people[0].pk][0] for vote in votes.values())  # the jury's type is the truth here
+    queue = Queue.objects.get(round__study=study, annotator=people[2])
+    assert queue.total == 10
+    # A second plan offers nothing more: the seats stand.
+    assert [n for _, _, n in delegation.plan(study, raters).per_person] == [0, 0]
+    assert delegation.end(study, lead) == 60
+    assert _waiting(study, people[2]) == set(truth) and not delegation.standing_jury_seats(study).exists()
+
+
+def test_a_jury_that_does_not_agree_with_itself_or_is_too_small_delegates_nothing(jury_study):
+    study, lead, people, raters, truth = jury_study
+    pick = random.Random(9)
+    noisy = MachineRun.objects.create(rater=raters[2], status="succeeded")
+    MachineLabel.objects.bulk_create(MachineLabel(run=noisy, issue_id=i, type_code=pick.choice("ABC"),
+                                                  confidence=0.9) for i in truth)
+    noisy.finished_at = noisy.created_at
+    noisy.save()
+    made = delegation.plan(study, raters, alpha_min=0.9)
+    assert not made.fit and not made.votes
+    with pytest.raises(SeatError, match="agree with each other too little"):
+        delegation.apply(study, raters, alpha_min=0.9, expected=0, by=lead)
+    with pytest.raises(SeatError, match="needs 3 machine raters or more"):
+        delegation.plan(study, raters[:2])
+    with pytest.raises(SeatError, match="numbers from 0 to 1"):
+        delegation.plan(study, raters, alpha_min="lots")
+
+
+def test_the_machines_page_plans_and_applies_a_delegation_once(jury_study, client_as):
+    study, lead, people, raters, _ = jury_study
+    client = client_as(lead)
+    ids = [r.pk for r in raters]
+    page = client.get(reverse("machines:jury", args=[study.pk]), {"rater": ids}).content.decode()
+    assert "alpha 1.000: fit" in page
+    assert "Delegate 30 reports to the jury: 60 leave people's queues" in page
+    url = reverse("machines:delegate", args=[study.pk])
+    form = {"rater": ids, "alpha": "0.5", "confidence": "0.8", "expected": "60"}
+    assert "2 people" in client.post(url, form, follow=True).content.decode()
+    again = client.post(url, form, follow=True).content.decode()  # a double click
+    assert "0 reports in all would leave" in again and Seat.objects.count() == 2
+    assert "jury: m0, m1, m2 stands in" in client.get(reverse("machines:jury", args=[study.pk])).content.decode()
+    ended = client.post(reverse("machines:end_delegation", args=[study.pk]), follow=True).content.decode()
+    assert "60 reports returned to people&#x27;s queues" in ended
