@@ -7,7 +7,7 @@ import html
 from django.db.models import Count, Max, Min
 from django.utils import timezone
 
-from annotation.models import FinalLabel, Study
+from annotation.models import FinalLabel, Seat, Study
 from annotation.selectors.final_labels import final_label_counts
 from annotation.selectors.labels import raters
 from annotation.selectors.studies import agreement_round
@@ -114,7 +114,7 @@ def dataset_card(study: Study, document: dict) -> str:
                             for cat, r in zip(f["categories"], row, strict=True)), reverse=True)[:3]
         lines.append("Largest adjusted residuals: " + ", ".join(f"{_text(cat)} in {_text(name)} ({r:+.2f})"
                                                                for _, name, cat, r in strongest) + ".")
-    lines += _machines(document.get("machines") or {})
+    lines += _machines(document.get("machines") or {}, _seats(study))
     lines += ["", "## Files", "",
               "The JSON Lines corpus holds every text exactly as stored. In the CSV files a cell that begins with "
               "=, +, -, @, a tab or a carriage return starts with an apostrophe (') so that a spreadsheet shows it "
@@ -127,15 +127,24 @@ def _num(value) -> str:
     return "undefined" if value is None else f"{value:.3f}"
 
 
-def _machines(machines: dict) -> list[str]:
-    """Machine raters: what reproduces each, how it compares with the people, and what the study decided."""
+def _seats(study: Study) -> list[dict]:
+    """Every seat a machine or a jury took in a person's place, standing or given back."""
+    return [{"machine": s.machine, "in_seat_of": s.annotator.username, "round": s.round.number,
+             "reports": s.n, "standing": s.given_back_at is None}
+            for s in Seat.objects.filter(study=study).select_related("annotator", "round").annotate(n=Count("labels"))
+            .order_by("pk")]
+
+
+def _machines(machines: dict, seats: list[dict]) -> list[str]:
+    """Machine raters: what reproduces each, how it compares with the people, what the study decided, and every
+    seat a jury took."""
     if not machines.get("raters"):
         return []
-    seated = [d for d in machines.get("decisions", []) if d.get("seat")]
     apart = ("Machine labels are kept apart from the people's: they are not in the agreement figures or the final "
-             "labels above" if not seated else
-             "Machine labels are kept apart from the people's, except where a decision below put a machine in a "
-             "person's seat: there its vote counted in ties and final labels, and in the figures given with machines")
+             "labels above" if not seats else
+             "Machine labels are kept apart from the people's, except where a decision or a delegation below put a "
+             "machine in a person's seat: there its vote counted in ties and final labels, and in the figures given "
+             "with machines")
     lines = ["", "## Machine raters", "",
              f"{apart}; no annotator saw one before saving their own label of the report.", ""]
     for rater in machines["raters"]:
@@ -162,5 +171,10 @@ def _machines(machines: dict) -> list[str]:
             lines.append(f"  - Applied in round {seat['round']}: {_text(decision['rater'])} {held} in "
                          f"{_text(seat['in_seat_of'])}'s seat on {seat['reports']} reports, its {seat['level']} "
                          "counting there.")
+    for seat in seats:
+        if seat["machine"].startswith("jury: "):
+            held = "stands" if seat["standing"] else "stood"
+            lines.append(f"- Delegated: a {_text(seat['machine'])} {held} in {_text(seat['in_seat_of'])}'s seat on "
+                         f"{seat['reports']} reports in round {seat['round']}, its type counting there.")
     return lines
 

@@ -10,6 +10,8 @@ from django.urls import reverse
 from annotation.models import Assignment, Queue, Seat
 from annotation.selectors.votes import current_votes
 from annotation.services.seats import SeatError
+from corpus.dataset_card import dataset_card
+from corpus.exports import study_document
 from machines.models import MachineLabel, MachineRater, MachineRun
 from machines.services import delegation
 from tests.factories import label_with, make_issue, make_study, make_user
@@ -66,6 +68,9 @@ def test_the_plan_names_each_persons_count_and_applying_takes_those_reports_from
     assert all(vote[0] == votes[people[0].pk][0] for vote in votes.values())  # the jury's type is the truth here
     queue = Queue.objects.get(round__study=study, annotator=people[2])
     assert queue.total == 10
+    card = dataset_card(study, study_document(study))
+    assert "except where a decision or a delegation below put a machine in a person's seat" in card
+    assert "- Delegated: a jury: m0, m1, m2 stands in h2's seat on 30 reports in round 1" in card
     # A second plan offers nothing more: the seats stand.
     assert [n for _, _, n in delegation.plan(study, raters).per_person] == [0, 0]
     assert delegation.end(study, lead) == 60
