@@ -227,14 +227,15 @@ def as_json(found: Estimates) -> dict:
     }
 
 
-def by_subset(study: Study, rater: MachineRater, by: str, level: str) -> Section | None:
+def by_subset(study: Study, rater: MachineRater, by: str, level: str, given: Inputs | None = None) -> Section | None:
     """The comparison's shares three ways: in each subset (by source, year, keyword group, verdict or the saved
     subsets), each category's share of the subset's reports with a label at `level` ("not relevant" counts as
-    a category, as the comparison counts it), from the same sample as the tables' shares."""
+    a category, as the comparison counts it), from the same sample as the tables' shares. `given`: the rater's
+    inputs, when the caller read them already for the tables' shares."""
     if level not in COMPARISON_LEVELS:
         raise ComparisonError("level", f"one of {', '.join(COMPARISON_LEVELS)}")
     groups = subsets_by(study, by)
-    given = inputs(study, rater)
+    given = given or inputs(study, rater)
     if given is None:
         return None
     ids = given.ids

@@ -15,7 +15,7 @@ from machines.selectors import latest_run
 from machines.services.measurements import panel_state
 
 from .comparison import ComparisonError
-from .estimates import Estimates, by_subset, estimates, from_kept, to_kept
+from .estimates import Estimates, by_subset, estimates, from_kept, inputs, to_kept
 
 LEVEL = "shares"
 COMPUTING = 15 * 60  # seconds a requested computation is taken to be under way; the task clears it when done
@@ -45,9 +45,11 @@ def _stored(run: MachineRun, asked: str, digest: str) -> Measurement | None:
 def compute(study: Study, rater: MachineRater, by: str = "", level: str = "theme") -> Estimates | None:
     """The shares, computed here and now; with `by`, the comparison's section too (ComparisonError when `by` or
     `level` is none the comparison knows)."""
-    found = estimates(study, rater)
+    # Read once: people's and the machine's labels of every report are the bulk of the work.
+    given = inputs(study, rater)
+    found = estimates(study, rater, given)
     if found is not None and by:
-        section = by_subset(study, rater, by, level)
+        section = by_subset(study, rater, by, level, given)
         if section is not None:
             found.sections.append(section)
     return found
