@@ -16,7 +16,7 @@ from concord import history, rows
 from ingest.models import Issue, Source
 from taxonomy.models import Category, Codebook
 
-from .models import Assignment, Membership, Queue, Round, Study
+from .models import Assignment, Label, Membership, Queue, Round, Study
 
 
 def _table(model: type[Model]) -> str:
@@ -128,6 +128,21 @@ def next_assignment() -> str:
             f"INNER JOIN {_table(Source)} src ON src.id = {_on('i', Issue, 'source')} "
             f"WHERE {_on('a', Assignment, 'queue')} = {queue} AND {_on('a', Assignment, 'done')} = %s "
             f"ORDER BY {_on('a', Assignment, 'skipped')}, {_on('a', Assignment, 'position')} LIMIT 1")
+
+
+@cache
+def withdraw_unlabeled(count: int) -> str:
+    """Delete a queue's assignments of `count` reports that are not done and that the queue's person has not
+    labeled in its round, returning their report ids (params: queue, False, the ids, round, annotator). One
+    statement, so that a report labeled at this moment either was done first (the save locks its row; the delete
+    waits, sees it done and leaves it) or is gone before the save (which then refuses). SQLite takes an alias in
+    a DELETE only after AS, and a RETURNING column only unqualified."""
+    marks = ", ".join(["%s"] * count)
+    return rows.named(
+        f"DELETE FROM {_table(Assignment)} AS a WHERE [[a.queue]] = %s AND [[a.done]] = %s "
+        f"AND [[a.issue]] IN ({marks}) AND NOT EXISTS (SELECT 1 FROM [[l]] WHERE [[l.round]] = %s "
+        f"AND [[l.annotator]] = %s AND [[l.issue]] = [[a.issue]]) RETURNING {_column(Assignment, 'issue')}",
+        a=Assignment, l=Label)
 
 
 def insert_rows(model: type[Model], columns: Sequence[str], values: Iterable[Sequence]) -> None:

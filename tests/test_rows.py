@@ -188,3 +188,26 @@ def test_named_sql_takes_tables_and_columns_from_the_models():
         named("[[q.title]]", i=Issue)
     with pytest.raises(FieldDoesNotExist):
         named("[[i.no_such_field]]", i=Issue)
+
+
+def test_withdrawing_unlabeled_reports_deletes_what_the_orm_selects(study, annotator_a):
+    from django.db.models import Exists, OuterRef
+
+    from annotation import sql
+    from annotation.models import Label
+
+    round = study.current_round
+    queue = Queue.objects.get(round=round, annotator=annotator_a)
+    done, sent_back, waiting = [a.issue for a in queue.assignments.order_by("position")]
+    label_with(annotator_a, study, done, "C.1")
+    label_with(annotator_a, study, sent_back, "C.1")
+    Assignment.objects.filter(queue=queue, issue=sent_back).update(done=False)  # a codebook change sent it back
+    ids = [done.pk, sent_back.pk, waiting.pk]
+    labeled = Label.objects.filter(round=round, annotator=annotator_a, issue_id=OuterRef("issue_id"))
+    slow = set(Assignment.objects.filter(queue=queue, done=False, issue_id__in=ids).exclude(Exists(labeled))
+               .values_list("issue_id", flat=True))
+    with connection.cursor() as cursor:
+        cursor.execute(sql.withdraw_unlabeled(len(ids)), [queue.pk, False, *ids, round.pk, annotator_a.pk])
+        fast = {row[0] for row in cursor.fetchall()}
+    assert fast == slow == {waiting.pk}
+    assert set(queue.assignments.values_list("issue_id", flat=True)) == {done.pk, sent_back.pk}

@@ -14,6 +14,7 @@ from django.utils import timezone
 from concord.audit import record
 from concord.errors import FieldError
 
+from .. import sql
 from ..models import Assignment, Label, Membership, Queue, Round, Seat, SeatLabel, Study
 from .queues import fill_queues, study_order
 
@@ -56,21 +57,14 @@ def withdrawable(round: Round, annotator_id: int, among: Sequence[int] | set[int
 
 
 def _withdraw(queue: Queue, issue_ids: list[int]) -> list[int]:
-    """Delete the queue's assignments of these reports that are still not done and unlabeled; the ids deleted.
-    One statement per chunk, so that a report labeled at this moment either was done first (its row is locked by
-    the save; the delete waits, sees it done and leaves it) or is gone before the save (which then refuses)."""
-    assignment, label = connection.ops.quote_name(Assignment._meta.db_table), \
-        connection.ops.quote_name(Label._meta.db_table)
+    """Delete the queue's assignments of these reports that are still not done and unlabeled (annotation.sql says
+    how that holds against a label saved at the same moment); the ids deleted."""
     gone: list[int] = []
     with connection.cursor() as cursor:
         for start in range(0, len(issue_ids), CHUNK):
             chunk = issue_ids[start:start + CHUNK]
-            marks = ", ".join(["%s"] * len(chunk))
-            cursor.execute(
-                f"DELETE FROM {assignment} WHERE queue_id = %s AND done = %s AND issue_id IN ({marks}) "
-                f"AND NOT EXISTS (SELECT 1 FROM {label} l WHERE l.round_id = %s AND l.annotator_id = %s "
-                f"AND l.issue_id = {assignment}.issue_id) RETURNING issue_id",
-                [queue.pk, False, *chunk, queue.round_id, queue.annotator_id])
+            cursor.execute(sql.withdraw_unlabeled(len(chunk)),
+                           [queue.pk, False, *chunk, queue.round_id, queue.annotator_id])
             gone.extend(row[0] for row in cursor.fetchall())
     return gone
 
