@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 
 from django.contrib.auth import get_user_model
 
@@ -73,3 +74,18 @@ def study_labeled_as(lead, annotators, rows) -> Study:
             if code:
                 label_with(user, study, issue, code)
     return study
+
+
+def finished_run(rater, labels: Mapping[int, str], confidence: float | Mapping[int, float] | None = None):
+    """A run of the machine rater that succeeded and is its labels of record, labeling each report (by id) with
+    its code: a type ("C") or a theme ("C.1", of type C). `confidence`: one for every label, or per report."""
+    from machines.models import MachineLabel, MachineRun
+
+    run = MachineRun.objects.create(rater=rater, status="succeeded")
+    MachineLabel.objects.bulk_create(
+        MachineLabel(run=run, issue_id=i, type_code=code.split(".")[0], theme_code=code if "." in code else "",
+                     confidence=confidence.get(i) if isinstance(confidence, Mapping) else confidence)
+        for i, code in labels.items())
+    run.finished_at = run.created_at
+    run.save()
+    return run

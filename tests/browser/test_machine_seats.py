@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Assignment, Seat
-from machines.models import MachineLabel, MachineRater, MachineRun
+from machines.models import MachineRater
 from machines.services.seats import offers
+from tests.factories import finished_run
 from tests.machines.test_seats import _study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -44,19 +45,11 @@ def test_the_lead_delegates_to_a_jury_and_ends_it(live_server, page):
     study, lead, people, decision, truth = _study()
     for n in (1, 2):
         rater = MachineRater.objects.create(study=study, name=f"oracle-{n}", kind="builtin")
-        run = MachineRun.objects.create(rater=rater, status="succeeded")
-        MachineLabel.objects.bulk_create(MachineLabel(run=run, issue_id=i, type_code=code[0], theme_code=code,
-                                                      confidence=0.9) for i, code in truth.items())
-        run.finished_at = run.created_at
-        run.save()
+        finished_run(rater, truth, 0.9)
     # The decision's rater gives no confidence: it is sure of nothing, so only the two others and a third sure one
     # make a jury that takes reports.
     third = MachineRater.objects.create(study=study, name="oracle-3", kind="builtin")
-    run = MachineRun.objects.create(rater=third, status="succeeded")
-    MachineLabel.objects.bulk_create(MachineLabel(run=run, issue_id=i, type_code=code[0], theme_code=code,
-                                                  confidence=0.95) for i, code in truth.items())
-    run.finished_at = run.created_at
-    run.save()
+    finished_run(third, truth, 0.95)
     _login(page, live_server, f"/studies/{study.pk}/machines/")
     page.get_by_test_id("jury-link").click()
     for name in ("oracle-1", "oracle-2", "oracle-3"):

@@ -9,10 +9,10 @@ from django.db.models import F
 from django.urls import reverse
 
 from annotation.models import Study
-from machines.models import MachineLabel, MachineRater, MachineRun, Measurement, ReplacementDecision
+from machines.models import MachineRater, Measurement, ReplacementDecision
 from machines.services import decisions, sentinels
 from taxonomy.models import Codebook
-from tests.factories import label_with, make_issue, make_study, make_user
+from tests.factories import finished_run, label_with, make_issue, make_study, make_user
 
 pytestmark = pytest.mark.django_db
 THEMES = ["A.1", "B.1", "C.1", "C.2"]
@@ -33,19 +33,10 @@ def panel_study():
     return Study.objects.get(pk=study.pk), lead, truth
 
 
-def _run(rater, labels: dict[int, str]) -> MachineRun:
-    run = MachineRun.objects.create(rater=rater, status="succeeded")
-    MachineLabel.objects.bulk_create(MachineLabel(run=run, issue_id=i, type_code=code[0], theme_code=code)
-                                     for i, code in labels.items())
-    run.finished_at = run.created_at
-    run.save()
-    return run
-
-
 def test_a_decision_needs_a_passing_test_and_freezes_its_figures(panel_study, client_as):
     study, lead, truth = panel_study
     rater = MachineRater.objects.create(study=study, name="oracle", kind="builtin")
-    good = _run(rater, truth)
+    good = finished_run(rater, truth)
     lead_client = client_as(lead)
     page = lead_client.get(reverse("machines:rater", args=[study.pk, rater.pk]))
     assert page.status_code == 200 and b"passes" in page.content
@@ -62,7 +53,7 @@ def test_a_decision_needs_a_passing_test_and_freezes_its_figures(panel_study, cl
 
     # The machine is re-run and now disagrees: the sentinels show it, the study page says so.
     pick = random.Random(5)
-    _run(rater, {i: pick.choice(THEMES) for i in truth})
+    finished_run(rater, {i: pick.choice(THEMES) for i in truth})
     watch = decisions.watch(decision)
     assert watch.below and watch.sentinels == 60
     flag = lead_client.get(reverse("machines:flags", args=[study.pk])).content.decode()
@@ -85,7 +76,7 @@ def test_no_decision_where_the_test_fails_or_the_figures_changed(panel_study):
     study, lead, truth = panel_study
     rater = MachineRater.objects.create(study=study, name="noise", kind="builtin")
     pick = random.Random(6)
-    run = _run(rater, {i: pick.choice(THEMES) for i in truth})
+    run = finished_run(rater, {i: pick.choice(THEMES) for i in truth})
     with pytest.raises(decisions.DecisionError, match="does not pass"):
         decisions.record(rater, level="type", type_code="", epsilon=0.2, reason="r", by=lead, expected_run=run.pk)
     with pytest.raises(decisions.DecisionError, match="changed since"):
@@ -100,7 +91,7 @@ def test_no_decision_where_the_test_fails_or_the_figures_changed(panel_study):
 def test_sentinels_are_a_seeded_share_and_a_withdrawal_happens_once(panel_study):
     study, lead, truth = panel_study
     rater = MachineRater.objects.create(study=study, name="oracle", kind="builtin")
-    run = _run(rater, truth)
+    run = finished_run(rater, truth)
     decision = decisions.record(rater, level="type", type_code="", epsilon=0.15, reason="ok", by=lead,
                                 expected_run=run.pk, sentinel_share=0.1)
     chosen = sentinels.sentinel_reports(decision, {})
@@ -116,7 +107,7 @@ def test_sentinels_are_a_seeded_share_and_a_withdrawal_happens_once(panel_study)
 def test_figures_are_measured_once_per_state_of_the_panel_and_again_when_a_label_changes(panel_study, client_as):
     study, lead, truth = panel_study
     rater = MachineRater.objects.create(study=study, name="oracle", kind="builtin")
-    _run(rater, truth)
+    finished_run(rater, truth)
     lead_client = client_as(lead)
     url = reverse("machines:rater", args=[study.pk, rater.pk])
     first = lead_client.get(url, {"level": "theme", "type": "C"}).content.decode()

@@ -12,9 +12,9 @@ from annotation.selectors.votes import current_votes
 from annotation.services.seats import SeatError
 from corpus.dataset_card import dataset_card
 from corpus.exports import study_document
-from machines.models import MachineLabel, MachineRater, MachineRun
+from machines.models import MachineRater
 from machines.services import delegation
-from tests.factories import label_with, make_issue, make_study, make_user
+from tests.factories import finished_run, label_with, make_issue, make_study, make_user
 
 pytestmark = pytest.mark.django_db
 THEMES = ["A.1", "B.1", "C.1", "C.2"]
@@ -36,12 +36,7 @@ def jury_study():
     raters = []
     for n in range(3):
         rater = MachineRater.objects.create(study=study, name=f"m{n}", kind="builtin")
-        run = MachineRun.objects.create(rater=rater, status="succeeded")
-        MachineLabel.objects.bulk_create(
-            MachineLabel(run=run, issue_id=i, type_code=code[0], theme_code=code,
-                         confidence=0.5 if k % 4 == 0 else 0.9) for k, (i, code) in enumerate(sorted(truth.items())))
-        run.finished_at = run.created_at
-        run.save()
+        finished_run(rater, truth, {i: 0.5 if k % 4 == 0 else 0.9 for k, i in enumerate(sorted(truth))})
         raters.append(rater)
     return study, lead, people, raters, truth
 
@@ -80,11 +75,7 @@ def test_the_plan_names_each_persons_count_and_applying_takes_those_reports_from
 def test_a_jury_that_does_not_agree_with_itself_or_is_too_small_delegates_nothing(jury_study):
     study, lead, people, raters, truth = jury_study
     pick = random.Random(9)
-    noisy = MachineRun.objects.create(rater=raters[2], status="succeeded")
-    MachineLabel.objects.bulk_create(MachineLabel(run=noisy, issue_id=i, type_code=pick.choice("ABC"),
-                                                  confidence=0.9) for i in truth)
-    noisy.finished_at = noisy.created_at
-    noisy.save()
+    finished_run(raters[2], {i: pick.choice("ABC") for i in truth}, 0.9)
     made = delegation.plan(study, raters, alpha_min=0.9)
     assert not made.fit and not made.votes
     with pytest.raises(SeatError, match="agree with each other too little"):

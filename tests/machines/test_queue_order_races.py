@@ -12,10 +12,10 @@ from annotation.models import QueueWeight, Study
 from annotation.services.phases import advance, state_of
 from annotation.services.queues import study_order
 from annotation.services.studies import create_study
-from machines.models import MachineLabel, MachineRater, MachineRun
+from machines.models import MachineRater
 from machines.services.queue_order import QueueOrderError, order_by_doubt
 from tests.concurrency import at_once
-from tests.factories import codebook, make_issue, make_user
+from tests.factories import codebook, finished_run, make_issue, make_user
 
 pytestmark = [pytest.mark.django_db(transaction=True),
               pytest.mark.skipif(connection.vendor != "postgresql",
@@ -29,11 +29,8 @@ def _pilot(n: int = 0):
                          annotators=[make_user(f"a{n}"), make_user(f"b{n}")], with_pilot=True,
                          queue_order=Study.QueueOrder.RANDOM)
     rater = MachineRater.objects.create(study=study, name="doubter", kind="builtin")
-    run = MachineRun.objects.create(rater=rater, status="succeeded")
-    MachineLabel.objects.bulk_create(MachineLabel(run=run, issue=issue, type_code="C", confidence=(n % 10) / 10)
-                                     for n, issue in enumerate(issues))
-    run.finished_at = run.created_at
-    run.save()
+    run = finished_run(rater, {issue.pk: "C" for issue in issues},
+                       {issue.pk: (n % 10) / 10 for n, issue in enumerate(issues)})
     return study, lead, rater, run
 
 

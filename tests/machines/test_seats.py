@@ -24,12 +24,12 @@ from annotation.services.labels import LabelError, LabelInput
 from annotation.services.phases import advance
 from annotation.services.seats import SeatError
 from findings.estimates import people_labels
-from machines.models import MachineLabel, MachineRater, MachineRun, ReplacementDecision
+from machines.models import MachineRater, ReplacementDecision
 from machines.services import decisions
 from machines.services.seats import ApplyError, offers, seat_votes
 from machines.services.sentinels import sentinel_reports
 from tests.concurrency import at_once
-from tests.factories import category, label_with, make_issue, make_study, make_user
+from tests.factories import category, finished_run, label_with, make_issue, make_study, make_user
 
 THEMES = ["A.1", "B.1", "C.1", "C.2"]
 
@@ -50,11 +50,7 @@ def _study(labeled_by_last: int = 20, sentinel_share: float = 0.1):
             if person != people[2] or issue.pk in third:
                 label_with(person, study, issue, truth[issue.pk] if pick.random() < 0.85 else pick.choice(THEMES))
     rater = MachineRater.objects.create(study=study, name="oracle", kind="builtin")
-    run = MachineRun.objects.create(rater=rater, status="succeeded")
-    MachineLabel.objects.bulk_create(MachineLabel(run=run, issue_id=i, type_code=code[0], theme_code=code)
-                                     for i, code in truth.items())
-    run.finished_at = run.created_at
-    run.save()
+    run = finished_run(rater, truth)
     decision = decisions.record(rater, level="type", type_code="", epsilon=0.2, reason="as good as us", by=lead,
                                 expected_run=run.pk, sentinel_share=sentinel_share)
     return Study.objects.get(pk=study.pk), lead, people, decision, truth
@@ -322,11 +318,7 @@ def test_the_sentinel_watch_firing_gives_the_seat_back_and_the_decision_may_be_a
     assert decisions.watch_kept(decision).below is False and Seat.objects.get().standing
     # The machine is re-run and now labels at random: on the sentinels its agreement falls, and the seat goes back.
     rater, pick = decision.rater, random.Random(5)
-    run = MachineRun.objects.create(rater=rater, status="succeeded")
-    MachineLabel.objects.bulk_create(MachineLabel(run=run, issue_id=i, type_code=pick.choice("ABC"))
-                                     for i in truth)
-    run.finished_at = run.created_at
-    run.save()
+    finished_run(rater, {i: pick.choice("ABC") for i in truth})
     assert decisions.watch_kept(decision).below is True
     seat.refresh_from_db()
     assert not seat.standing and seat.given_back_by is None and seat.returned == offered
