@@ -166,6 +166,9 @@ def _machines(machines: dict, seats: list[dict]) -> list[str]:
         lines.append(f"- Decision: {_text(decision['rater'])} may replace one annotator at {where} (epsilon "
                      f"{decision['epsilon']}, by {_text(decision['decided_by'])} on {decision['decided_at'][:10]}; "
                      f"{decision['sentinels']} sentinel reports): {state}.")
+        if origin := decision.get("carried_from"):
+            lines.append(f"  - Carried from the study {_text(origin['study_name'])}, where it was decided on "
+                         f"{origin['decided_at'][:10]}: the figures it rests on are that study's.")
         if seat := decision.get("seat"):
             held = "stands" if seat["given_back_at"] is None else f"stood, until {seat['given_back_at'][:10]},"
             lines.append(f"  - Applied in round {seat['round']}: {_text(decision['rater'])} {held} in "

@@ -23,7 +23,8 @@ def _decision(decision: ReplacementDecision, the_panel) -> dict:
                                                      "alt_test": watched.figures["alt_test"]},
             "withdrawn_at": decision.withdrawn_at and decision.withdrawn_at.isoformat(),
             "withdrawn_reason": decision.withdrawn_reason, "figures_then": decision.figures,
-            "seat": _seat(decision.seat) if decision.seat_id else None}
+            "seat": _seat(decision.seat) if decision.seat_id else None,
+            "carried_from": decision.figures.get("carried_from")}
 
 
 def _seat(seat) -> dict:

@@ -15,6 +15,7 @@ urlpatterns = [
     path("studies/<id:study_id>/machines/runs/<id:machine_run_id>/", views.run_progress, name="run_progress"),
     path("studies/<id:study_id>/machines/decisions/<id:decision_id>/withdraw/", views.withdraw, name="withdraw"),
     path("studies/<id:study_id>/machines/decisions/<id:decision_id>/apply/", views.apply, name="apply"),
+    path("studies/<id:study_id>/machines/decisions/<id:decision_id>/carry/", views.carry_decision, name="carry"),
     path("studies/<id:study_id>/machines/reports/<id:issue_id>/", views.report_labels, name="report_labels"),
     path("studies/<id:study_id>/machines/flags/", views.flags, name="flags"),
     path("studies/<id:study_id>/machines/jury/", views.jury, name="jury"),

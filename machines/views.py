@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.access import get_study_for
+from annotation.models import Study
 from annotation.permissions import can_manage_seeing_labels
 from concord.errors import FieldError
 from concord.http import HtmxHttpRequest, job_progress
@@ -25,7 +26,7 @@ from .forms import DecisionForm, RaterForm, WithdrawForm
 from .measures import LEVELS
 from .models import LlmCall, MachineRater, MachineRun, ReplacementDecision
 from .selectors import labels_of_report, latest_run, raters_of, scopes
-from .services import decisions, delegation
+from .services import carry, decisions, delegation
 from .services.measurements import requested
 from .services.queue_order import QueueOrderError, order_by_doubt
 from .services.raters import RaterError, add_rater
@@ -104,7 +105,7 @@ def rater_page(request: HtmxHttpRequest, study_id: int, rater_id: int):
         "level_name": level.replace("_", "-"), "type_codes": sorted({t for _, t in options if t}),
         "epsilons": [(str(v), who) for who, v in EPSILONS.items()], "runs": rater.runs.order_by("-pk")[:10],
         "newest": rater.runs.order_by("-pk").first(), "of_record": of_record, "form": form,
-        "decisions": _with_seats(rater),
+        "decisions": _with_seats(rater, request.user),
         "withdraw_form": WithdrawForm(), "calls": LlmCall.objects.filter(rater=rater).count(),
         "confusion_rows": list(zip(figures["confusion"]["categories"], figures["confusion"]["rows"], strict=True))
         if figures else []})
@@ -187,13 +188,15 @@ def order_queues(request: HtmxHttpRequest, study_id: int, rater_id: int):
     return redirect("machines:rater", study_id=study.pk, rater_id=rater.pk)
 
 
-def _with_seats(rater: MachineRater) -> list[ReplacementDecision]:
-    """The rater's decisions, each with the seat it took (and on how many reports) or whose seat it could take."""
+def _with_seats(rater: MachineRater, user) -> list[ReplacementDecision]:
+    """The rater's decisions, each with the seat it took (and on how many reports) or whose seat it could take,
+    and the other studies the user could carry it to."""
     found = list(rater.decisions.select_related("decided_by", "withdrawn_by", "seat__annotator", "seat__round",
                                                 "seat__taken_by", "seat__given_back_by").order_by("-decided_at"))
     for d in found:
         d.seat_reports = d.seat.labels.count() if d.seat else 0
         d.offers = offers(d) if d.seat is None or not d.seat.standing else []
+        d.targets = carry.targets(d, user) if d.withdrawn_at is None and d.level == "type" else []
     return found
 
 
@@ -214,6 +217,26 @@ def apply(request: HtmxHttpRequest, study_id: int, decision_id: int):
     else:
         messages.success(request, f"{decision.rater.name} stands in {seat.annotator.username}'s seat: "
                                   f"{seat.labels.count()} reports left their queue.")
+    return redirect("machines:rater", study.pk, decision.rater_id)
+
+
+@login_required
+@require_POST
+def carry_decision(request: HtmxHttpRequest, study_id: int, decision_id: int):
+    study = get_study_for(request, study_id, can_manage_seeing_labels)
+    decision = get_object_or_404(ReplacementDecision, pk=decision_id, rater__study=study)
+    to = parse_id(request.POST.get("to"))
+    target = Study.objects.filter(pk=to).first() if to is not None else None
+    if target is None:
+        messages.error(request, "to: one of the studies the page offered, by its number; nothing was carried")
+        return redirect("machines:rater", study.pk, decision.rater_id)
+    try:
+        carried = carry.carry(decision, to=target, by=request.user, reason=request.POST.get("reason", ""))
+    except FieldError as exc:
+        messages.error(request, str(exc) if exc.field else exc.message)
+    else:
+        messages.success(request, f"The decision stands in {target.name} too, for its rater {carried.rater.name}: "
+                                  "run it there, then apply the decision in that study's independent round.")
     return redirect("machines:rater", study.pk, decision.rater_id)
 
 

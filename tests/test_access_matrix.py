@@ -199,6 +199,7 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "machines:run_progress": (manager_seeing, GET, {200, 286}),
     "machines:withdraw": (manager_seeing, POST, {302}),
     "machines:apply": (manager_seeing, POST, {302}),
+    "machines:carry": (manager_seeing, POST, {302}),
     "machines:jury": (manager_seeing, GET, None),
     "machines:delegate": (manager_seeing, POST, {302}),
     "machines:end_delegation": (manager_seeing, POST, {302}),
