@@ -3,7 +3,8 @@ the pilot and grows the codebook, a volunteer joins by an invitation link (on a 
 1280 × 800), four people label the independent round by keyboard (digits, / find, notes saved with Ctrl+Enter
 and with Enter, a skip, p, a double Enter, a reload mid-draft, a dropped connection), a proposal passes
 unanimously, ties are reviewed with comments and re-labels, the lead adjudicates, the study closes, and every
-export is downloaded.
+export is downloaded. Midway the lead carries last year's decision about a machine to the study, hands it the
+volunteer's seat and withdraws it again.
 
 The test keeps its own ledger of what the screen showed at each save. At the end the exported corpus, the
 label history and the agreement figures must say what the ledger says. On PostgreSQL with REDIS_URL set (CI)
@@ -14,11 +15,13 @@ import csv
 import io
 import json
 import os
+import re
 import time
 import zipfile
 from collections import Counter, defaultdict
 
 import pytest
+from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from concord.numbers import number
@@ -307,6 +310,43 @@ class WholeStudy:
             person.page.keyboard.press("Backspace")
         label(person, self.ledger, "independent", code, self.themes_of)
 
+    def carry_a_machine_into_a_seat_and_back(self):
+        """The lead carries last year's decision about a machine to this study, runs the machine here, hands it the
+        volunteer's seat and, on second thoughts, withdraws it: the reports the seat took come back to the
+        volunteer's queue, each button having named how many."""
+        from annotation.models import Assignment
+        from tests.machines.test_seats import _study
+
+        lead, page = self.lead, self.lead.page
+        from machines.services.measurements import measure
+
+        old, _, _, decision, _ = _study(lead=get_user_model().objects.get(username="lead"), name="Last year")
+        measure(decision.rater.runs.get(), "type", "", decision.epsilon, decision.pk)  # its watch, holding
+        vol_queue = Assignment.objects.filter(queue__round__study=self.study_id, queue__annotator__username="vol")
+        waiting = vol_queue.count()
+        lead.go(f"/studies/{old.pk}/machines/{decision.rater_id}/")
+        page.select_option(f"#carry-to-{decision.pk}", label="Serving study")
+        page.fill(f"#carry-reason-{decision.pk}", "The same frameworks, a year on.")
+        page.get_by_role("button", name="Carry the decision").click()
+        expect(page.locator("body")).to_contain_text("The decision stands in Serving study too")
+        lead.go(f"/studies/{self.study_id}/machines/")
+        page.get_by_role("link", name="oracle").first.click()
+        expect(page.locator("[data-testid=carried-from]")).to_contain_text("Carried from the study Last year")
+        expect(page.locator("[data-testid=decision]")).to_contain_text("has not rated this study's reports yet")
+        page.get_by_role("button", name="Run", exact=True).click()
+        expect(page.locator("body")).to_contain_text("Succeeded", timeout=120_000)
+        page.reload()
+        hand = page.get_by_role("button", name=re.compile(r"^Hand vol's seat to oracle: \d+ reports leave"))
+        taken = int(re.search(r": (\d+) reports", hand.inner_text()).group(1))
+        assert 0 < taken < waiting  # the sentinels keep the volunteer
+        hand.click()
+        expect(page.locator("body")).to_contain_text(f"oracle stands in vol's seat: {taken} reports left their queue.")
+        assert vol_queue.count() == waiting - taken
+        page.get_by_label("Why withdraw").fill("Our volunteers want to label every report this year.")
+        page.get_by_role("button", name="Withdraw").click()
+        expect(page.locator("body")).to_contain_text(f"Decision withdrawn. {taken} reports returned to vol's queue.")
+        assert vol_queue.count() == waiting
+
     def propose(self):
         """A proposal during the independent round passes when every member votes yes; the lead adds it."""
         ann1 = self.people["ann1"]
@@ -495,6 +535,7 @@ def test_a_whole_study_through_its_pages(live_server, browser, request, settings
     study.label_queue(people["ann1"], 1, {0: {"how": "find", "note": "found by code"}, 1: {"first": "A.2"},
                                           5: {"note": "same engine", "save": "Control+Enter"}, 6: {"save": "double"}})
     study.label_queue(people["ann2"], 2, {2: {"reload": True}, 3: {"skip": True}, 4: {"note": "looks like B.2"}})
+    study.carry_a_machine_into_a_seat_and_back()
     study.label_queue(people["vol"], 3, {7: {"note": "memory", "save": "Control+Enter"}})
     study.propose()
     study.review()

@@ -26,6 +26,7 @@ from annotation.services.seats import SeatError
 from findings.estimates import people_labels
 from machines.models import MachineRater, ReplacementDecision
 from machines.services import decisions
+from machines.services.measurements import measure
 from machines.services.seats import ApplyError, offers, seat_votes
 from machines.services.sentinels import sentinel_reports
 from tests.concurrency import at_once
@@ -34,13 +35,14 @@ from tests.factories import category, finished_run, label_with, make_issue, make
 THEMES = ["A.1", "B.1", "C.1", "C.2"]
 
 
-def _study(labeled_by_last: int = 20, sentinel_share: float = 0.1):
+def _study(labeled_by_last: int = 20, sentinel_share: float = 0.1, lead=None, name: str = "Seats"):
     """Three people; the first two label all 60 reports, the third the first `labeled_by_last` of their queue. A
-    machine that agrees with the truth, and its decision at type level with a tenth of the reports as sentinels."""
-    lead = make_user("lead")
+    machine that agrees with the truth, and its decision at type level with a tenth of the reports as sentinels.
+    `lead`: a user who runs it (a new one by default)."""
+    lead = lead or make_user("lead")
     people = [make_user(f"h{n}") for n in range(3)]
     issues = [make_issue() for _ in range(60)]
-    study = make_study(lead, people, issues=issues, name="Seats")
+    study = make_study(lead, people, issues=issues, name=name)
     pick = random.Random(4)
     truth = {issue.pk: pick.choice(THEMES) for issue in issues}
     queue = Queue.objects.get(round__study=study, annotator=people[2])
@@ -51,6 +53,7 @@ def _study(labeled_by_last: int = 20, sentinel_share: float = 0.1):
                 label_with(person, study, issue, truth[issue.pk] if pick.random() < 0.85 else pick.choice(THEMES))
     rater = MachineRater.objects.create(study=study, name="oracle", kind="builtin")
     run = finished_run(rater, truth)
+    measure(run, "type", "", 0.2)  # here, not in a worker: a test with a real one decides at once all the same
     decision = decisions.record(rater, level="type", type_code="", epsilon=0.2, reason="as good as us", by=lead,
                                 expected_run=run.pk, sentinel_share=sentinel_share)
     return Study.objects.get(pk=study.pk), lead, people, decision, truth
