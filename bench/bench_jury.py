@@ -41,9 +41,10 @@ def _jury(texts: list[str], final: list[tuple[str, str]]) -> tuple[list[list[str
     labels = [(t, theme, None) for t, theme in final]
     for name, seed in MEMBERS:
         settings = Settings(seed=seed, **FEATURES[name])
-        rated, confidence = rate_rows_sure(features(texts, settings), labels, settings)
-        votes.append([r[0] if r else None for r in rated])
-        sure.append([c or 0.0 for c in confidence])
+        # The jury decides types: each member's confidence is of the type alone.
+        made = rate_rows_sure(features(texts, settings), labels, settings)
+        votes.append([r[0] if r else None for r in made.labels])
+        sure.append([c or 0.0 for c in made.sure_of_type])
     return votes, sure
 
 

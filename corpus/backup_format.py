@@ -314,9 +314,15 @@ for _kind in ("annotation.finallabel", "annotation.historicalfinallabel"):
 V8["machines.replacementdecision"] = V7["machines.replacementdecision"]._replace(
     fk=(*V7["machines.replacementdecision"].fk, "seat"))
 
-FORMATS = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6, 7: V7, 8: V8}
+# Version 9: the built-in model's confidence in each label's type alone, which a jury deciding types rests on.
+# Older backups restore with none; a jury then reads the confidence in type and theme together, never more.
+V9: dict[str, Kind] = dict(V8)
+V9["machines.machinelabel"] = V8["machines.machinelabel"]._replace(
+    fields=(*V8["machines.machinelabel"].fields, "type_confidence"))
+
+FORMATS = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6, 7: V7, 8: V8, 9: V9}
 # What each version's kinds, and its records' references, are called in this Concord.
 RENAMED = {1: MOVED | FINAL | CODEBOOK, 2: FINAL | CODEBOOK, 3: FINAL | CODEBOOK, 4: CODEBOOK, 5: {}, 6: {}, 7: {},
-           8: {}}
+           8: {}, 9: {}}
 REFERENCES_RENAMED = {1: {"taxonomy": "codebook"}, 2: {"taxonomy": "codebook"}, 3: {"taxonomy": "codebook"},
-                      4: {"taxonomy": "codebook"}, 5: {}, 6: {}, 7: {}, 8: {}}
+                      4: {"taxonomy": "codebook"}, 5: {}, 6: {}, 7: {}, 8: {}, 9: {}}

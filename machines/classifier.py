@@ -85,16 +85,21 @@ def _key(label: Label) -> str:
     return label[1] if label[0] != "NR" and label[1] else label[0]
 
 
-def _type_and_theme(type_model: _Level, key_model: _Level, x) -> tuple[list[tuple[str, str | None]], np.ndarray]:
+def _type_and_theme(type_model: _Level, key_model: _Level, x
+                    ) -> tuple[list[tuple[str, str | None]], np.ndarray, np.ndarray]:
     """For each row, the (type, theme) pair with the highest log P(type) + log P(theme): the theme's own model
     knows themes apart better than a model of one type's themes trained on a third of the reports, and the type's
     model keeps a theme from pulling the type where the text says otherwise. A type with no theme in training is
     weighed with its "no theme" key. Also each pair's confidence: its weight among every pair's, the two models'
-    probabilities multiplied, so that the confidences of a row's pairs add up to 1."""
+    probabilities multiplied, so that the confidences of a row's pairs add up to 1; and the chosen type's
+    confidence, the weights of every pair of that type together (what a decision about the type alone rests on)."""
     log_type, log_key = type_model.log_proba(x), key_model.log_proba(x)
+    rows = np.arange(x.shape[0])
     total = np.zeros(x.shape[0])
     keys = key_model.classes
     best = np.full(x.shape[0], -np.inf)
+    mass = np.zeros((x.shape[0], len(type_model.classes)))
+    best_type = np.zeros(x.shape[0], dtype=int)
     chosen: list[tuple[str, str | None]] = [("", None)] * x.shape[0]
     for j, t in enumerate(type_model.classes):
         under = [k for k, key in enumerate(keys) if key == t or key.startswith(f"{t}.")]
@@ -102,15 +107,18 @@ def _type_and_theme(type_model: _Level, key_model: _Level, x) -> tuple[list[tupl
             continue
         within = log_key[:, under]
         arg = within.argmax(axis=1)
-        score = log_type[:, j] + within[np.arange(x.shape[0]), arg]
-        total += np.exp(log_type[:, j]) * np.exp(within).sum(axis=1)
+        score = log_type[:, j] + within[rows, arg]
+        mass[:, j] = np.exp(log_type[:, j]) * np.exp(within).sum(axis=1)
+        total += mass[:, j]
         for row in np.flatnonzero(score > best):
             key = keys[under[arg[row]]]
             chosen[row] = (t, None if key == t else key)
+            best_type[row] = j
         best = np.maximum(best, score)
     with np.errstate(divide="ignore", invalid="ignore"):
         sure = np.where(total > 0, np.exp(best) / total, 0.0)
-    return chosen, sure
+        sure_of_type = np.where(total > 0, mass[rows, best_type] / total, 0.0)
+    return chosen, sure, sure_of_type
 
 
 def _fit_below(x, rows: np.ndarray, parents: list, children: list, seed: int) -> dict[str, _Level]:
@@ -178,16 +186,25 @@ def rate(texts: Sequence[str], labels: Sequence[Label | None], settings: Setting
     return rate_rows(features(texts, settings), labels, settings, progress)
 
 
+@dataclass(frozen=True)
+class Rated:
+    """A rating of the reports: each label, the model's confidence in its type and theme together (the chosen
+    pair's probability among all pairs) and in its type alone, both calibrated (`calibrated`); None where the
+    report was not rated."""
+    labels: list[Label | None]
+    sure: list[float | None]
+    sure_of_type: list[float | None]
+
+
 def rate_rows(x, labels: Sequence[Label | None], settings: Settings = Settings(),
               progress: Callable[[int, int], None] | None = None) -> list[Label | None]:
     """`rate` for reports whose `features` are the rows of `x`."""
-    return rate_rows_sure(x, labels, settings, progress)[0]
+    return rate_rows_sure(x, labels, settings, progress).labels
 
 
 def rate_rows_sure(x, labels: Sequence[Label | None], settings: Settings = Settings(),
-                   progress: Callable[[int, int], None] | None = None) -> tuple[list[Label | None], list[float | None]]:
-    """`rate_rows`, and beside each label the model's confidence in its type and theme together: the chosen
-    pair's probability among all pairs, calibrated (`calibrated`); None where the report was not rated."""
+                   progress: Callable[[int, int], None] | None = None) -> Rated:
+    """`rate_rows`, with the model's confidence in each label (`Rated`)."""
     n = x.shape[0]
     if len(labels) != n:
         raise ValueError(f"{n} reports but {len(labels)} labels")
@@ -198,6 +215,7 @@ def rate_rows_sure(x, labels: Sequence[Label | None], settings: Settings = Setti
     folds = np.array_split(order, max(2, settings.folds))
     out: list[Label | None] = [None] * n
     sure_of: list[float | None] = [None] * n
+    sure_of_type: list[float | None] = [None] * n
     labeled = np.array([t is not None for t in types])
     for done, fold in enumerate(folds, start=1):
         if progress is not None:
@@ -209,15 +227,16 @@ def rate_rows_sure(x, labels: Sequence[Label | None], settings: Settings = Setti
         type_model = _Level(x[train], [types[i] for i in train], settings.seed)
         key_model = _Level(x[train], [_key(labels[i]) for i in train], settings.seed)
         sub_models = _fit_below(x, train, themes, subs, settings.seed)
-        pairs, sure = _type_and_theme(type_model, key_model, x[fold])
+        pairs, sure, of_type = _type_and_theme(type_model, key_model, x[fold])
         rated_types, rated_themes = zip(*pairs, strict=True)
         rated_subs = _below(sub_models, x, fold, list(rated_themes))
-        for i, t, th, sub, p in zip(fold, rated_types, rated_themes, rated_subs, sure, strict=True):
+        for i, t, th, sub, p, q in zip(fold, rated_types, rated_themes, rated_subs, sure, of_type, strict=True):
             out[int(i)] = (t, None, None) if t == "NR" else (t, th, sub)
-            sure_of[int(i)] = float(p)
+            sure_of[int(i)], sure_of_type[int(i)] = float(p), float(q)
     if progress is not None:
         progress(len(folds), len(folds))
-    return out, calibrated(sure_of, out, labels, folds)
+    return Rated(out, calibrated(sure_of, out, labels, folds),
+                 calibrated(sure_of_type, out, labels, folds, right=right_type))
 
 
 def right_pair(rated: Label | None, given: Label | None) -> bool:
@@ -226,8 +245,14 @@ def right_pair(rated: Label | None, given: Label | None) -> bool:
         given[0] == "NR" or rated[1] == given[1])
 
 
+def right_type(rated: Label | None, given: Label | None) -> bool:
+    """Whether a rated label has the training label's type (what the confidence of the type is of)."""
+    return rated is not None and given is not None and rated[0] == given[0]
+
+
 def calibrated(sure: list[float | None], rated: list[Label | None], labels: Sequence[Label | None],
-               folds: list) -> list[float | None]:
+               folds: list, right: Callable[[Label | None, Label | None], bool] = right_pair
+               ) -> list[float | None]:
     """The model's confidences mapped to how often labels that sure were right: for each fold, an isotonic
     regression of being right on the raw confidence, fitted on the other folds' reports (whose labels were rated
     by models that never saw them), so that no report's confidence is fitted on its own label; reports with no
@@ -236,19 +261,19 @@ def calibrated(sure: list[float | None], rated: list[Label | None], labels: Sequ
     from sklearn.isotonic import IsotonicRegression  # deferred: heavy
 
     known = [i for i, p in enumerate(sure) if p is not None and labels[i] is not None]
-    if len({right_pair(rated[i], labels[i]) for i in known}) < 2:
+    if len({right(rated[i], labels[i]) for i in known}) < 2:
         return sure
 
     def fitted(rows: list[int]) -> IsotonicRegression:
         return IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(
-            [sure[i] for i in rows], [float(right_pair(rated[i], labels[i])) for i in rows])
+            [sure[i] for i in rows], [float(right(rated[i], labels[i])) for i in rows])
 
     out = list(sure)
     fold_of = {int(i): k for k, fold in enumerate(folds) for i in fold}
     for k, fold in enumerate(folds):
         others = [i for i in known if fold_of[i] != k]
         inside = [int(i) for i in fold if sure[int(i)] is not None]
-        if len(others) < 2 or not inside or len({right_pair(rated[i], labels[i]) for i in others}) < 2:
+        if len(others) < 2 or not inside or len({right(rated[i], labels[i]) for i in others}) < 2:
             continue
         for i, p in zip(inside, fitted(others).predict([sure[i] for i in inside]), strict=True):
             out[i] = float(p)

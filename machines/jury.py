@@ -6,7 +6,7 @@ from annotation.models import Study
 from stats.jury import ALPHA_MIN, CONFIDENCE_MIN, MIN_JURY, cost, delegate
 
 from .models import MachineRater
-from .selectors import confidences, latest_run, panel, run_labels
+from .selectors import panel, type_votes
 
 
 class JuryError(ValueError):
@@ -30,15 +30,10 @@ def measure_jury(study: Study, raters: list[MachineRater], *, alpha_min: float =
     humans = panel(study).humans
     ids = sorted({issue for labels in humans.values() for issue in labels})
     people = [[labels[i][0] if i in labels else None for labels in humans.values()] for i in ids]
-    votes, sure = [], []
-    for rater in raters:
-        run = latest_run(rater)
-        if run is None:
-            raise JuryError(f"{rater.name} has no run that succeeded")
-        record, _ = run_labels(run)
-        doubt = confidences(run)
-        votes.append([record[i][0] if record.get(i) else None for i in ids])
-        sure.append([doubt.get(i) for i in ids])
+    try:
+        votes, sure = type_votes(raters, ids)
+    except LookupError as exc:
+        raise JuryError(f"{exc.args[0]} has no run that succeeded") from None
     made = delegate(votes, sure, alpha_min, confidence_min)
     found = cost(people, made, resamples=resamples, seed=study.seed)
     accuracy = found.accuracy

@@ -94,6 +94,8 @@ class MachineLabel(models.Model):
     # The built-in model's probability of this type and theme together; None for a language model, whose
     # confidence is how many of its runs on the report agree (machines.selectors.confidences).
     confidence = models.FloatField(null=True, blank=True)
+    # The built-in model's probability of the type alone: what a jury deciding types is sure of.
+    type_confidence = models.FloatField(null=True, blank=True)
     call = models.ForeignKey("LlmCall", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
     class Meta:

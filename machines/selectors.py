@@ -3,6 +3,7 @@ who may see a machine's label of a report."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.db.models import QuerySet
@@ -228,14 +229,38 @@ def describe(rater: MachineRater) -> dict:
                      for run in rater.runs.order_by("pk")]}
 
 
-def confidences(run: MachineRun) -> dict[int, float]:
+def confidences(run: MachineRun, of_type: bool = False) -> dict[int, float]:
     """How sure the run was of each report's label of record: the built-in model's probability of it, or, for a
     language model, the share of its k runs on the report that gave that label (an unparseable one agrees with
-    nothing)."""
+    nothing). `of_type`: of the label's type alone, as a jury deciding types needs; a built-in run made before
+    that was kept gives its confidence in type and theme together, never more than in the type alone."""
     if run.rater.kind == MachineRater.Kind.BUILTIN:
-        return dict(MachineLabel.objects.filter(run=run, confidence__isnull=False).values_list("issue_id",
-                                                                                              "confidence"))
+        rows = MachineLabel.objects.filter(run=run, confidence__isnull=False)
+        if of_type:
+            return {issue: of_the_type if of_the_type is not None else pair for issue, pair, of_the_type
+                    in rows.values_list("issue_id", "confidence", "type_confidence")}
+        return dict(rows.values_list("issue_id", "confidence"))
     record, attempts = run_labels(run)
     runs = max(1, len(attempts))
-    return {issue: sum(1 for a in attempts if a.get(issue) == chain) / runs
+
+    def same(given, chain) -> bool:
+        return given is not None and given[0] == chain[0] if of_type else given == chain
+
+    return {issue: sum(1 for a in attempts if same(a.get(issue), chain)) / runs
             for issue, chain in record.items() if chain is not None}
+
+
+def type_votes(raters, ids: Sequence[int]) -> tuple[list[list[str | None]], list[list[float | None]]]:
+    """What a jury of `raters` says of each report of `ids`: each member's type of record (None where it gave
+    none) and how sure it was of that type (`confidences`). LookupError naming a member with no run that
+    succeeded."""
+    votes, sure = [], []
+    for rater in raters:
+        run = latest_run(rater)
+        if run is None:
+            raise LookupError(rater.name)
+        record, _ = run_labels(run)
+        doubt = confidences(run, of_type=True)
+        votes.append([record[i][0] if record.get(i) else None for i in ids])
+        sure.append([doubt.get(i) for i in ids])
+    return votes, sure

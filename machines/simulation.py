@@ -259,7 +259,8 @@ def builtin_arm(name: str, texts: Sequence[str], final: Sequence[tuple[str, str]
     """The built-in model, cross-fitted on the final labels (no report rated by a model that saw its label)."""
     labels = [(t, theme, None) for t, theme in final]
     settings = Settings(folds=folds, seed=seed)
-    rated, sure = rate_rows_sure(features(texts, settings), labels, settings)
+    made = rate_rows_sure(features(texts, settings), labels, settings)
+    rated, sure = made.labels, made.sure
     machine = [(r[0], r[1] or r[0]) if r else ("", "") for r in rated]
     return arm(name, list(final), machine, [s or 0.0 for s in sure])
 

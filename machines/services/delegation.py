@@ -13,7 +13,7 @@ from stats.jury import ALPHA_MIN, CONFIDENCE_MIN, MIN_JURY, delegate
 from taxonomy.models import Category
 
 from ..models import MachineRater
-from ..selectors import confidences, latest_run, run_labels
+from ..selectors import type_votes
 
 JURY = "jury: "
 
@@ -55,15 +55,10 @@ def plan(study: Study, raters: list[MachineRater], alpha_min=None, confidence_mi
         raise DelegationError("raters", f"a jury needs {MIN_JURY} machine raters or more, not {len(raters)}")
     round = seat_round(study)
     ids = sorted(study.issues.values_list("pk", flat=True))
-    votes, sure = [], []
-    for rater in raters:
-        run = latest_run(rater)
-        if run is None:
-            raise DelegationError("raters", f"{rater.name} has no run that succeeded")
-        record, _ = run_labels(run)
-        doubt = confidences(run)
-        votes.append([record[i][0] if record.get(i) else None for i in ids])
-        sure.append([doubt.get(i) for i in ids])
+    try:
+        votes, sure = type_votes(raters, ids)
+    except LookupError as exc:
+        raise DelegationError("raters", f"{exc.args[0]} has no run that succeeded") from None
     made = delegate(votes, sure, alpha_min, confidence_min)
     types = dict(Category.objects.filter(codebook=study.codebook_id, level=Category.Level.TYPE,
                                          retired_at__isnull=True).values_list("code", "pk"))

@@ -101,15 +101,16 @@ def _run_builtin(run: MachineRun, issues) -> None:
         MachineRun.objects.filter(pk=run.pk).update(message=f"training and rating fold {min(done + 1, folds)} of "
                                                             f"{folds}")
 
-    rated, sure = rate_rows_sure(x, [labels.get(pk) for pk in ids], options, progress)
+    made = rate_rows_sure(x, [labels.get(pk) for pk in ids], options, progress)
+    rated, sure = made.labels, made.sure
     del x
     run.calibration = calibration([(p, right_pair(chain, labels[pk]))
                                    for pk, chain, p in zip(ids, rated, sure, strict=True)
                                    if p is not None and pk in labels])
     MachineRun.objects.filter(pk=run.pk).update(calibration=run.calibration)
     rows = [MachineLabel(run=run, issue_id=pk, type_code=chain[0], theme_code=chain[1] or "",
-                         sub_theme_code=chain[2] or "", confidence=p)
-            for pk, chain, p in zip(ids, rated, sure, strict=True) if chain is not None]
+                         sub_theme_code=chain[2] or "", confidence=p, type_confidence=q)
+            for pk, chain, p, q in zip(ids, rated, sure, made.sure_of_type, strict=True) if chain is not None]
     for start in range(0, len(rows), WRITE_BATCH):
         MachineLabel.objects.bulk_create(rows[start:start + WRITE_BATCH])
         jobs.beat(run, done=min(len(rows), start + WRITE_BATCH))

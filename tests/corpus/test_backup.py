@@ -108,7 +108,7 @@ def test_a_version_1_file_written_before_the_interviews_app_restores_its_intervi
     path, old = tmp_path / "study.gz", tmp_path / "v1.gz"
     call_command("export_study", finished.name, str(path))
     lines = [json.loads(line) for line in gzip.open(path, "rt")]
-    assert lines[0]["version"] == 8 and {"interviews.quote", "interviews.participant"} <= {r["kind"] for r in lines[1:]}
+    assert lines[0]["version"] == 9 and {"interviews.quote", "interviews.participant"} <= {r["kind"] for r in lines[1:]}
     # As a Concord of version 1 wrote it: the interview records were the taxonomy app's, a tied report was a
     # review item, a final label a decision, a codebook a taxonomy (and so were the references to one), and
     # summary reviews and instructions were not carried.
@@ -118,7 +118,7 @@ def test_a_version_1_file_written_before_the_interviews_app_restores_its_intervi
     lines[0]["version"], lines[-1]["records"] = 1, len(lines) - 2
     for record in lines[1:]:
         for field in ("instructions", "instructions_revision", "instructions_seen", "seconds", "summary_experiment",
-                      "summary_shown", "queue_order", "queue_order_from", "machine_votes"):
+                      "summary_shown", "queue_order", "queue_order_from", "machine_votes", "type_confidence"):
             record.get("fields", {}).pop(field, None)
         if "codebook" in record.get("fk", {}):
             record["fk"]["taxonomy"] = record["fk"].pop("codebook")

@@ -124,7 +124,7 @@ def test_bad_values_are_refused_naming_line_and_field(backup, tmp_path, kind, ch
     _refused(_write(tmp_path, _edit(backup, kind, change)), *words)
 
 
-@pytest.mark.parametrize("version", [[1], "1", True, 9, None, {"v": 1}])
+@pytest.mark.parametrize("version", [[1], "1", True, VERSION + 1, None, {"v": 1}])
 def test_a_header_with_a_strange_version_is_refused(backup, tmp_path, version):
     backup[0]["version"] = version
     with pytest.raises(CommandError, match="format version"):

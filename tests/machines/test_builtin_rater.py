@@ -93,7 +93,7 @@ def test_a_run_keeps_its_calibration_curve_and_the_page_shows_it(vllm_study, cli
     assert sum(b["n"] for b in curve["bins"]) == 974
     assert all(0 <= b["right"] <= 1 and b["right_low"] <= b["right"] <= b["right_high"] for b in curve["bins"])
     labels = MachineLabel.objects.filter(run=run)
-    assert labels.filter(confidence__isnull=False).count() == 974
+    assert labels.filter(confidence__isnull=False, type_confidence__isnull=False).count() == 974
     lead = make_user("lead")
     Membership.objects.create(study=vllm_study, user=lead, role=Membership.Role.LEAD)
     page = client_as(lead).get(reverse("machines:rater", args=[vllm_study.pk, run.rater_id])).content.decode()

@@ -157,11 +157,12 @@ def test_a_language_models_confidence_is_the_share_of_its_runs_that_agree():
     from machines.selectors import confidences
     from tests.factories import make_study, make_user
 
-    study = make_study(make_user("lead"), [], n_issues=3)
-    first, second, third = study.issues.order_by("pk")
+    study = make_study(make_user("lead"), [], n_issues=4)
+    first, second, third, fourth = study.issues.order_by("pk")
     rater = MachineRater.objects.create(study=study, name="llm", kind="llm", settings={"runs": 3})
     run = MachineRun.objects.create(rater=rater, status="succeeded")
-    answers = {first: ["C.1", "C.1", "C.1"], second: ["C.1", "B.2", "C.1"], third: [None, "B.2", "C.3"]}
+    answers = {first: ["C.1", "C.1", "C.1"], second: ["C.1", "B.2", "C.1"], third: [None, "B.2", "C.3"],
+               fourth: ["C.1", "C.2", "C.3"]}
     for issue, codes in answers.items():
         for attempt, code in enumerate(codes):
             if code is None:
@@ -169,4 +170,8 @@ def test_a_language_models_confidence_is_the_share_of_its_runs_that_agree():
             else:
                 MachineLabel.objects.create(run=run, issue=issue, attempt=attempt, type_code=code[0],
                                             theme_code=code)
-    assert confidences(run) == {first.pk: 1.0, second.pk: pytest.approx(2 / 3), third.pk: pytest.approx(1 / 3)}
+    assert confidences(run) == {first.pk: 1.0, second.pk: pytest.approx(2 / 3), third.pk: pytest.approx(1 / 3),
+                                fourth.pk: pytest.approx(1 / 3)}
+    # Of the type alone, as a jury deciding types reads it: three runs of three themes of one type all agree.
+    assert confidences(run, of_type=True) == {first.pk: 1.0, second.pk: pytest.approx(2 / 3),
+                                              third.pk: pytest.approx(1 / 3), fourth.pk: 1.0}
