@@ -35,15 +35,18 @@ class Plan:
         return sum(n for _, _, n in self.per_person)
 
 
-def _settings(alpha_min, confidence_min) -> tuple[float, float]:
+def _threshold(field: str, value, default: float) -> float:
     try:
-        alpha = float(ALPHA_MIN if alpha_min in (None, "") else alpha_min)
-        confidence = float(CONFIDENCE_MIN if confidence_min in (None, "") else confidence_min)
+        number = float(default if value in (None, "") else value)
     except (TypeError, ValueError):
-        raise DelegationError("alpha", "the thresholds are numbers from 0 to 1") from None
-    if not (0 <= alpha <= 1 and 0 <= confidence <= 1):
-        raise DelegationError("alpha", "the thresholds are numbers from 0 to 1")
-    return alpha, confidence
+        number = float("nan")
+    if not 0 <= number <= 1:  # NaN too
+        raise DelegationError(field, f"the thresholds are numbers from 0 to 1, not {str(value)[:40]!r}")
+    return number
+
+
+def _settings(alpha_min, confidence_min) -> tuple[float, float]:
+    return _threshold("alpha", alpha_min, ALPHA_MIN), _threshold("confidence", confidence_min, CONFIDENCE_MIN)
 
 
 def plan(study: Study, raters: list[MachineRater], alpha_min=None, confidence_min=None) -> Plan:
