@@ -29,10 +29,17 @@ class Plan:
     fit: bool
     votes: dict[int, SeatVote]  # the delegated reports, each with the jury's type
     per_person: list[tuple[int, str, int]]  # (person, username, reports that would leave their queue)
+    alpha_min: float = ALPHA_MIN
 
     @property
     def total(self) -> int:
         return sum(n for _, _, n in self.per_person)
+
+    @property
+    def near_the_line(self) -> bool:
+        """Whether alpha is within 0.1 of the gate: on a few hundred reports, machines whose alpha is truly at the
+        line pass about half the time (tests/stats/test_jury.py), so the verdict could fall either way."""
+        return self.alpha is not None and abs(self.alpha - self.alpha_min) < 0.1
 
 
 def _threshold(field: str, value, default: float) -> float:
@@ -77,7 +84,7 @@ def plan(study: Study, raters: list[MachineRater], alpha_min=None, confidence_mi
     per_person = [(q.annotator_id, q.annotator.username, len(withdrawable(round, q.annotator_id, taken)))
                   for q in queues]
     name = (JURY + ", ".join(r.name for r in raters))[:100]
-    return Plan(name, made.alpha, made.fit, taken, per_person)
+    return Plan(name, made.alpha, made.fit, taken, per_person, alpha_min)
 
 
 @transaction.atomic

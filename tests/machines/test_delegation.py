@@ -101,3 +101,14 @@ def test_the_machines_page_plans_and_applies_a_delegation_once(jury_study, clien
     assert "jury: m0, m1, m2 stands in" in client.get(reverse("machines:jury", args=[study.pk])).content.decode()
     ended = client.post(reverse("machines:end_delegation", args=[study.pk]), follow=True).content.decode()
     assert "60 reports returned to people&#x27;s queues" in ended
+
+
+def test_the_page_says_when_alpha_is_near_the_gates_line(jury_study, client_as):
+    study, lead, _, raters, _ = jury_study
+    client = client_as(lead)
+    url = reverse("machines:jury", args=[study.pk])
+    alpha = delegation.plan(study, raters).alpha
+    assert alpha > 0.9
+    far = client.get(url, {"rater": [r.pk for r in raters]}).content.decode()
+    near = client.get(url, {"rater": [r.pk for r in raters], "alpha": f"{alpha - 0.05:.2f}"}).content.decode()
+    assert "That is near the line" not in far and "That is near the line" in near

@@ -70,3 +70,23 @@ def test_a_jury_that_is_always_unsure_delegates_nothing_and_costs_nothing():
     made = delegate(votes, [[0.5] * 300] * 3)
     found = cost(people, made, resamples=0)
     assert found.delegated == 0 and found.accuracy.n == 0 and found.kappa_all.value == found.kappa_people.value
+
+
+def _members(rng: random.Random, n: int, right: float) -> list[list[str]]:
+    """Three machines, each right with chance `right` and otherwise guessing among the types, independently."""
+    truth = [rng.choice(TYPES) for _ in range(n)]
+    return [[t if rng.random() < right else rng.choice(TYPES) for t in truth] for _ in range(3)]
+
+
+@pytest.mark.parametrize(("right", "population", "fit_rate"), [
+    (0.65, 0.42, (0.0, 0.05)),   # clearly unfit: the gate lets it through at most once in twenty
+    (0.70, 0.49, (0.2, 0.6)),    # on the line: the gate's verdict is about a coin flip
+    (0.75, 0.56, (0.9, 1.0)),    # clearly fit: the gate passes it nearly always
+])
+def test_the_gates_verdict_against_machines_of_known_agreement(right, population, fit_rate):
+    """On 200 reports (a small hidden study), 300 seeded studies per setting: the machines' population alpha
+    (from 60,000 reports) is known, and the gate, which reads the point estimate, errs only near its line."""
+    rng = random.Random(int(right * 100))
+    assert machine_alpha(_members(rng, 60_000, right)) == pytest.approx(population, abs=0.01)
+    fits = sum(delegate(_members(rng, 200, right), [[1.0] * 200] * 3).fit for _ in range(300)) / 300
+    assert fit_rate[0] <= fits <= fit_rate[1], fits
