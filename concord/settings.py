@@ -308,7 +308,7 @@ if not REDIS_URL:
 CELERY_TASK_ROUTES = ("concord.jobs.route",)
 CELERY_IMPORTS = (
     "ingest.services.work", "ingest.services.summaries", "agreement.services", "machines.services.runs",
-    "machines.services.measurements", "findings.kept",
+    "machines.services.measurements", "machines.services.jury_kept", "findings.kept",
 )
 # The queues of concord.jobs.QUEUES and Celery's default one, which `make worker` and the tests' worker take.
 CELERY_QUEUES_ALL = "ingest,summaries,statistics,celery"

@@ -26,7 +26,7 @@ from .forms import DecisionForm, RaterForm, WithdrawForm
 from .measures import LEVELS
 from .models import LlmCall, MachineRater, MachineRun, ReplacementDecision
 from .selectors import labels_of_report, latest_run, raters_of, scopes
-from .services import carry, decisions, delegation
+from .services import carry, decisions, delegation, jury_kept
 from .services.measurements import requested
 from .services.queue_order import QueueOrderError, order_by_doubt
 from .services.raters import RaterError, add_rater
@@ -300,17 +300,20 @@ def jury(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_manage_seeing_labels)
     chosen = _jury_raters(study, request.GET)
     alpha, confidence = request.GET.get("alpha", ""), request.GET.get("confidence", "")
-    planned, problem = None, ""
+    planned, problem, measured = None, "", None
     if chosen:
         try:
             planned = delegation.plan(study, chosen, alpha or None, confidence or None)
         except FieldError as exc:
             problem = exc.message
+        else:
+            measured = jury_kept.requested(study, chosen, planned.alpha_min, planned.confidence_min)
     seats = delegation.standing_jury_seats(study).select_related("annotator").annotate(n=Count("labels"))
     return render(request, "machines/jury.html", {
         "study": study, "raters": [r for r in raters_of(study) if latest_run(r)], "chosen": {r.pk for r in chosen},
         "alpha": alpha or ALPHA_MIN, "confidence": confidence or CONFIDENCE_MIN, "plan": planned,
-        "problem": problem, "seats": seats})
+        "problem": problem, "seats": seats, "measured": measured,
+        "measuring": planned is not None and measured is None})
 
 
 @login_required

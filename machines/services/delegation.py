@@ -30,6 +30,7 @@ class Plan:
     votes: dict[int, SeatVote]  # the delegated reports, each with the jury's type
     per_person: list[tuple[int, str, int]]  # (person, username, reports that would leave their queue)
     alpha_min: float = ALPHA_MIN
+    confidence_min: float = CONFIDENCE_MIN
 
     @property
     def total(self) -> int:
@@ -84,7 +85,7 @@ def plan(study: Study, raters: list[MachineRater], alpha_min=None, confidence_mi
     per_person = [(q.annotator_id, q.annotator.username, len(withdrawable(round, q.annotator_id, taken)))
                   for q in queues]
     name = (JURY + ", ".join(r.name for r in raters))[:100]
-    return Plan(name, made.alpha, made.fit, taken, per_person, alpha_min)
+    return Plan(name, made.alpha, made.fit, taken, per_person, alpha_min, confidence_min)
 
 
 @transaction.atomic
