@@ -23,6 +23,7 @@ from stats.per_code import per_code
 from stats.raters import RaterAgreement, rater_agreement_table
 from stats.resampling import shared
 from stats.resampling import start as start_resampling
+from stats.tree_alpha import tree_alpha_counts
 from taxonomy.codes import sort_key
 from taxonomy.models import Category
 from taxonomy.selectors import types_of
@@ -41,6 +42,8 @@ class TypeAgreement:
     # Fleiss' kappa at the level among the reports every rater gave this type: the theme agreement once the type
     # is not in doubt.
     unanimous: Figure | None = None
+    # Krippendorff's alpha over the labels' paths in the codebook with the tree distance (stats.tree_alpha).
+    tree_alpha: float | None = None
 
     @property
     def result(self) -> Figure:
@@ -60,6 +63,8 @@ class StudyAgreement:
     no_type: list[int] = field(default_factory=list)  # reports with no final type and a tied plurality
     type_others: dict[str, Coefficient] = field(default_factory=dict)
     type_per_code: list[dict] = field(default_factory=list)
+    # Over every report, each label's path down to the level: a confusion across types costs most.
+    tree_alpha: float | None = None
 
 
 @dataclass
@@ -69,6 +74,27 @@ class _Labels:
     issues: list[int]  # table row → issue id, in id order
     raters: list[str]  # table column → username
     tables: dict[str, RatingTable]  # "type", "theme", "sub_theme"
+
+    def paths(self, level: str) -> tuple[RatingTable, list[tuple[str, ...]]]:
+        """Each label as its path in the codebook down to `level` (type, theme, sub-theme as given): a table of
+        path indexes, and the paths."""
+        levels = ("type", "theme") if level == "theme" else ("type", "theme", "sub_theme")
+        tables = [self.tables[lv] for lv in levels]
+        key = np.zeros(tables[0].codes.shape, dtype=np.int64)
+        for table in tables:
+            key = key * (len(table.categories) + 1) + (table.codes.astype(np.int64) + 1)
+        given = tables[0].codes >= 0
+        found, index = np.unique(key[given], return_inverse=True)
+        codes = np.full(key.shape, -1, dtype=np.int32)
+        codes[given] = index
+        paths = []
+        for k in found.tolist():
+            parts = []
+            for table in reversed(tables):
+                k, at = divmod(k, len(table.categories) + 1)
+                parts.append(table.categories[at - 1] if at else None)
+            paths.append(tuple(p for p in reversed(parts) if p is not None))
+        return RatingTable(self.issues, ["/".join(p) for p in paths], codes), paths
 
     @cached_property
     def type_plurality(self) -> tuple[np.ndarray, np.ndarray]:
@@ -318,7 +344,8 @@ def _agreement_from(read: RoundLabels, level: str, resamples: int, seed: int) ->
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="agreement") as beside:
         raters = beside.submit(rater_agreement_table, types.codes, labels.raters, len(types.categories))
         controversial = beside.submit(_controversial, labels)
-        per_type = _per_type(read, level, resamples, seed, (type_rows, type_inverse, type_index))
+        paths = labels.paths(level)
+        per_type = _per_type(read, level, resamples, seed, (type_rows, type_inverse, type_index), paths)
         return StudyAgreement(
             round=round, level=level, basis=basis,
             by_type=fleiss_matrix_figure(complete_counts(types, None, n_raters,
@@ -332,10 +359,18 @@ def _agreement_from(read: RoundLabels, level: str, resamples: int, seed: int) ->
             no_type=[labels.issues[i] for i in np.flatnonzero(final == "")],
             type_others=_others(type_rows, type_freq, resamples, seed, read.offered.get("type")),
             type_per_code=per_code(type_rows, types.categories, seed=seed, freq=type_freq),
+            tree_alpha=_tree_alpha(paths),
         )
 
 
-def _per_type(read: RoundLabels, level: str, resamples: int, seed: int, by_type: tuple) -> dict[str, TypeAgreement]:
+def _tree_alpha(paths: tuple[RatingTable, list], rows: np.ndarray | None = None) -> float | None:
+    table, found = paths
+    distinct, freq, _ = grouped_counts(table, rows)
+    return tree_alpha_counts(distinct.astype(float), freq.astype(float), found)
+
+
+def _per_type(read: RoundLabels, level: str, resamples: int, seed: int, by_type: tuple,
+              paths: tuple[RatingTable, list]) -> dict[str, TypeAgreement]:
     """Each type's figures at `level` over the reports whose final type it is."""
     labels, final = read.labels, read.final
     n_raters = len(labels.raters)
@@ -360,7 +395,8 @@ def _per_type(read: RoundLabels, level: str, resamples: int, seed: int, by_type:
         per_type[type_.code] = TypeAgreement(
             type=type_, fleiss=fleiss, alpha=alpha, others=_others(distinct, freq, resamples, seed,
                                                                    read.offered.get(level)),
-            per_code=per_code(distinct, table.categories, seed=seed, freq=freq), unanimous=unanimous)
+            per_code=per_code(distinct, table.categories, seed=seed, freq=freq), unanimous=unanimous,
+            tree_alpha=_tree_alpha(paths, rows))
         start_resampling()  # this type's draws go on while the next type's figures are computed
     return per_type
 
@@ -395,10 +431,11 @@ def agreement_figures(agreement: StudyAgreement) -> dict:
         "type_alpha": _figure(agreement.type_alpha),
         "type_others": _coefficients(agreement.type_others),
         "type_per_code": agreement.type_per_code,
+        "tree_alpha": agreement.tree_alpha,
         "per_type": [
             {"type": t.type.code, "name": t.type.name, "fleiss": _figure(t.fleiss), "alpha": _figure(t.alpha),
              "others": _coefficients(t.others), "per_code": t.per_code,
-             "unanimous": _figure(t.unanimous) if t.unanimous else None}
+             "unanimous": _figure(t.unanimous) if t.unanimous else None, "tree_alpha": t.tree_alpha}
             for t in agreement.per_type
         ],
         "raters": [vars(r) for r in agreement.raters],

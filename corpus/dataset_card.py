@@ -62,6 +62,10 @@ def dataset_card(study: Study, document: dict) -> str:
         lines.append(f"Round {agreement['round']}; per type, reports grouped by the {agreement['basis']}.")
         lines += ["", f"- Type, Fleiss' kappa: {_figure(agreement['type'])}",
                   f"- Type, Krippendorff's alpha: {_figure(agreement['type_alpha'])}"]
+        if agreement.get("tree_alpha") is not None:
+            lines.append(f"- Every label's path down to the {agreement['level'].replace('_', '-')}, Krippendorff's "
+                         f"alpha with the codebook's tree distance (siblings 1/3, the same type 2/3, another type "
+                         f"1): {_num(agreement['tree_alpha'])}")
         for t in agreement["per_type"]:
             lines.append(f"- {_text(t['name'])} ({t['type']}) at {agreement['level'].replace('_', '-')} level, Fleiss' "
                          f"kappa: {_figure(t['fleiss'])}")

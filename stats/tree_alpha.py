@@ -80,3 +80,17 @@ def tree_alpha(ratings: Mapping[Hashable, Sequence[Path | None]], tree: TreeDist
                ) -> float | None:
     """Alpha over codebook paths with the tree distance."""
     return distance_alpha(ratings, tree)
+
+
+def tree_alpha_counts(rows: np.ndarray, freq: np.ndarray, paths: Sequence[Path],
+                      tree: TreeDistance = TreeDistance()) -> float | None:
+    """`tree_alpha` from the distinct rows of a reports × paths count matrix and how many reports have each
+    (stats.matrices.grouped_counts): reports with the same counts add the same coincidences."""
+    m = rows.sum(axis=1)
+    pairable = m >= 2
+    if not pairable.any():
+        return None
+    weighed = rows[pairable] * (freq[pairable] / (m[pairable] - 1))[:, None]
+    o = weighed.T @ rows[pairable] - np.diag(weighed.sum(axis=0))
+    distance = np.array([[tree(a, b) for b in paths] for a in paths])
+    return alpha_from_coincidences(o, distance)

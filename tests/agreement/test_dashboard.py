@@ -51,6 +51,9 @@ def test_dashboard_shows_every_figure_with_its_provenance_and_keeps_snapshots(cl
     assert "Krippendorff" in page and "Observed / expected" in page and "<svg" in page
     assert not re.search(r"\bnan\b", re.sub(r'value="[^"]*"', "", page), re.IGNORECASE)
     assert 'data-figure="type"' in page and 'data-figure="C"' in page
+    # Beside Fleiss' kappa and nominal alpha, alpha with the codebook's tree distance, as the snapshot holds it.
+    kept = AgreementSnapshot.objects.get().figures["tree_alpha"]
+    assert "α, tree distance" in page and f'<td class="num" data-testid="tree-alpha">{number(kept)}</td>' in page
     assert AgreementSnapshot.objects.count() == 1
     client.get(url)
     assert AgreementSnapshot.objects.count() == 1  # a visit shows the latest; it does not recompute

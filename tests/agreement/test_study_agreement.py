@@ -126,3 +126,37 @@ def test_the_api_computes_again_once_a_final_label_is_made(client_as, labeled_st
     again = client_as(lead).get(url).json()
     assert again["snapshot"]["id"] != first["snapshot"]["id"] and AgreementSnapshot.objects.count() == 2
     assert again["basis"] != first["basis"]
+
+
+def test_the_tree_distances_alpha_reads_each_label_as_its_path(labeled_study, lead, annotator_a):
+    """Over every report with whole paths, and per type over that type's reports, as stats.tree_alpha computes
+    it from the same labels; with sub-themes, siblings part lower than themes."""
+    from stats.tree_alpha import tree_alpha
+
+    def path(code: str) -> tuple[str, ...]:
+        parts = code.split(".")
+        return tuple(".".join(parts[:k]) for k in range(1, len(parts) + 1))
+
+    agreement = study_agreement(labeled_study.rounds.get())
+    everything = {i: [path(c) for c in codes] for i, codes in enumerate(LABELS)}
+    assert agreement.tree_alpha == pytest.approx(tree_alpha(everything), abs=1e-12)
+    per_type = {t.type.code: t.tree_alpha for t in agreement.per_type}
+    assert per_type["C"] == pytest.approx(tree_alpha({0: everything[0], 1: everything[1]}), abs=1e-12)
+    assert per_type["B"] == pytest.approx(tree_alpha({2: everything[2], 3: everything[3]}), abs=1e-12)
+    assert per_type["A"] is None
+    # On the dashboard, beside Fleiss' kappa.
+    from agreement.reports import agreement_figures
+    shown = agreement_figures(agreement)
+    assert shown["tree_alpha"] == agreement.tree_alpha and shown["per_type"][2]["tree_alpha"] == per_type["C"]
+
+
+def test_at_sub_theme_level_a_split_into_siblings_costs_a_third(lead, annotator_a, annotator_b):
+    from stats.tree_alpha import tree_alpha
+
+    study = study_labeled_as(lead, [annotator_a, annotator_b],
+                             [("C.1.i", "C.1.ii"), ("C.1.i", "C.1.i"), ("A.1", "A.1"), ("C.2", "C.2")])
+    agreement = study_agreement(study.rounds.get(), level="sub_theme")
+    i, ii, a1, c2 = ("C", "C.1", "C.1.i"), ("C", "C.1", "C.1.ii"), ("A", "A.1"), ("C", "C.2")
+    assert agreement.tree_alpha == pytest.approx(tree_alpha({0: [i, ii], 1: [i, i], 2: [a1, a1], 3: [c2, c2]}))
+    at_theme = study_agreement(study.rounds.get(), level="theme").tree_alpha
+    assert at_theme == pytest.approx(1.0)  # at theme level the two sub-themes are one theme

@@ -108,3 +108,20 @@ def test_it_is_the_krippendorff_packages_alpha_given_the_same_distances(ratings,
     ours = tree_alpha(ratings, tree)
     assume(ours is not None)  # nothing pairable, or no disagreement to expect: the package divides 0 by 0
     assert ours == pytest.approx(_package(ratings, tree), abs=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(tables)
+def test_from_distinct_count_rows_it_is_the_same(ratings):
+    from stats.tree_alpha import tree_alpha_counts
+
+    values, _ = coincidences(ratings)
+    index = {v: i for i, v in enumerate(values)}
+    counts = np.zeros((len(ratings), len(values)))
+    for unit, given_ in enumerate(ratings.values()):
+        for v in given_:
+            if v is not None:
+                counts[unit, index[v]] += 1
+    rows, freq = np.unique(counts, axis=0, return_counts=True) if len(values) else (counts, np.ones(len(counts)))
+    expected, found = tree_alpha(ratings), tree_alpha_counts(rows, freq.astype(float), values)
+    assert found is None if expected is None else found == pytest.approx(expected, abs=1e-12)
