@@ -15,6 +15,7 @@ from annotation.selectors.labels import counted_in_round
 from concord.int_columns import int_columns, int_pieces
 from stats.alpha import alpha_counts_figure
 from stats.coefficients import Coefficient, coefficients, diverge
+from stats.confusion import Pair, top_pairs
 from stats.figures import Figure
 from stats.kappa import fleiss_matrix_figure
 from stats.lazy_numpy import np
@@ -65,6 +66,8 @@ class StudyAgreement:
     type_per_code: list[dict] = field(default_factory=list)
     # Over every report, each label's path down to the level: a confusion across types costs most.
     tree_alpha: float | None = None
+    # The pairs of categories most often given to one report, at type level and at the level (stats.confusion).
+    confusion: dict[str, list[Pair]] = field(default_factory=dict)
 
 
 @dataclass
@@ -360,6 +363,9 @@ def _agreement_from(read: RoundLabels, level: str, resamples: int, seed: int) ->
             type_others=_others(type_rows, type_freq, resamples, seed, read.offered.get("type")),
             type_per_code=per_code(type_rows, types.categories, seed=seed, freq=type_freq),
             tree_alpha=_tree_alpha(paths),
+            confusion={"type": top_pairs(type_rows, type_freq, types.categories, seed=seed),
+                       level: top_pairs(*grouped_counts(labels.tables[level])[:2],
+                                        labels.tables[level].categories, seed=seed)},
         )
 
 
@@ -432,6 +438,8 @@ def agreement_figures(agreement: StudyAgreement) -> dict:
         "type_others": _coefficients(agreement.type_others),
         "type_per_code": agreement.type_per_code,
         "tree_alpha": agreement.tree_alpha,
+        "confusion": {level: [vars(p) | {"ci": list(p.ci)} for p in pairs]
+                      for level, pairs in agreement.confusion.items()},
         "per_type": [
             {"type": t.type.code, "name": t.type.name, "fleiss": _figure(t.fleiss), "alpha": _figure(t.alpha),
              "others": _coefficients(t.others), "per_code": t.per_code,

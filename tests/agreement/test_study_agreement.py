@@ -160,3 +160,18 @@ def test_at_sub_theme_level_a_split_into_siblings_costs_a_third(lead, annotator_
     assert agreement.tree_alpha == pytest.approx(tree_alpha({0: [i, ii], 1: [i, i], 2: [a1, a1], 3: [c2, c2]}))
     at_theme = study_agreement(study.rounds.get(), level="theme").tree_alpha
     assert at_theme == pytest.approx(1.0)  # at theme level the two sub-themes are one theme
+
+
+def test_the_most_confused_pairs_are_kept_and_shown(labeled_study, client_as, lead):
+    """At type level and at the level, as stats.confusion finds them on the same labels; on the dashboard."""
+    from agreement.reports import agreement_figures
+
+    figures = agreement_figures(study_agreement(labeled_study.rounds.get()))
+    types = {(p["first"], p["second"]): p for p in figures["confusion"]["type"]}
+    # C and B meet on report 3 (B.1, B.1, C.3); B and NR on report 4 (B.2, NR, B.2).
+    assert set(types) == {("B", "C"), ("B", "NR")}
+    assert types[("B", "C")]["reports"] == 1 and types[("B", "C")]["share"] == pytest.approx(1 / 4)
+    themes = {(p["first"], p["second"]) for p in figures["confusion"]["theme"]}
+    assert themes == {("C.1", "C.2"), ("B.1", "C.3"), ("B.2", "NR")}
+    page = client_as(lead).get(reverse("agreement:study_agreement", args=[labeled_study.pk])).content.decode()
+    assert 'data-testid="confusion-type"' in page and 'data-pair="C.1|C.2"' in page
