@@ -40,6 +40,7 @@ def _runs(raters: list[MachineRater]) -> list[MachineRun] | None:
 def requested(study: Study, raters: list[MachineRater], alpha_min: float, confidence_min: float) -> dict | None:
     """The jury's kept figures (machines.jury.measure_jury) for the study as it is now; when there are none yet,
     a worker is asked for them (once, however many pages ask) and None is returned until they are there."""
+    raters = sorted(raters, key=lambda r: r.name)  # as the worker reads them: the key must not hang on the order
     runs = _runs(raters)
     if runs is None:
         return None
