@@ -488,6 +488,11 @@
       if (details) details.open = !details.open;
       return;
     }
+    if (event.key === "p" && click("[data-action=previous]")) {
+      // The queue's end: back to its last report, as p goes back from any report.
+      event.preventDefault();
+      return;
+    }
     if (event.key === "m") {
       const note = document.querySelector("textarea[name=note]");
       if (note) { event.preventDefault(); note.focus(); }

@@ -55,3 +55,7 @@ def test_annotator_labels_a_report_with_the_keyboard_only(live_server, page):
     page.keyboard.press("Enter")
     page.wait_for_selector("text=All done")
     assert Label.objects.get(annotator=annotator, issue=issues[1]).code == "NR"
+    # At the queue's end p goes back to its last report, as from any report: the one just labeled.
+    page.keyboard.press("p")
+    page.locator("h1.issue-title", has_text="Second report").wait_for()
+    page.get_by_text("You labeled this report already").wait_for()
