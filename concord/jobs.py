@@ -219,6 +219,19 @@ def send_once(key: str, seconds: int, celery_task, *args) -> bool:
     return True
 
 
+def kept_or_sent(find: Callable[[], object | None], key: str, seconds: int, celery_task, *args,
+                 here: Callable[[], object | None]):
+    """Figures a worker computes and keeps: what `find` reads as kept; else the task is sent once under `key`
+    (`send_once`) and `find` is read again, since tasks run in-process (the zero-set-up default, tests) have kept
+    them on return; with the queue away, `here()` computes them in this process. None while a worker works."""
+    found = find()
+    if found is not None:
+        return found
+    if not send_once(key, seconds, celery_task, *args):
+        return here()
+    return find()
+
+
 def under_way(key: str) -> bool:
     return bool(cache.get(key))
 

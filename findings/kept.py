@@ -63,12 +63,13 @@ def requested(study: Study, rater: MachineRater, by: str = "", level: str = "the
     if run is None:
         return None
     asked, digest = _asked(by, level), state(study)
-    found = _stored(run, asked, digest)
-    if found is None:
-        if not jobs.send_once(_key(run, asked), COMPUTING, compute_task, run.pk, by, level):
-            return keep(run, by, level)
+
+    def find() -> Estimates | None:
         found = _stored(run, asked, digest)
-    return None if found is None else from_kept(found.figures, rater)
+        return None if found is None else from_kept(found.figures, rater)
+
+    return jobs.kept_or_sent(find, _key(run, asked), COMPUTING, compute_task, run.pk, by, level,
+                             here=lambda: keep(run, by, level))
 
 
 def keep(run: MachineRun, by: str, level: str) -> Estimates | None:

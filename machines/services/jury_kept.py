@@ -27,6 +27,10 @@ def _asked(runs: list[MachineRun], alpha_min: float, confidence_min: float) -> s
     return hashlib.sha256(whole.encode()).hexdigest()[:32]
 
 
+def _key(asked: str) -> str:
+    return f"machines:jury:{asked}"
+
+
 def _stored(first: MachineRun, asked: str, state: str) -> Measurement | None:
     return Measurement.objects.filter(run=first, level=LEVEL, type_code=asked, epsilon=0.0, decision__isnull=True,
                                       panel=state).first()
@@ -44,14 +48,14 @@ def requested(study: Study, raters: list[MachineRater], alpha_min: float, confid
     runs = _runs(raters)
     if runs is None:
         return None
-    asked, state = _asked(runs, alpha_min, confidence_min), panel_state(study)
-    found = _stored(runs[0], asked, state)
-    if found is None:
-        key = f"machines:jury:{asked}"
-        if not jobs.send_once(key, MEASURING, measure_task, [r.pk for r in raters], alpha_min, confidence_min):
-            return keep([r.pk for r in raters], alpha_min, confidence_min)
+    asked, state, ids = _asked(runs, alpha_min, confidence_min), panel_state(study), [r.pk for r in raters]
+
+    def find() -> dict | None:
         found = _stored(runs[0], asked, state)
-    return None if found is None else found.figures
+        return None if found is None else found.figures
+
+    return jobs.kept_or_sent(find, _key(asked), MEASURING, measure_task, ids, alpha_min, confidence_min,
+                             here=lambda: keep(ids, alpha_min, confidence_min))
 
 
 def keep(rater_ids: list[int], alpha_min: float, confidence_min: float) -> dict | None:
@@ -76,7 +80,7 @@ def keep(rater_ids: list[int], alpha_min: float, confidence_min: float) -> dict 
     except JuryError:
         return None
     finally:
-        jobs.done(f"machines:jury:{asked}")
+        jobs.done(_key(asked))
 
 
 # In a child process the worker ends when idle: the measurement loads every label and numpy.

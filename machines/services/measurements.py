@@ -54,14 +54,11 @@ def requested(run: MachineRun, level: str, type_code: str, epsilon: float, decis
     is returned until they are there. Tasks run in-process (the zero-set-up default, tests) have them on return;
     with the queue away they are measured here. `state`: the panel's state, when the caller has read it."""
     state = state or panel_state(run.rater.study)
-    found = stored(run, level, type_code, epsilon, decision_id, state=state)
-    if found is not None:
-        return found
-    if not jobs.send_once(_key(run, level, type_code, epsilon, decision_id), MEASURING, measure_task, run.pk,
-                          level, type_code, epsilon, decision_id):
-        return measure(run, level, type_code, epsilon, decision_id)
-    # Measured already if tasks run in-process, against the state read then (or a newer one: asked again later).
-    return stored(run, level, type_code, epsilon, decision_id, state=state)
+    # Read again after sending against the state read first (or a newer one: asked again later).
+    return jobs.kept_or_sent(lambda: stored(run, level, type_code, epsilon, decision_id, state=state),
+                             _key(run, level, type_code, epsilon, decision_id), MEASURING, measure_task, run.pk,
+                             level, type_code, epsilon, decision_id,
+                             here=lambda: measure(run, level, type_code, epsilon, decision_id))
 
 
 def measure(run: MachineRun, level: str, type_code: str, epsilon: float,
