@@ -30,11 +30,12 @@ def assignment_of(user, round: Round, issue_id: int) -> Assignment | None:
     return Assignment.objects.filter(queue__round=round, queue__annotator=user, issue_id=issue_id).first()
 
 
-def neighbour(user, round: Round, position: int, before: bool = True) -> int | None:
-    """The report just before (or after) `position` in the user's queue, for "previous" and "next"."""
+def neighbour(user, round: Round, position: int | None, before: bool = True) -> int | None:
+    """The report just before (or after) `position` in the user's queue, for "previous" and "next"; before no
+    position, the queue's last report."""
     items = Assignment.objects.filter(queue__round=round, queue__annotator=user)
     if before:
-        items = items.filter(position__lt=position).order_by("-position")
+        items = (items if position is None else items.filter(position__lt=position)).order_by("-position")
     else:
         items = items.filter(position__gt=position).order_by("position")
     return items.values_list("issue_id", flat=True).first()

@@ -124,10 +124,12 @@ def issue_label(request: HtmxHttpRequest, study_id: int, issue_id: int):
 @login_required
 @require_GET
 def previous(request: HtmxHttpRequest, study_id: int):
-    """The report before `position` in the user's queue (the one just labeled, usually)."""
+    """The report before `position` in the user's queue (the one just labeled, usually); with none, as from the
+    queue's end, its last report."""
     study, round = _labeling(request, study_id)
-    position = parse_id(request.GET.get("position"))
-    issue_id = neighbour(request.user, round, position) if position is not None else None
+    given = request.GET.get("position")
+    position = None if given is None else parse_id(given)
+    issue_id = None if given is not None and position is None else neighbour(request.user, round, position)
     if issue_id is None:
         return redirect("annotation:queue", study_id=study.pk)
     return redirect("annotation:issue_label", study_id=study.pk, issue_id=issue_id)
