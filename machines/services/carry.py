@@ -16,9 +16,13 @@ from ..models import MachineRater, ReplacementDecision
 from .decisions import DecisionError, watch_kept
 
 
-def _types(codebook_id: int) -> set[str]:
-    return set(Category.objects.filter(codebook=codebook_id, level=Category.Level.TYPE, retired_at__isnull=True)
-               .values_list("code", flat=True))
+def _types(codebook_ids) -> dict[int, set[str]]:
+    """The live type codes of each codebook, in one query."""
+    found: dict[int, set[str]] = {i: set() for i in codebook_ids}
+    for codebook, code in Category.objects.filter(codebook__in=found, level=Category.Level.TYPE,
+                                                  retired_at__isnull=True).values_list("codebook", "code"):
+        found[codebook].add(code)
+    return found
 
 
 def targets(decision: ReplacementDecision, user) -> list[Study]:
@@ -26,21 +30,16 @@ def targets(decision: ReplacementDecision, user) -> list[Study]:
     closed, whose codebook has the same types (the evidence is about those types and no others), where a rater
     of its name has no standing decision at type level."""
     source = decision.rater.study
-    types = _types(source.codebook_id)
     holding = ReplacementDecision.objects.filter(rater__name=decision.rater.name, level="type",
                                                  withdrawn_at__isnull=True).values("rater__study")
     found = Study.objects.exclude(pk=source.pk).exclude(phase=Study.Phase.CLOSED).exclude(pk__in=holding) \
         .order_by("name")
     if not user.is_staff:
         found = found.filter(memberships__user=user, memberships__role=Membership.Role.LEAD)
-    same: dict[int, bool] = {}
-    chosen = []
-    for study in found:
-        if study.codebook_id not in same:
-            same[study.codebook_id] = _types(study.codebook_id) == types
-        if same[study.codebook_id] and can_manage_seeing_labels(user, study):
-            chosen.append(study)
-    return chosen
+    found = list(found)
+    types = _types({source.codebook_id} | {s.codebook_id for s in found})
+    return [s for s in found if types[s.codebook_id] == types[source.codebook_id]
+            and can_manage_seeing_labels(user, s)]
 
 
 def carry(decision: ReplacementDecision, *, to: Study, by, reason: str) -> ReplacementDecision:
@@ -70,9 +69,11 @@ def carry(decision: ReplacementDecision, *, to: Study, by, reason: str) -> Repla
         raise DecisionError("", "the machine's agreement on this study's sentinels fell below what it was decided on; "
                                 "a decision the watch flags is not carried")
     source: MachineRater = decision.rater
-    origin = {"study": source.study_id, "study_name": source.study.name, "decision": decision.pk,
-              "decided_by": decision.decided_by.username, "decided_at": decision.decided_at.isoformat(),
-              "carried_by": by.username}
+    # The study whose figures they are: a decision carried again keeps its evidence's first study.
+    origin = decision.figures.get("carried_from") or {
+        "study": source.study_id, "study_name": source.study.name, "decision": decision.pk,
+        "decided_by": decision.decided_by.username, "decided_at": decision.decided_at.isoformat()}
+    origin = origin | {"carried_by": by.username}
     try:
         with transaction.atomic():
             lock_study(to.pk)

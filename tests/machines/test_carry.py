@@ -4,8 +4,10 @@ evidence does not reach."""
 from __future__ import annotations
 
 import random
+from functools import partial
 
 import pytest
+from django.db import connection
 from django.urls import reverse
 
 from annotation.models import Membership, Study
@@ -16,6 +18,7 @@ from machines.models import MachineRater, ReplacementDecision
 from machines.services import carry, decisions
 from machines.services.seats import offers
 from taxonomy.models import Category, Codebook
+from tests.concurrency import at_once
 from tests.factories import finished_run, label_with, make_issue, make_study, make_user
 from tests.machines.test_seats import _study
 
@@ -83,7 +86,7 @@ def test_the_new_studys_sentinels_are_watched_against_the_old_ones_and_give_the_
 
 
 @pytest.mark.parametrize("case", ["withdrawn", "below_type", "not_their_study", "other_types", "closed", "same",
-                                  "other_settings", "no_reason", "nul_reason"])
+                                  "other_settings", "no_reason", "nul_reason", "long_reason"])
 def test_a_carry_the_evidence_does_not_reach_is_refused_and_changes_nothing(case):
     study, lead, _, decision, _ = _study()
     follow_up, _ = _new_study(lead)
@@ -91,7 +94,7 @@ def test_a_carry_the_evidence_does_not_reach_is_refused_and_changes_nothing(case
     match = {"withdrawn": "withdrawn", "below_type": "only a decision at type level",
              "not_their_study": "a study you run", "other_types": "same types", "closed": "not closed",
              "same": "stands in Seats already", "other_settings": "with other settings", "no_reason": "say why",
-             "nul_reason": "reason"}[case]
+             "nul_reason": "reason", "long_reason": "at most 5,000"}[case]
     to = follow_up
     if case == "withdrawn":
         decisions.withdraw(decision, by=lead, reason="no longer")
@@ -114,6 +117,8 @@ def test_a_carry_the_evidence_does_not_reach_is_refused_and_changes_nothing(case
         reason = "  "
     elif case == "nul_reason":
         reason = "same\x00frameworks"
+    elif case == "long_reason":
+        reason = "x" * 5001
     decision.refresh_from_db()
     to = Study.objects.get(pk=to.pk)
     before = ReplacementDecision.objects.count(), MachineRater.objects.count()
@@ -162,3 +167,31 @@ def test_the_page_carries_once_and_refuses_hostile_targets(client_as):
     Membership.objects.create(study=study, user=annotator, role=Membership.Role.ANNOTATOR)
     theirs, _ = _new_study(annotator, name="Theirs")
     assert client_as(annotator).post(url, {"to": theirs.pk, "reason": "x"}).status_code in (403, 404)
+
+
+def test_a_decision_carried_on_keeps_the_study_its_figures_come_from():
+    study, lead, _, decision, _ = _study()
+    second, _ = _new_study(lead, name="Second")
+    third, _ = _new_study(lead, name="Third")
+    once = carry.carry(decision, to=second, by=lead, reason="same frameworks")
+    twice = carry.carry(once, to=third, by=lead, reason="same frameworks again")
+    origin = twice.figures["carried_from"]
+    assert (origin["study_name"], origin["decision"]) == (study.name, decision.pk)
+    assert {k: v for k, v in twice.figures.items() if k != "carried_from"} == \
+        {k: v for k, v in decision.figures.items() if k != "carried_from"}
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks need PostgreSQL (SQLite locks the file)")
+@pytest.mark.django_db(transaction=True)
+def test_two_carries_at_once_make_one_rater_and_one_decision():
+    from machines.services.measurements import measure
+
+    study, lead, _, decision, _ = _study()
+    follow_up, _ = _new_study(lead)
+    # The watch measured first: else one carry asks a worker for it and the other is told it is being measured.
+    measure(decision.rater.runs.get(), "type", "", decision.epsilon, decision.pk)
+    outcomes = at_once(*[partial(carry.carry, decision, to=follow_up, by=lead, reason="same frameworks")] * 2)
+    refused = [o for o in outcomes if o is not None]
+    assert len(refused) == 1 and "stands in Follow-up already" in str(refused[0])
+    assert MachineRater.objects.filter(study=follow_up).count() == 1
+    assert ReplacementDecision.objects.filter(rater__study=follow_up).count() == 1
