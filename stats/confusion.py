@@ -10,18 +10,9 @@ from dataclasses import dataclass
 
 from .lazy_numpy import np
 from .resampling import bootstrap, column_intervals
+from .tree_alpha import coincidence_matrix
 
 RESAMPLES = 200  # one interval per pair, as per code: enough for a dashboard's 95 % percentile interval
-
-
-def coincidence_matrix(rows: np.ndarray, freq: np.ndarray) -> np.ndarray:
-    """K × K coincidences from distinct count rows (reports × categories) and how many reports have each; the
-    rows with fewer than two labels pair nothing."""
-    rows = np.asarray(rows, dtype=float)
-    m = rows.sum(axis=1)
-    pairable = m >= 2
-    weighed = rows[pairable] * (np.asarray(freq, dtype=float)[pairable] / (m[pairable] - 1))[:, None]
-    return weighed.T @ rows[pairable] - np.diag(weighed.sum(axis=0))
 
 
 @dataclass

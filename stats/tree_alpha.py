@@ -59,6 +59,16 @@ def coincidences(ratings: Mapping[Hashable, Sequence[Hashable | None]]) -> tuple
     return values, o
 
 
+def coincidence_matrix(rows: np.ndarray, freq: np.ndarray) -> np.ndarray:
+    """K × K coincidences from distinct count rows (reports × categories) and how many reports have each; the
+    rows with fewer than two labels pair nothing."""
+    rows = np.asarray(rows, dtype=float)
+    m = rows.sum(axis=1)
+    pairable = m >= 2
+    weighed = rows[pairable] * (np.asarray(freq, dtype=float)[pairable] / (m[pairable] - 1))[:, None]
+    return weighed.T @ rows[pairable] - np.diag(weighed.sum(axis=0))
+
+
 def alpha_from_coincidences(o: np.ndarray, distance: np.ndarray) -> float | None:
     """Alpha from a coincidence matrix and δ² between its values; None when no disagreement is to be expected."""
     n_c = o.sum(axis=1)
@@ -86,11 +96,5 @@ def tree_alpha_counts(rows: np.ndarray, freq: np.ndarray, paths: Sequence[Path],
                       tree: TreeDistance = TreeDistance()) -> float | None:
     """`tree_alpha` from the distinct rows of a reports × paths count matrix and how many reports have each
     (stats.matrices.grouped_counts): reports with the same counts add the same coincidences."""
-    m = rows.sum(axis=1)
-    pairable = m >= 2
-    if not pairable.any():
-        return None
-    weighed = rows[pairable] * (freq[pairable] / (m[pairable] - 1))[:, None]
-    o = weighed.T @ rows[pairable] - np.diag(weighed.sum(axis=0))
-    distance = np.array([[tree(a, b) for b in paths] for a in paths])
-    return alpha_from_coincidences(o, distance)
+    distance = np.array([[tree(a, b) for b in paths] for a in paths], dtype=float).reshape(len(paths), len(paths))
+    return alpha_from_coincidences(coincidence_matrix(rows, freq), distance)
