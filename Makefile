@@ -41,9 +41,10 @@ run: demo
 	  $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 # A newcomer's quick run: both cores, the bounded but long tests (marked slow) left out. FULL=1 runs the whole
-# suite in one process, as CI does on PostgreSQL with a real Celery worker (its tests share Redis's queues).
+# suite in one process, as CI does on PostgreSQL with a real Celery worker (its tests share Redis's queues),
+# and names the forty slowest tests: the suite's time is CI's budget.
 test: install
-	$(BIN)/python -m pytest $(if $(FULL),,-n 2 -m "not slow")
+	$(BIN)/python -m pytest $(if $(FULL),--durations=40,-n 2 -m "not slow")
 
 # A Celery worker for every queue, for when REDIS_URL is set. Threads, not prefork's two children that would
 # each hold Django and the statistics stack: half the memory on this 2-core machine (`make bench-memory`), and
