@@ -9,16 +9,18 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.access import get_study_for
 from annotation.models import Round
-from annotation.permissions import can_view_agreement
+from annotation.permissions import can_manage_seeing_labels, can_view_agreement
 from annotation.selectors.labels import counted_in_round, raters
 from annotation.selectors.studies import agreement_round
+from concord.errors import FieldError
 from concord.http import HtmxHttpRequest
 from concord.ids import parse_id
 from stats.planner import enough
 from taxonomy.codes import sort_key
 
+from .pairs import asked_pair
 from .reports import LEVELS
-from .selectors import history, latest, latest_plan
+from .selectors import history, latest, latest_plan, pair_figures, pair_reports
 from .services import computing, is_current, request_plan, request_snapshot
 
 
@@ -119,3 +121,28 @@ def planner(request: HtmxHttpRequest, study_id: int):
         else:
             context["computing"] = True
     return render(request, "agreement/planner.html", context)
+
+
+@login_required
+@require_GET
+def pair(request: HtmxHttpRequest, study_id: int):
+    """A confused pair of categories: its figures, both codes' definitions, and the reports people gave both,
+    behind the same blind rule as the dashboard's figures."""
+    study = get_study_for(request, study_id, can_view_agreement)
+    round = agreement_round(study)
+    try:
+        asked = asked_pair(study, request.GET)
+    except FieldError as exc:
+        return render(request, "agreement/pair.html", {"study": study, "refusal": str(exc)}, status=400)
+    snapshot = latest(request.user, study, asked.level)
+    total, reports = pair_reports(request.user, study, round, asked.at, asked.first, asked.second)
+    categories = {c.code: c for c in study.codebook.categories.filter(code__in=[asked.first, asked.second])}
+    clarifiable = all(code in categories and categories[code].retired_at is None
+                      for code in (asked.first, asked.second))
+    return render(request, "agreement/pair.html", {
+        "study": study, "round": round, "asked": asked, "snapshot": snapshot,
+        "figures": pair_figures(snapshot, asked.at, asked.first, asked.second),
+        "total": total, "reports": reports,
+        "codes": [(code, categories.get(code)) for code in (asked.first, asked.second)],
+        "may_clarify": clarifiable and snapshot is not None and can_manage_seeing_labels(request.user, study),
+    })

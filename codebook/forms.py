@@ -110,3 +110,26 @@ class DetailForm(forms.Form):
             return report_numbers(self.cleaned_data["examples"])
         except FieldError as exc:
             raise forms.ValidationError(exc.message) from exc
+
+
+class ClarifyPairForm(forms.Form):
+    """Both definitions of a pair people confused, changed at once, with the pair as the evidence. The pair and
+    the figures come from the query and the database, never from these fields."""
+
+    first_definition = forms.CharField(required=False, max_length=20_000, widget=forms.Textarea(attrs={"rows": 4}))
+    first_inclusion = forms.CharField(required=False, max_length=20_000, widget=forms.Textarea(attrs={"rows": 2}))
+    first_exclusion = forms.CharField(required=False, max_length=20_000, widget=forms.Textarea(attrs={"rows": 2}))
+    second_definition = forms.CharField(required=False, max_length=20_000, widget=forms.Textarea(attrs={"rows": 4}))
+    second_inclusion = forms.CharField(required=False, max_length=20_000, widget=forms.Textarea(attrs={"rows": 2}))
+    second_exclusion = forms.CharField(required=False, max_length=20_000, widget=forms.Textarea(attrs={"rows": 2}))
+    reason = forms.CharField(max_length=5000, widget=forms.Textarea(attrs={"rows": 4}),
+                             error_messages={"required": "Every change to the codebook needs a reason."})
+    # The codebook revision and the agreement figures the page was shown with: a change or a recomputation
+    # meanwhile (or a second click) refuses this one, so the evidence kept is the evidence shown.
+    revision = forms.IntegerField(min_value=0, max_value=2**31 - 1, widget=forms.HiddenInput, error_messages={
+        "required": "The form did not say which codebook revision it was shown for; reload the page."})
+    snapshot = forms.IntegerField(min_value=1, max_value=INT64_MAX, widget=forms.HiddenInput, error_messages={
+        "required": "The form did not say which agreement figures it was shown with; reload the page."})
+
+    def texts(self, side: str) -> dict[str, str]:
+        return {part: self.cleaned_data[f"{side}_{part}"] for part in ("definition", "inclusion", "exclusion")}

@@ -93,6 +93,9 @@ class ChangeLogEntry(models.Model):
     made_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     made_at = models.DateTimeField(auto_now_add=True)
     requeued = models.PositiveIntegerField(default=0, help_text="Labels sent back to their annotators' queues")
+    # Agreement evidence: the pair of categories people confused that the change clarifies, with its figures
+    # as the dashboard computed them and the reports given both ({} for a change made without).
+    evidence = models.JSONField(default=dict, blank=True)
 
     class Meta:
         db_table = "taxonomy_changelogentry"

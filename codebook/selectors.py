@@ -86,6 +86,16 @@ def reports_numbered(study, numbers: list[str], field: str = "examples") -> list
     return list(dict.fromkeys(found))
 
 
+def report_ids(study, refs: list[str]) -> dict[str, int]:
+    """The ids of the study's reports among `refs` ("owner/repo#number", as evidence names them); a ref that
+    names none of them is left out."""
+    wanted = {ref.rsplit("#", 1)[1]: None for ref in refs if "#" in ref}
+    found = {}
+    for number, pk, repo in study.issues.filter(number__in=wanted).values_list("number", "pk", "source__full_name"):
+        found[f"{repo}#{number}".lower()] = pk
+    return {ref: found[ref.lower()] for ref in refs if ref.lower() in found}
+
+
 class Tally(NamedTuple):
     yes: int
     no: int

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import changes, proposals, saturation, tree
+from .views import changes, pairs, proposals, saturation, tree
 
 app_name = "codebook"
 
@@ -15,6 +15,7 @@ urlpatterns = [
     path("studies/<id:study_id>/codebook/changes/", changes.changelog, name="changelog"),
     path("studies/<id:study_id>/codebook/saturation/", saturation.saturation_page, name="saturation"),
     path("studies/<id:study_id>/codebook/instructions/", changes.instructions, name="instructions"),
+    path("studies/<id:study_id>/codebook/clarify/", pairs.clarify_pair, name="clarify_pair"),
     path("studies/<id:study_id>/categories/", changes.pilot_category_add, name="category_add"),
     # Proposals and votes
     path("studies/<id:study_id>/proposals/", proposals.proposals, name="proposals"),

@@ -320,9 +320,15 @@ V9: dict[str, Kind] = dict(V8)
 V9["machines.machinelabel"] = V8["machines.machinelabel"]._replace(
     fields=(*V8["machines.machinelabel"].fields, "type_confidence"))
 
-FORMATS = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6, 7: V7, 8: V8, 9: V9}
+# Version 10: a change's agreement evidence, the pair of categories people confused that it clarifies. Older
+# backups restore with none.
+V10: dict[str, Kind] = dict(V9)
+V10["codebook.changelogentry"] = V9["codebook.changelogentry"]._replace(
+    fields=(*V9["codebook.changelogentry"].fields, "evidence"))
+
+FORMATS = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6, 7: V7, 8: V8, 9: V9, 10: V10}
 # What each version's kinds, and its records' references, are called in this Concord.
 RENAMED = {1: MOVED | FINAL | CODEBOOK, 2: FINAL | CODEBOOK, 3: FINAL | CODEBOOK, 4: CODEBOOK, 5: {}, 6: {}, 7: {},
-           8: {}, 9: {}}
+           8: {}, 9: {}, 10: {}}
 REFERENCES_RENAMED = {1: {"taxonomy": "codebook"}, 2: {"taxonomy": "codebook"}, 3: {"taxonomy": "codebook"},
-                      4: {"taxonomy": "codebook"}, 5: {}, 6: {}, 7: {}, 8: {}, 9: {}}
+                      4: {"taxonomy": "codebook"}, 5: {}, 6: {}, 7: {}, 8: {}, 9: {}, 10: {}}

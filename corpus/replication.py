@@ -175,7 +175,7 @@ def build(study: Study, path: str | Path, viewer) -> int:
                 agreement_figures(study_agreement(round, level, seed=0, machines=True)) for level in LEVELS}
             machine_rows, machine_reference = _named(study, *replication_tables(round, machines=True))
     changes = [{"revision": e.revision, "kind": e.kind, "before": e.before, "after": e.after, "reason": e.reason,
-                "made_by": e.made_by.username, "made_at": e.made_at.isoformat()}
+                "made_by": e.made_by.username, "made_at": e.made_at.isoformat(), "evidence": e.evidence}
                for e in ChangeLogEntry.objects.filter(codebook=study.codebook_id).select_related("made_by")
                .order_by("revision")]
     now = [{"code": c.code, "name": c.name, "definition": c.definition, "inclusion": c.inclusion,

@@ -151,6 +151,7 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "agreement:study_agreement": (sees_labels, GET, None),
     "agreement:recompute": (sees_labels, POST, {302}),
     "agreement:planner": (sees_labels, GET, None),
+    "agreement:pair": (sees_labels, GET, {400}),  # 400: the walk names no pair
     # Sources, runs and screening
     "ingest:source_list": (staff, GET, None),
     "audit_log": (staff, GET, None),
@@ -174,6 +175,7 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "codebook:changelog": (viewer, GET, None),
     "codebook:saturation": (manager_seeing, GET, None),
     "codebook:instructions": (viewer, GET, None),
+    "codebook:clarify_pair": (manager_seeing, GET, {400}),  # 400: the walk names no pair
     "codebook:proposals": (viewer, GET, None),
     "codebook:proposal": (viewer, GET, None),
     "codebook:export": (viewer, GET, None),

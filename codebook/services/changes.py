@@ -43,14 +43,15 @@ def _check(study, user, reason: str, expected_revision: int | None = None) -> Co
 
 
 def _log(codebook: Codebook, user, kind: str, before: list, after: list, reason: str, proposal=None,
-         requeued: int = 0, quote=None) -> ChangeLogEntry:
+         requeued: int = 0, quote=None, evidence: dict | None = None) -> ChangeLogEntry:
     codebook.revision += 1
     codebook.save(update_fields=["revision"])
     record(f"codebook {kind}", user, None, codebook=codebook.pk, revision=codebook.revision,
            categories=[c.get("code") for c in [*before, *after] if isinstance(c, dict)], requeued=requeued)
     return ChangeLogEntry.objects.create(codebook=codebook, revision=codebook.revision, kind=kind, before=before,
                                          after=after, reason=reason.strip(), proposal=proposal, made_by=user,
-                                         requeued=requeued, quote=quote or (proposal.quote if proposal else None))
+                                         requeued=requeued, quote=quote or (proposal.quote if proposal else None),
+                                         evidence=evidence or {})
 
 
 def _live(study, category_id: int) -> Category:
@@ -205,3 +206,24 @@ def retire(study, user, category_id: int, reason: str, quote=None,
     _log(codebook, user, ChangeLogEntry.Kind.RETIRE, [_snapshot(category)], [], reason, requeued=requeued,
          quote=quote)
     return category
+
+
+@transaction.atomic
+def clarify_pair(study, user, first_id: int, second_id: int, reason: str, *, first: dict[str, str],
+                 second: dict[str, str], evidence: dict, expected_revision: int | None = None) -> ChangeLogEntry:
+    """Both definitions of a pair of categories people confused, clarified in one revision whose change log entry
+    keeps the pair's agreement evidence. `first` and `second`: each one's definition, inclusion and exclusion."""
+    codebook = _check(study, user, reason, expected_revision)
+    categories = [_live(study, first_id), _live(study, second_id)]
+    if categories[0].pk == categories[1].pk:
+        raise CodebookError("categories", "a pair is two categories")
+    before = [_snapshot(c) for c in categories]
+    for category, texts in zip(categories, (first, second), strict=True):
+        category.definition, category.inclusion, category.exclusion = (
+            texts.get(part, "").strip() for part in ("definition", "inclusion", "exclusion"))
+    after = [_snapshot(c) for c in categories]
+    if before == after:
+        raise CodebookError("definition", "both definitions are as they were; nothing was changed")
+    for category in categories:
+        category.save(update_fields=["definition", "inclusion", "exclusion"])
+    return _log(codebook, user, ChangeLogEntry.Kind.CLARIFY, before, after, reason, evidence=evidence)

@@ -17,6 +17,7 @@ from interviews.selectors import quote_of
 from taxonomy.services import CodebookError
 
 from ..forms import CategoryForm, ChangeForm, InstructionsForm
+from ..selectors import report_ids
 from ..services import changes
 
 
@@ -91,9 +92,16 @@ def changelog(request: HtmxHttpRequest, study_id: int):
     if interviews:
         # The study's Table 2: modifications from interview results.
         entries = entries.filter(quote__isnull=False) | entries.filter(proposal__quote__isnull=False)
+    entries = list(entries)
+    sees_labels = can_view_all_labels(request.user, study)
+    if sees_labels:
+        # A clarification's example reports, linked by their names (its evidence keeps no ids).
+        ids = report_ids(study, [x["ref"] for e in entries for x in e.evidence.get("examples", [])])
+        for e in entries:
+            e.examples = [(x["ref"], ids.get(x["ref"])) for x in e.evidence.get("examples", [])]
     # How many labels a change sent back counts other people's labels of a category: the blind rule applies.
     return render(request, "codebook/changelog.html", {"study": study, "entries": entries, "interviews": interviews,
-                                                       "sees_labels": can_view_all_labels(request.user, study),
+                                                       "sees_labels": sees_labels,
                                                        "manages_seeing": can_manage_seeing_labels(request.user, study)})
 
 

@@ -69,6 +69,8 @@ def finished(study, lead, annotator_a, annotator_b, annotator_c, client_as):
     save_ranking(session, guide.questions.get(node__code="C"), ["C.2", "C.1"])
     quote = add_quote(session, "Memory ran out at 70B.", ["C.2"], "memory matters")
     changes.rename(study, lead, study.codebook.categories.get(code="C.2").pk, "Memory", "shorter", quote=quote)
+    # A clarification's evidence: the pair people confused, as a page of agreement figures gave it.
+    study.codebook.changes.filter(kind="rename").update(evidence=EVIDENCE)
     label_with(annotator_a, study, issues[1], "C.3.ii", note="revised")
     advance(study, lead)
     advance(study, lead)
@@ -78,6 +80,10 @@ def finished(study, lead, annotator_a, annotator_b, annotator_c, client_as):
     advance(study, lead)
     study.refresh_from_db()
     return study
+
+
+EVIDENCE = {"pair": ["C.1", "C.2"], "at": "theme", "level": "theme", "figures": {"reports": 2, "alpha": -0.5},
+            "reports_given_both": 2, "examples": [{"ref": "vllm-project/vllm#7", "title": "OOM"}]}
 
 
 def _reviews() -> list:
@@ -102,13 +108,15 @@ def test_the_round_trip_keeps_every_figure(finished, tmp_path):
     assert _reviews() == reviews and len(reviews) == 3
     change = restored.codebook.changes.get(kind="rename")
     assert change.quote.text == "Memory ran out at 70B." and change.quote.session.answers.get().order == ["C.2", "C.1"]
+    assert change.evidence == EVIDENCE
 
 
 def test_a_version_1_file_written_before_the_interviews_app_restores_its_interviews(finished, tmp_path):
     path, old = tmp_path / "study.gz", tmp_path / "v1.gz"
     call_command("export_study", finished.name, str(path))
     lines = [json.loads(line) for line in gzip.open(path, "rt")]
-    assert lines[0]["version"] == 9 and {"interviews.quote", "interviews.participant"} <= {r["kind"] for r in lines[1:]}
+    assert lines[0]["version"] == 10
+    assert {"interviews.quote", "interviews.participant"} <= {r["kind"] for r in lines[1:]}
     # As a Concord of version 1 wrote it: the interview records were the taxonomy app's, a tied report was a
     # review item, a final label a decision, a codebook a taxonomy (and so were the references to one), and
     # summary reviews and instructions were not carried.
@@ -118,7 +126,8 @@ def test_a_version_1_file_written_before_the_interviews_app_restores_its_intervi
     lines[0]["version"], lines[-1]["records"] = 1, len(lines) - 2
     for record in lines[1:]:
         for field in ("instructions", "instructions_revision", "instructions_seen", "seconds", "summary_experiment",
-                      "summary_shown", "queue_order", "queue_order_from", "machine_votes", "type_confidence"):
+                      "summary_shown", "queue_order", "queue_order_from", "machine_votes", "type_confidence",
+                      "evidence"):
             record.get("fields", {}).pop(field, None)
         if "codebook" in record.get("fk", {}):
             record["fk"]["taxonomy"] = record["fk"].pop("codebook")
