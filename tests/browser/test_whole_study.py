@@ -466,6 +466,8 @@ class WholeStudy:
         lead, study_id = self.lead, self.study_id
         lead.go(f"/studies/{study_id}/agreement/")
         expect(lead.page.locator("tr[data-figure=type] td").first).to_contain_text(number(kappa))
+        self.open_the_most_confused_types()
+        lead.go(f"/studies/{study_id}/agreement/")
         lead.page.get_by_role("link", name="How many reports are enough?").click()
         expect(lead.page.locator("[data-testid=plan]").first).to_be_visible(timeout=120_000)
         lead.go(f"/studies/{study_id}/annotators/")
@@ -483,6 +485,22 @@ class WholeStudy:
                 assert any(person in row and code in row and note in row for row in rows), (person, code, rows)
         expect(lead.page.locator("[data-testid=final-label]")).to_contain_text("C.1 (lead decision)")
         expect(lead.page.locator("[data-testid=final-label]")).to_contain_text("The stack trace is the engine's.")
+
+    def open_the_most_confused_types(self):
+        """The dashboard's most confused pair of types opens on the very reports the ledger has given both."""
+        page = self.lead.page
+        pair = page.locator("[data-testid=confusion-type] tbody tr").first
+        expect(pair).to_be_visible()
+        first, second = pair.get_attribute("data-pair").split("|")
+        pair.locator("a").click()
+        expect(page.locator("[data-testid=pair-reports]")).to_be_visible()
+        types = defaultdict(set)
+        for (_, issue_id, kind), (code, _) in self.ledger.last.items():
+            if kind == "independent":
+                types[issue_id].add(code.split(".")[0])
+        shown = page.locator("[data-testid=pair-reports] tbody tr[data-report]").evaluate_all(
+            "rows => rows.map(row => Number(row.dataset.report))")
+        assert set(shown) == {i for i, given in types.items() if {first, second} <= given} != set()
 
     def machine_and_shares(self):
         """The lead adds the built-in model, runs it, and reads every share three ways from the statistics page:
