@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from ingest.screening import final_verdict, needs_tiebreak, precision, sample_size, seeded_sample
@@ -58,3 +59,28 @@ def test_the_studys_keyword_validation_votes_give_its_published_majorities():
         "mindspore": (148, 300), "pytorch": (130, 300), "tensorflow": (124, 300)}
     assert precision([v for vs in by_framework.values() for v in vs]).successes == 402
     assert figures["pytorch"].low < 130 / 300 < figures["pytorch"].high
+
+
+def test_on_the_studys_keyword_votes_the_sequence_stops_long_before_the_fixed_design():
+    """Each framework's 300 majority verdicts as a population, drawn in 200 seeded orders and looked at after
+    every vote with Concord's default threshold of 0.8: the sequence rejects well before the fixed design's 100."""
+    from stats.confseq import first_clear, sequence
+
+    votes = json.loads((DATA / "keywordvalidation.json").read_text())
+    by_framework: dict[str, list[bool]] = {}
+    for url, (v1, v2, v3) in votes.items():
+        framework = "mindspore" if "gitee.com" in url else url.split("/")[4]
+        by_framework.setdefault(framework, []).append(final_verdict(bool(v1), bool(v2), bool(v3)))
+    rng = np.random.default_rng(0)
+    medians = {}
+    for framework, verdicts in by_framework.items():
+        stops = []
+        for _ in range(200):
+            drawn = rng.permutation(np.array(verdicts, dtype=float))[:100]
+            stop = first_clear(*sequence(drawn, len(verdicts)), 0.8)
+            assert stop is not None and not stop.meets  # every order rejects: the precision is under 0.5
+            stops.append(stop.n)
+        medians[framework] = float(np.median(stops))
+    print(f"\nmedian stopping n at 0.8: {medians}")
+    assert all(n <= 100 for n in medians.values())
+    assert medians == {"mindspore": 18.0, "pytorch": 12.0, "tensorflow": 11.0}
