@@ -20,6 +20,7 @@ api_patterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     *annotation_urls.api_urlpatterns,
     *agreement_urls.api_urlpatterns,
+    *ingest_urls.api_urlpatterns,
 ]
 
 urlpatterns = [

@@ -320,11 +320,13 @@ V9: dict[str, Kind] = dict(V8)
 V9["machines.machinelabel"] = V8["machines.machinelabel"]._replace(
     fields=(*V8["machines.machinelabel"].fields, "type_confidence"))
 
-# Version 10: a change's agreement evidence, the pair of categories people confused that it clarifies. Older
-# backups restore with none.
+# Version 10: a change's agreement evidence, the pair of categories people confused that it clarifies, and where a
+# keyword sample's confidence sequence stopped it. Older backups restore with neither.
 V10: dict[str, Kind] = dict(V9)
 V10["codebook.changelogentry"] = V9["codebook.changelogentry"]._replace(
     fields=(*V9["codebook.changelogentry"].fields, "evidence"))
+V10["ingest.screeningsample"] = V9["ingest.screeningsample"]._replace(
+    fields=(*V9["ingest.screeningsample"].fields, "sequence_stop"))
 
 FORMATS = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6, 7: V7, 8: V8, 9: V9, 10: V10}
 # What each version's kinds, and its records' references, are called in this Concord.

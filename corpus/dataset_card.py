@@ -12,8 +12,9 @@ from annotation.selectors.final_labels import final_label_counts
 from annotation.selectors.labels import raters
 from annotation.selectors.studies import agreement_round
 from concord.numbers import interval
-from ingest.models import Source
-from ingest.selectors import source_report
+from ingest.models import ScreeningSample, Source
+from ingest.screening import KEYWORD_RULE
+from ingest.selectors import sample_document, sample_figures, source_report
 
 from .columns import study_status
 
@@ -54,6 +55,7 @@ def dataset_card(study: Study, document: dict) -> str:
         first = span["first"].date().isoformat() if span["first"] else "—"
         last = span["last"].date().isoformat() if span["last"] else "—"
         lines.append(f"| {_text(source.full_name)} | {n} | {first} | {last} | {_rate(report.false_positive)} |")
+    lines += _keyword_validation(study)
     codebook = study.codebook
     lines += ["", "## Codebook", "", f"{_text(codebook.name)}, {_text(codebook.version)}, revision {codebook.revision} "
               f"({codebook.changes.count()} recorded changes).", "", "## Agreement", ""]
@@ -125,6 +127,29 @@ def dataset_card(study: Study, document: dict) -> str:
               "as text instead of running it as a formula; remove that one character to get the stored text, or "
               "write the CSV with `manage.py export_corpus --format csv --raw`."]
     return "\n".join(lines) + "\n"
+
+
+def _keyword_validation(study: Study) -> list[str]:
+    """The decided keyword samples of the lists the study's sources were filtered with: each keyword's precision
+    read once on its sample, its confidence sequence read after every vote, and where the sequence stopped."""
+    samples = ScreeningSample.objects.filter(
+        kind=ScreeningSample.Kind.KEYWORD, keyword__keyword_list__sources__issues__studies=study,
+    ).exclude(status=ScreeningSample.Status.OPEN).distinct().select_related("keyword").order_by("keyword__term", "pk")
+    if not samples:
+        return []
+    lines = ["", "## Keyword validation", "", f"Rule: {KEYWORD_RULE}.", "",
+             "| keyword | decision | precision on the verdicts (Wilson) | confidence sequence | stopped after |",
+             "| --- | --- | --- | --- | --- |"]
+    for sample in samples:
+        figures = sample_figures(sample)
+        document = sample_document(sample, figures)
+        seq, stop = document["sequence"], document["stop"]
+        stopped = (f"{stop['n']} of {sample.size} verdicts ({'at or above' if stop['meets'] else 'below'} "
+                   f"{sample.threshold:g})" if stop else f"did not stop; an admin decided on {document['decided']}")
+        lines.append(f"| {_text(sample.keyword.term)} | {sample.get_status_display().lower()} | "
+                     f"{_rate(figures.rate)} | "
+                     f"{interval(seq['low'], seq['high'])} after {seq['verdicts_read']} | {stopped} |")
+    return lines
 
 
 def _num(value) -> str:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
 
+from django.db.models import Q
 from django.utils import timezone
 
 from agreement.reports import LEVELS, agreement_figures, replication_tables, study_agreement
@@ -23,6 +24,7 @@ from concord.csv_stream import neutralise
 from findings.estimates import as_json as shares_json
 from findings.estimates import estimates, inputs
 from ingest.models import ScreeningSample
+from ingest.selectors import sample_document
 from machines.selectors import raters_of
 from taxonomy.exports import to_json, to_markdown
 from taxonomy.models import Category
@@ -102,7 +104,10 @@ def _live(state: dict) -> list[dict]:
 def _screening(study: Study) -> list[dict]:
     """The screening samples of the study's sources. The votes of a sample still open are left out: its
     screeners judge blind to each other until it is decided, and the package goes to any lead of the study."""
-    samples = ScreeningSample.objects.filter(source__issues__studies=study).distinct().prefetch_related(
+    # A source's strata, and the keywords of the lists its sources were filtered with.
+    samples = ScreeningSample.objects.filter(
+        Q(source__issues__studies=study) | Q(keyword__keyword_list__sources__issues__studies=study)
+    ).distinct().prefetch_related(
         "items__issue", "items__votes__reviewer")
 
     def votes(sample, item) -> list[dict] | None:
@@ -110,11 +115,16 @@ def _screening(study: Study) -> list[dict]:
             return None
         return [{"reviewer": v.reviewer.username, "relevant": v.is_relevant, "note": v.note} for v in item.votes.all()]
 
+    # A decided sample's figures too (its rate, confidence sequence, and for a keyword the rule and where the
+    # sequence stopped), which recompute.py recomputes from the votes: items come in the drawn order (the model's
+    # ordering, which the prefetch keeps).
     return [{"kind": s.kind, "source": s.source and s.source.full_name, "keyword": s.keyword and s.keyword.term,
              "stratum": s.stratum, "seed": s.seed, "size": s.size, "status": s.status,
+             "screeners": [s.reviewer_a.username, s.reviewer_b.username, s.tiebreaker.username],
+             "figures": None if s.status == ScreeningSample.Status.OPEN else sample_document(s),
              "items": [{"report": f"{i.issue.source.full_name}#{i.issue.number}", "votes": votes(s, i)}
                        for i in s.items.all()]}
-            for s in samples.select_related("source", "keyword")]
+            for s in samples.select_related("source", "keyword", "reviewer_a", "reviewer_b", "tiebreaker")]
 
 
 def _shares(study: Study) -> tuple[dict, Iterator[str]]:

@@ -248,6 +248,9 @@ class ScreeningSample(models.Model):
     fraction = models.FloatField(null=True, blank=True)
     population = models.PositiveIntegerField(default=0, help_text="How many issues the sample was drawn from")
     threshold = models.FloatField(default=0.8, help_text="Keyword validation: lowest precision accepted")
+    # Keyword validation: the first time the precision's confidence sequence lay wholly on one side of the
+    # threshold, which decided the keyword: {"n": verdicts read, "meets": bool, "low", "high", "alpha"}.
+    sequence_stop = models.JSONField(null=True, blank=True)
     reviewer_a = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     reviewer_b = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     tiebreaker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")

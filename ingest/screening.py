@@ -1,7 +1,8 @@
 """Pure: seeded samples, two-reviewer verdicts with a tie-breaker, and rates with Wilson intervals.
 
 Keyword precision on a sample of its matches; precision of "relevant" and the
-false-negative rate of "not relevant" on stratified samples; every figure with its n and a 95 % interval.
+false-negative rate of "not relevant" on stratified samples; every figure with its n and a 95 % interval, and a
+confidence sequence beside it that may be read after every vote.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
 from stats import cohen
+from stats.confseq import Stop, first_clear, sequence
 from stats.lazy_numpy import np
 from stats.proportions import Rate, rate
 
@@ -76,3 +78,37 @@ def pair_agreement(pairs: Sequence[tuple[bool, bool]], confidence: float = 0.95)
     else:
         kappa = cohen.kappa_and_observed(table)[0]
     return PairAgreement(agreed=agreed, kappa=kappa)
+
+
+# How a keyword's sample decides, in words, for every place that reports one.
+KEYWORD_RULE = ("the keyword is accepted the first time the 95 % confidence sequence of its precision (betting, "
+                "for sampling without replacement from the keyword's matches) has its lower end at or above the "
+                "threshold, and rejected the first time its upper end falls below it, the final verdicts read in "
+                "the order the sample was drawn; if neither happens by the sample's end, an admin decides on the "
+                "whole sample")
+
+
+@dataclass(frozen=True)
+class Watch:
+    """The confidence sequence of a sample's rate as its verdicts come in."""
+    n: int  # verdicts read: the sample's drawn order, up to the first item without a final verdict
+    low: float | None
+    high: float | None
+    stop: Stop | None  # the first time it lay wholly on one side of the threshold
+
+
+def watch(verdicts_in_drawn_order: Sequence[bool | None], population: int, threshold: float | None = None,
+          alpha: float = 0.05) -> Watch:
+    """The (1 − α) confidence sequence of the share judged relevant in a population of `population`, read in
+    the order the sample was drawn. It stops at the first item still undecided: the drawn order is random, so
+    each prefix is a sample without replacement, whereas the items decided first may be the easy ones."""
+    read = []
+    for verdict in verdicts_in_drawn_order:
+        if verdict is None:
+            break
+        read.append(float(verdict))
+    if not read:
+        return Watch(0, None, None, None)
+    low, high = sequence(read, max(population, len(read)), alpha)
+    stop = first_clear(low, high, threshold) if threshold is not None else None
+    return Watch(len(read), float(low[-1]), float(high[-1]), stop)

@@ -10,7 +10,16 @@ from dataclasses import dataclass, field
 from stats.proportions import Rate, rate
 
 from .models import Issue, ScreeningItem, ScreeningSample, ScreeningVote, Source, Summary, SummaryReview
-from .screening import PairAgreement, final_verdict, needs_tiebreak, pair_agreement, precision
+from .screening import (
+    KEYWORD_RULE,
+    PairAgreement,
+    Watch,
+    final_verdict,
+    needs_tiebreak,
+    pair_agreement,
+    precision,
+    watch,
+)
 
 RELEVANT, NOT_RELEVANT, UNCLEAR = Summary.Verdict.RELEVANT, Summary.Verdict.NOT_RELEVANT, Summary.Verdict.UNCLEAR
 
@@ -135,6 +144,8 @@ class SampleFigures:
     total: int
     # The two screeners' relevance verdicts, item by item, before the tie-breaker.
     verdict_agreement: PairAgreement | None = None
+    # The rate's confidence sequence, read in the drawn order; it stops a keyword's sample at its threshold.
+    watch: Watch | None = None
 
 
 def verdicts_of(sample: ScreeningSample) -> tuple[dict[int, bool | None], dict[int, dict[int, bool]]]:
@@ -145,7 +156,8 @@ def verdicts_of(sample: ScreeningSample) -> tuple[dict[int, bool | None], dict[i
     ):
         votes.setdefault(item_id, {})[reviewer_id] = is_relevant
     result = {}
-    for item_id in sample.items.values_list("pk", flat=True):
+    # In the drawn order: the confidence sequence reads the verdicts so.
+    for item_id in sample.items.order_by("position").values_list("pk", flat=True):
         v = votes.get(item_id, {})
         result[item_id] = final_verdict(v.get(sample.reviewer_a_id), v.get(sample.reviewer_b_id),
                                         v.get(sample.tiebreaker_id))
@@ -159,9 +171,32 @@ def sample_figures(sample: ScreeningSample) -> SampleFigures:
     decided = [v for v in verdicts.values() if v is not None]
     both = [(v[sample.reviewer_a_id], v[sample.reviewer_b_id]) for v in votes.values()
             if sample.reviewer_a_id in v and sample.reviewer_b_id in v]
+    threshold = sample.threshold if sample.kind == ScreeningSample.Kind.KEYWORD else None
     return SampleFigures(rate=precision(list(verdicts.values())), decided=len(decided),
                          awaiting_votes=len(verdicts) - len(decided) - ties, awaiting_tiebreak=ties,
-                         total=len(verdicts), verdict_agreement=pair_agreement(both) if both else None)
+                         total=len(verdicts), verdict_agreement=pair_agreement(both) if both else None,
+                         watch=watch(list(verdicts.values()), sample.population, threshold))
+
+
+def sample_document(sample: ScreeningSample, figures: SampleFigures | None = None) -> dict:
+    """A sample's figures as the API, the replication package and the dataset card give them: the rate with
+    Wilson's interval (for the sample read once, at its end), the confidence sequence (read after every vote),
+    and for a keyword the threshold, the rule and where the sequence stopped."""
+    figures = figures or sample_figures(sample)
+    rate, seen = figures.rate, figures.watch
+    document = {
+        "kind": sample.kind, "status": sample.status, "keyword": sample.keyword.term if sample.keyword else None,
+        "source": sample.source.full_name if sample.source else None, "stratum": sample.stratum or None,
+        "population": sample.population, "drawn": figures.total, "decided": figures.decided,
+        "rate": {"relevant": rate.successes, "n": rate.n, "value": rate.value, "wilson_95": [rate.low, rate.high]},
+        "sequence": {"verdicts_read": seen.n, "low": seen.low, "high": seen.high, "alpha": 0.05,
+                     "method": "betting confidence sequence for sampling without replacement "
+                               "(Waudby-Smith & Ramdas 2020), the verdicts in the drawn order"},
+    }
+    if sample.kind == ScreeningSample.Kind.KEYWORD:
+        document |= {"threshold": sample.threshold, "size": sample.size, "rule": KEYWORD_RULE,
+                     "stop": sample.sequence_stop}
+    return document
 
 
 def meets_threshold(sample: ScreeningSample) -> bool:

@@ -1,5 +1,6 @@
 from django.urls import path
 
+from . import api
 from .views import screening
 from .views import sources as views
 
@@ -23,4 +24,8 @@ urlpatterns = [
     # Runs
     path("runs/<id:run_id>/progress/", views.run_progress, name="run_progress"),
     path("runs/<id:run_id>/retry/", views.run_retry, name="run_retry"),
+]
+
+api_urlpatterns = [
+    path("screening/samples/<id:sample_id>/", api.SampleFiguresAPI.as_view(), name="sample_figures"),
 ]

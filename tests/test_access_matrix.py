@@ -99,6 +99,7 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "api:label_history": (manager_seeing, GET, None),
     "api:comment_list": (sees_labels, GET, None),
     "api:study_agreement": (sees_labels, GET, None),
+    "api:sample_figures": (staff, GET, None),
     # Studies
     "annotation:study_list": (logged_in, GET, None),
     "annotation:study_new": (staff, GET, None),

@@ -15,6 +15,11 @@ Then every share of estimates/shares.json three ways — people's labels alone, 
 prediction-powered (PPI++, power-tuned and never wider than people's alone; a share of a type or theme as a
 linearised ratio) — from estimates/reports.csv: per rater and report, its year, people's label and the machine's.
 
+And every decided screening sample of screening.json from its votes: its rate, and the confidence sequence that
+may be read after every vote (the betting sequence for sampling without replacement, Waudby-Smith & Ramdas
+2020), at its last verdict read in the drawn order and, for a keyword, the number of verdicts after which it
+first lay wholly on one side of the threshold.
+
 Not recomputed here: the bootstrap intervals (resampled), the machine raters' figures (study.json, "machines":
 Cohen's kappa and the alternative annotator test), the subset comparisons and Table 1 / Figure 3's counts.
 """
@@ -286,6 +291,71 @@ def share_checks() -> list:
     return checks
 
 
+def confidence_sequence(x, population: int, alpha: float = 0.05, grid: int = 1000):
+    """The (1 − alpha) betting confidence sequence for the share of ones among `population`, after each draw of
+    `x` without replacement: hedged capital with the predictable plug-in bets, each capped at half of what keeps
+    the capital positive, on a grid of candidate shares, bounded by what the draws prove, intersected over time."""
+    x = np.asarray(x, dtype=float)
+    n = len(x)
+    t = np.arange(1, n + 1)
+    mean = (0.5 + np.cumsum(x)) / (t + 1)
+    variance = (0.25 + np.cumsum((x - mean) ** 2)) / (t + 1)
+    bets = np.sqrt(2 * np.log(1 / alpha) / (np.append(0.25, variance[:-1]) * t * np.log1p(t)))
+    lowest, highest = np.full(n, np.nan), np.full(n, np.nan)
+    for m in np.linspace(0.0, 1.0, grid + 1):
+        mu = (population * m - np.append(0.0, np.cumsum(x)[:-1])) / (population - (t - 1))
+        # A share the draws have made impossible (more ones or zeros than it leaves room for) stays out.
+        possible = np.logical_and.accumulate((mu >= 0) & (mu <= 1))
+        mu = np.clip(mu, 0.0, 1.0)
+        with np.errstate(divide="ignore"):
+            up = np.cumsum(np.log1p(np.minimum(bets, 0.5 / mu) * (x - mu)))
+            down = np.cumsum(np.log1p(-np.minimum(bets, 0.5 / (1 - mu)) * (x - mu)))
+        inside = possible & (np.maximum(up, down) + np.log(0.5) < np.log(1 / alpha))
+        lowest = np.where(inside & np.isnan(lowest), m, lowest)
+        highest = np.where(inside, m, highest)
+    found = ~np.isnan(lowest)
+    low = np.where(found, np.maximum(0.0, lowest - 1 / grid), 0.0)
+    high = np.where(found, np.minimum(1.0, highest + 1 / grid), 1.0)
+    ones = np.cumsum(x)
+    low, high = np.maximum(low, ones / population), np.minimum(high, 1 - (t - ones) / population)
+    return np.maximum.accumulate(low), np.minimum.accumulate(high)
+
+
+def screening_checks() -> list:
+    """Every decided sample of screening.json: its rate and confidence sequence, and a keyword's stop, again."""
+    path = HERE / "screening.json"
+    checks = []
+    for sample in json.loads(path.read_text(encoding="utf-8")) if path.exists() else []:
+        figures = sample.get("figures")
+        if not figures:
+            continue
+        first, second, tiebreaker = sample["screeners"]
+        verdicts = []
+        for item in sample["items"]:
+            votes = {v["reviewer"]: v["relevant"] for v in item["votes"] or []}
+            a, b = votes.get(first), votes.get(second)
+            verdicts.append(None if a is None or b is None else a if a == b else votes.get(tiebreaker))
+        name = f"screening {sample['keyword'] or sample['source'] + ' ' + sample['stratum']}"
+        decided = [v for v in verdicts if v is not None]
+        checks.append((f"{name}, rate", figures["rate"]["value"], sum(decided) / len(decided) if decided else None))
+        read = []
+        for verdict in verdicts:  # in the drawn order, up to the first undecided
+            if verdict is None:
+                break
+            read.append(float(verdict))
+        if not read:
+            continue
+        low, high = confidence_sequence(read, max(figures["population"], len(read)))
+        checks.append((f"{name}, confidence sequence low", figures["sequence"]["low"], float(low[-1])))
+        checks.append((f"{name}, confidence sequence high", figures["sequence"]["high"], float(high[-1])))
+        if figures.get("stop"):
+            threshold = figures["threshold"]
+            cleared = np.flatnonzero((low >= threshold) | (high < threshold))
+            checks.append((f"{name}, verdicts read when the sequence cleared {threshold}", figures["stop"]["n"],
+                           int(cleared[0]) + 1 if len(cleared) else None))
+    return checks
+
+
 def agreement_checks(labels, reference, levels: dict, side: str = "") -> list:
     """Every agreement figure of `levels` (report.json's, per level) recomputed from `labels` and `reference`."""
     raters = len({row["rater"] for row in labels})
@@ -344,6 +414,7 @@ def main() -> int:
         checks += agreement_checks(with_machines, machine_reference, report["with_machines"], ", with machines")
     if (HERE / "estimates" / "shares.json").exists():
         checks += share_checks()
+    checks += screening_checks()
     wrong = 0
     for name, published, again in checks:
         same = (published is None and again is None) or (

@@ -106,16 +106,40 @@ def can_vote(user, item: ScreeningItem) -> bool:
                                                               votes.get(sample.reviewer_b_id))
 
 
+@transaction.atomic
 def cast_vote(user, item: ScreeningItem, is_relevant: bool, note: str = "") -> ScreeningVote:
-    """Record a screener's judgement; judging again revises it, and history keeps the first."""
-    if item.sample.status != ScreeningSample.Status.OPEN:
-        raise ScreeningError("this sample is closed; its votes can no longer change")
+    """Record a screener's judgement; judging again revises it, and history keeps the first. A keyword's sample
+    is decided by the vote that takes its precision's confidence sequence wholly to one side of its threshold."""
+    # The sample's row orders its votes: the one that stops it is the last it takes.
+    sample = ScreeningSample.objects.select_for_update(of=("self",)).select_related("keyword").get(
+        pk=item.sample_id)
+    item.sample = sample
+    if sample.status != ScreeningSample.Status.OPEN:
+        raise ScreeningError(f"this sample is {sample.get_status_display().lower()}; its votes can no longer "
+                             "change" + (f" (its confidence sequence cleared the threshold after "
+                                         f"{sample.sequence_stop['n']} verdicts)" if sample.sequence_stop else ""))
     if not can_vote(user, item):
         raise PermissionDenied("Only the sample's two screeners, or its tie-breaker on a disagreement, may judge.")
     vote, _ = ScreeningVote.objects.update_or_create(
         item=item, reviewer=user, defaults={"is_relevant": is_relevant, "note": note.strip()}
     )
+    if sample.kind == ScreeningSample.Kind.KEYWORD:
+        _stop_at_threshold(sample)
     return vote
+
+
+def _stop_at_threshold(sample: ScreeningSample) -> None:
+    """Accept or reject the keyword the first time the sequence lies wholly above or below the threshold, and
+    record when: read after every vote, a confidence sequence keeps its 95 % (stats.confseq)."""
+    stop = sample_figures(sample).watch.stop
+    if stop is None:
+        return
+    sample.sequence_stop = {"n": stop.n, "meets": stop.meets, "low": stop.low, "high": stop.high, "alpha": 0.05}
+    sample.status = ScreeningSample.Status.ACCEPTED if stop.meets else ScreeningSample.Status.REJECTED
+    sample.decided_by, sample.decided_at = None, timezone.now()
+    sample.save(update_fields=["sequence_stop", "status", "decided_by", "decided_at"])
+    sample.keyword.status = Keyword.Status.ACCEPTED if stop.meets else Keyword.Status.REJECTED
+    sample.keyword.save(update_fields=["status"])
 
 
 def decide_keyword(sample: ScreeningSample, user, accept: bool) -> ScreeningSample:

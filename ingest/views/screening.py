@@ -130,7 +130,9 @@ def _queue_context(request, sample: ScreeningSample, item: ScreeningItem | None,
 
 def _render_next(request: HtmxHttpRequest, sample: ScreeningSample):
     skipped = request.session.get(SKIPPED_KEY, {}).get(str(sample.pk), [])
-    item = next_item_for(request.user, sample, skipped)
+    # A vote may just have decided the sample (its confidence sequence cleared the threshold): nothing is left.
+    sample.refresh_from_db(fields=["status", "sequence_stop"])
+    item = next_item_for(request.user, sample, skipped) if sample.status == ScreeningSample.Status.OPEN else None
     template = "ingest/sample_queue.html#workspace" if request.htmx else "ingest/sample_queue.html"
     return render(request, template, _queue_context(request, sample, item))
 

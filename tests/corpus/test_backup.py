@@ -18,7 +18,7 @@ from codebook.services.proposals import cast_vote as vote
 from codebook.services.proposals import open_proposal
 from corpus.exports import records
 from findings.tables import as_json
-from ingest.models import Issue, Source, Summary, SummaryReview
+from ingest.models import Issue, ScreeningSample, Source, Summary, SummaryReview
 from ingest.services.screening import cast_vote, draw_stratum_sample, review_summary
 from taxonomy.services import copy_codebook
 from tests.factories import category, label_with, make_user
@@ -69,6 +69,8 @@ def finished(study, lead, annotator_a, annotator_b, annotator_c, client_as):
     save_ranking(session, guide.questions.get(node__code="C"), ["C.2", "C.1"])
     quote = add_quote(session, "Memory ran out at 70B.", ["C.2"], "memory matters")
     changes.rename(study, lead, study.codebook.categories.get(code="C.2").pk, "Memory", "shorter", quote=quote)
+    # Where a keyword's confidence sequence stopped its sample (carried whatever the sample's kind).
+    ScreeningSample.objects.update(sequence_stop=STOP)
     # A clarification's evidence: the pair people confused, as a page of agreement figures gave it.
     study.codebook.changes.filter(kind="rename").update(evidence=EVIDENCE)
     label_with(annotator_a, study, issues[1], "C.3.ii", note="revised")
@@ -82,6 +84,7 @@ def finished(study, lead, annotator_a, annotator_b, annotator_c, client_as):
     return study
 
 
+STOP = {"n": 2, "meets": True, "low": 0.81, "high": 1.0, "alpha": 0.05}
 EVIDENCE = {"pair": ["C.1", "C.2"], "at": "theme", "level": "theme", "figures": {"reports": 2, "alpha": -0.5},
             "reports_given_both": 2, "examples": [{"ref": "vllm-project/vllm#7", "title": "OOM"}]}
 
@@ -109,6 +112,7 @@ def test_the_round_trip_keeps_every_figure(finished, tmp_path):
     change = restored.codebook.changes.get(kind="rename")
     assert change.quote.text == "Memory ran out at 70B." and change.quote.session.answers.get().order == ["C.2", "C.1"]
     assert change.evidence == EVIDENCE
+    assert ScreeningSample.objects.get().sequence_stop == STOP
 
 
 def test_a_version_1_file_written_before_the_interviews_app_restores_its_interviews(finished, tmp_path):
@@ -127,7 +131,7 @@ def test_a_version_1_file_written_before_the_interviews_app_restores_its_intervi
     for record in lines[1:]:
         for field in ("instructions", "instructions_revision", "instructions_seen", "seconds", "summary_experiment",
                       "summary_shown", "queue_order", "queue_order_from", "machine_votes", "type_confidence",
-                      "evidence"):
+                      "evidence", "sequence_stop"):
             record.get("fields", {}).pop(field, None)
         if "codebook" in record.get("fk", {}):
             record["fk"]["taxonomy"] = record["fk"].pop("codebook")

@@ -230,3 +230,44 @@ def test_the_streamed_files_can_grow_past_what_a_plain_zip_header_holds(labeled,
         assert 0x0001 in _local_extra_ids(path, name), name
     with zipfile.ZipFile(path) as archive:
         assert archive.testzip() is None
+
+
+def test_a_keyword_stopped_by_its_sequence_is_recomputed_from_its_votes(labeled, tmp_path):
+    from ingest.models import Keyword, KeywordList, ScreeningSample
+    from ingest.services.screening import cast_vote, draw_keyword_sample
+
+    study, _lead = labeled
+    source = study.issues.first().source
+    keyword_list = KeywordList.objects.create(name="filter")
+    keyword = keyword_list.keywords.create(term="report", status=Keyword.Status.CANDIDATE)
+    source.keyword_list = keyword_list
+    source.save(update_fields=["keyword_list"])
+    a, b, c = make_user("scr-a"), make_user("scr-b"), make_user("scr-c")
+    sample = draw_keyword_sample(keyword, (a, b, c), seed=3, size=40)
+    for n, item in enumerate(sample.items.order_by("position")):
+        sample.refresh_from_db()
+        if sample.status != ScreeningSample.Status.OPEN:
+            break
+        cast_vote(a, item, n % 4 == 0)
+        cast_vote(b, item, n % 4 == 0 or n % 7 == 0)
+        if n % 7 == 0 and n % 4:
+            cast_vote(c, item, False)
+    sample.refresh_from_db()
+    assert sample.status == "rejected" and sample.sequence_stop["n"] < 40
+    path = tmp_path / "package.zip"
+    call_command("replication_package", study.name, str(path), stdout=io.StringIO())
+    with zipfile.ZipFile(path) as archive:
+        archive.extractall(tmp_path / "p")
+    card = (tmp_path / "p" / "dataset-card.md").read_text()
+    assert "## Keyword validation" in card and "Rule: the keyword is accepted the first time" in card
+    assert "| report | rejected | " in card and f"| {sample.sequence_stop['n']} of 40 verdicts (below 0.8) |" in card
+    result = _run(tmp_path / "p")
+    assert result.returncode == 0, result.stdout + result.stderr
+    stop = f"verdicts read when the sequence cleared 0.8: {sample.sequence_stop['n']}"
+    assert "matches  screening report, rate" in result.stdout and stop in result.stdout
+    # A vote changed in the package shows.
+    screening = tmp_path / "p" / "screening.json"
+    samples = json.loads(screening.read_text())
+    samples[0]["items"][0]["votes"] = [dict(v, relevant=not v["relevant"]) for v in samples[0]["items"][0]["votes"]]
+    screening.write_text(json.dumps(samples))
+    assert _run(tmp_path / "p").returncode == 1

@@ -24,6 +24,8 @@ def sample(cast):
     source = Source.objects.create(full_name="o/r", keyword_list=keyword_list)
     make_issue(source, title="LLM serving crash", body="The llm server crashes with an error on start.")
     make_issue(source, title="llm tokenizer", body="Tokenizer fails for llm inputs.")
+    # A third match left out of the sample: two verdicts cannot settle a population of three either way.
+    make_issue(source, title="llm in a path", body="See llm/tools.")
     return draw_keyword_sample(keyword, cast, seed=1, size=2)
 
 
@@ -93,13 +95,46 @@ def test_figures_and_decision(client_as, sample, cast, admin):
         _judge(client_as(b), sample, item, "relevant")
     client = client_as(admin)
     page = client.get(reverse("ingest:sample_detail", args=[sample.pk])).content.decode()
-    assert "100 % (2 of 2)" in page and "Threshold 0.80: met" in page
+    assert "100 % (2 of 2)" in page and "Threshold 0.80, on the whole sample: met" in page
+    # 2 of 3 known to be relevant: the sequence is [0.667, 1], on neither side of 0.8, so an admin decides.
+    assert "95 % confidence sequence [0.667, 1.000] after the first 2 verdicts" in page
+    assert 'data-testid="rule"' in page and 'data-testid="stop"' not in page
     client.post(reverse("ingest:sample_decide", args=[sample.pk]), {"accept": "1", "expected_status": "open"})
     assert Keyword.objects.get().status == Keyword.Status.ACCEPTED
     sample.refresh_from_db()
-    assert sample.status == "accepted"
+    assert sample.status == "accepted" and sample.sequence_stop is None
     closed = _judge(client_as(a), sample, sample.items.first(), "not_relevant")
-    assert closed.status_code == 400 and "closed" in closed.content.decode()
+    assert closed.status_code == 400 and "can no longer change" in closed.content.decode()
+
+
+def test_the_vote_that_takes_the_sequence_past_the_threshold_decides_the_keyword(client_as, cast, admin):
+    keyword_list = KeywordList.objects.create(name="k")
+    keyword = keyword_list.keywords.create(term="llm", status=Keyword.Status.CANDIDATE)
+    source = Source.objects.create(full_name="o/r", keyword_list=keyword_list)
+    for n in range(2):
+        make_issue(source, title=f"llm {n}")
+    sample = draw_keyword_sample(keyword, cast, seed=1, size=2)
+    a, b, _c = cast
+    first, second = sample.items.order_by("position")
+    for item in (first, second):
+        _judge(client_as(a), sample, item, "relevant")
+    _judge(client_as(b), sample, first, "relevant")
+    assert ScreeningSample.objects.get().status == "open"  # one of the two known: [0.5, 1]
+    after = _judge(client_as(b), sample, second, "relevant", htmx=True)
+    # The whole population read, both relevant: accepted at once, with the verdicts it took.
+    sample.refresh_from_db()
+    assert sample.status == "accepted" and sample.sequence_stop["n"] == 2 and sample.sequence_stop["meets"]
+    assert sample.decided_by is None and Keyword.objects.get().status == Keyword.Status.ACCEPTED
+    assert 'data-testid="sample-decided"' in after.content.decode()
+    page = client_as(admin).get(reverse("ingest:sample_detail", args=[sample.pk])).content.decode()
+    assert "Accepted after 2 verdicts" in page
+    api = client_as(admin).get(reverse("api:sample_figures", args=[sample.pk])).json()
+    assert api["stop"]["n"] == 2 and api["sequence"]["low"] == 1.0 and api["rule"].startswith("the keyword is")
+    assert api["rate"] == {"relevant": 2, "n": 2, "value": 1.0, "wilson_95": api["rate"]["wilson_95"]}
+    assert client_as(a).get(reverse("api:sample_figures", args=[sample.pk])).status_code == 403
+    refused = client_as(admin).post(reverse("ingest:sample_decide", args=[sample.pk]),
+                                    {"reject": "1", "expected_status": "open"})
+    assert refused.status_code == 302 and Keyword.objects.get().status == Keyword.Status.ACCEPTED
 
 
 def test_judging_records_whether_the_summary_was_enough(client_as, sample, cast, admin):

@@ -4,10 +4,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from django.core.exceptions import PermissionDenied
 
 from ingest.models import Keyword, KeywordList, ScreeningSample, ScreeningVote, Source, Summary
+from ingest.screening import final_verdict
 from ingest.selectors import meets_threshold, next_item_for, sample_figures
 from ingest.services.screening import (
     ScreeningError,
@@ -17,6 +19,7 @@ from ingest.services.screening import (
     draw_stratum_sample,
     draw_stratum_samples,
 )
+from stats.confseq import first_clear, sequence
 from tests.factories import make_issue, make_user
 
 pytestmark = pytest.mark.django_db
@@ -44,16 +47,50 @@ def test_the_studys_keyword_votes_through_concord_give_its_figures(screeners):
         by_issue[make_issue(source, number=url.rsplit("/", 1)[1], title="LLM issue", url=url).pk] = v
     sample = draw_keyword_sample(keyword, screeners, seed=416, size=300)
     a, b, c = screeners
-    for item in sample.items.all():
+    expected = [final_verdict(*map(bool, by_issue[item.issue_id])) for item in sample.items.order_by("position")]
+    stop = first_clear(*sequence(np.array(expected, dtype=float), 300), sample.threshold)
+    assert stop is not None and not stop.meets
+    for position, item in enumerate(sample.items.order_by("position")):
         v1, v2, v3 = by_issue[item.issue_id]
+        if position == stop.n:
+            # The vote before decided the keyword: nothing more is taken.
+            with pytest.raises(ScreeningError, match="rejected; its votes can no longer change"):
+                cast_vote(a, item, bool(v1))
+            break
         cast_vote(a, item, bool(v1))
         cast_vote(b, item, bool(v2))
         if v1 != v2:
             cast_vote(c, item, bool(v3))  # the third volunteer only where the two disagree
+    sample.refresh_from_db()
+    keyword.refresh_from_db()
+    # 43 % is far below 80 %: the study would drop such a keyword, and the sequence says so within a few dozen.
+    assert sample.status == "rejected" and keyword.status == Keyword.Status.REJECTED
+    assert sample.sequence_stop["n"] == stop.n < 40
+    figures = sample_figures(sample)
+    assert figures.decided == stop.n and figures.watch.stop == stop
+    assert figures.rate.successes == sum(expected[:stop.n]) and not meets_threshold(sample)
+
+
+def test_with_every_vote_taken_the_study_figures_are_its_own(screeners):
+    """The same votes, every one of them stored (as a sample of strata, which no threshold stops, takes them):
+    the figures are the study's, and an admin may decide on the whole sample."""
+    votes = json.loads(VOTES.read_text())
+    pytorch = {url: v for url, v in votes.items() if "/pytorch/pytorch/" in url}
+    keyword = _keyword("llm")
+    source = Source.objects.create(full_name="pytorch/pytorch", kind=Source.Kind.FRAMEWORK,
+                                   keyword_list=keyword.keyword_list)
+    by_issue = {make_issue(source, number=url.rsplit("/", 1)[1], title="LLM issue", url=url).pk: v
+                for url, v in pytorch.items()}
+    sample = draw_keyword_sample(keyword, screeners, seed=416, size=300)
+    a, b, c = screeners
+    ScreeningVote.objects.bulk_create([
+        ScreeningVote(item=item, reviewer=who, is_relevant=bool(v))
+        for item in sample.items.all()
+        for who, v, needed in zip((a, b, c), by_issue[item.issue_id], (True, True, False), strict=True)
+        if needed or by_issue[item.issue_id][0] != by_issue[item.issue_id][1]])
     figures = sample_figures(sample)
     assert (figures.rate.successes, figures.rate.n, figures.decided) == (130, 300, 300)
     assert figures.rate.low < 130 / 300 < figures.rate.high
-    assert not meets_threshold(sample)  # 43 % is far below 80 %: the study would drop such a keyword
     decide_keyword(sample, make_user("boss", is_staff=True), accept=False)
     keyword.refresh_from_db()
     assert keyword.status == Keyword.Status.REJECTED
