@@ -128,3 +128,17 @@ def plan(counts: np.ndarray, target_width: float, *, sims: int = SIMULATIONS, se
     """`simulate`, with the first size that reaches `target_width`."""
     result = simulate(counts, sims=sims, seed=seed)
     return result | {"target_width": target_width, "enough_reports": enough(result, target_width)}
+
+
+# The planner's stopping rule. Its width decides, never the kappa's value: stopping when an interval is narrow
+# enough keeps about the coverage a fixed size has, where stopping when the kappa looks good would not (checked
+# against studies of known kappa in tests/stats/test_stop_rule.py).
+LOOK_EVERY = 50
+STOP_RULE = ("keep labeling until the 95 % interval of the kappa you will report is narrower than {width}, "
+             "looking after every {every} reports every rater has labeled, then close the round; the interval's "
+             "width decides, never the kappa's value")
+
+
+def stop_now(width_now: float | None, target_width: float) -> bool:
+    """Whether the stopping rule says to close the round: the interval is known and no wider than wanted."""
+    return width_now is not None and width_now <= target_width
