@@ -16,6 +16,7 @@ from stats.planner import simulate
 
 from .models import AgreementSnapshot, Plan
 from .reports import agreement_figures, figure_counts, study_agreement
+from .watch import round_watch
 
 
 def snapshot(round: Round, level: str = "theme", by=None) -> AgreementSnapshot:
@@ -29,6 +30,9 @@ def snapshot(round: Round, level: str = "theme", by=None) -> AgreementSnapshot:
         if seats:
             figures["with_machines"] = agreement_figures(study_agreement(round, level, machines=True))
             figures["seats"] = seats
+        # While the independent round runs: agreement and ties as the labels come in, read after every label.
+        if (watched := round_watch(round)) is not None:
+            figures["watch"] = watched
         counted = counted_in_round(round).count()
     return AgreementSnapshot.objects.create(
         study_id=round.study_id, round=round, level=level, labels=counted,

@@ -32,6 +32,9 @@ def _bets(x: np.ndarray, alpha: float) -> np.ndarray:
     return np.sqrt(2 * math.log(1 / alpha) / (before * t * np.log1p(t)))
 
 
+CHUNK = 1024  # draws computed at a time: the grid × draws arrays stay a few megabytes however long the sample
+
+
 def sequence(x, population: int | None = None, alpha: float = 0.05, grid: int = GRID
              ) -> tuple[np.ndarray, np.ndarray]:
     """Lower and upper ends of the (1 − α) confidence sequence for the share of ones, after each of the draws
@@ -44,33 +47,39 @@ def sequence(x, population: int | None = None, alpha: float = 0.05, grid: int = 
     if population is not None and n > population:
         raise ValueError(f"{n} draws without replacement from {population} items")
     m = np.linspace(0.0, 1.0, grid + 1)[:, None]
-    t = np.arange(n)
+    bets = _bets(x, alpha)
+    drawn_before = np.append(0.0, np.cumsum(x)[:-1])
+    low, high = np.empty(n), np.empty(n)
+    # Carried from one chunk of draws to the next: each candidate's log capitals, and whether it is impossible.
+    log_up, log_down = np.zeros((grid + 1, 1)), np.zeros((grid + 1, 1))
+    gone = np.zeros((grid + 1, 1), dtype=bool)
+    for start in range(0, n, CHUNK):
+        t = np.arange(start, min(n, start + CHUNK))
+        xs, bet = x[t], bets[t][None, :]
+        if population is not None:
+            mu = (population * m - drawn_before[t]) / (population - t)
+        else:
+            mu = np.broadcast_to(m, (grid + 1, len(t)))
+        # Once a candidate is impossible (more ones or zeros drawn than it leaves room for), it stays out.
+        gone = np.logical_or.accumulate(np.hstack([gone, (mu < 0) | (mu > 1)]), axis=1)
+        mu = np.clip(mu, 0.0, 1.0)
+        with np.errstate(divide="ignore"):
+            up = np.minimum(bet, 0.5 / mu)
+            down = np.minimum(bet, 0.5 / (1 - mu))
+        # Summed in the same order as one cumulative sum over every draw would: the carried total first.
+        log_up = np.cumsum(np.hstack([log_up, np.log1p(up * (xs - mu))]), axis=1)
+        log_down = np.cumsum(np.hstack([log_down, np.log1p(-down * (xs - mu))]), axis=1)
+        inside = ~(np.maximum(log_up[:, 1:], log_down[:, 1:]) + math.log(0.5) >= math.log(1 / alpha)) & ~gone[:, 1:]
+        any_inside = inside.any(axis=0)
+        first = np.argmax(inside, axis=0)
+        last = grid - np.argmax(inside[::-1], axis=0)
+        low[t] = np.where(any_inside, np.maximum(0.0, first / grid - 1 / grid), 0.0)
+        high[t] = np.where(any_inside, np.minimum(1.0, last / grid + 1 / grid), 1.0)
+        log_up, log_down, gone = log_up[:, -1:], log_down[:, -1:], gone[:, -1:]
     if population is not None:
-        drawn_before = np.append(0.0, np.cumsum(x)[:-1])
-        mu = (population * m - drawn_before) / (population - t)
-    else:
-        mu = np.broadcast_to(m, (grid + 1, n))
-    impossible = (mu < 0) | (mu > 1)
-    mu = np.clip(mu, 0.0, 1.0)
-    bets = _bets(x, alpha)[None, :]
-    with np.errstate(divide="ignore"):
-        up = np.minimum(bets, 0.5 / mu)
-        down = np.minimum(bets, 0.5 / (1 - mu))
-    log_up = np.cumsum(np.log1p(up * (x - mu)), axis=1)
-    log_down = np.cumsum(np.log1p(-down * (x - mu)), axis=1)
-    # Once a candidate is impossible (more ones or zeros drawn than it leaves room for), it stays out.
-    excluded = np.maximum(log_up, log_down) + math.log(0.5) >= math.log(1 / alpha)
-    excluded |= np.logical_or.accumulate(impossible, axis=1)
-    inside = ~excluded
-    any_inside = inside.any(axis=0)
-    first = np.argmax(inside, axis=0)
-    last = grid - np.argmax(inside[::-1], axis=0)
-    low = np.where(any_inside, np.maximum(0.0, first / grid - 1 / grid), 0.0)
-    high = np.where(any_inside, np.minimum(1.0, last / grid + 1 / grid), 1.0)
-    if population is not None:
-        ones = np.cumsum(x)
+        ones, t = np.cumsum(x), np.arange(1, n + 1)
         low = np.maximum(low, ones / population)
-        high = np.minimum(high, 1 - (t + 1 - ones) / population)
+        high = np.minimum(high, 1 - (t - ones) / population)
     # Each end is as good as the best seen so far: every one of them held at once, with probability 1 − α.
     return np.maximum.accumulate(low), np.minimum.accumulate(high)
 

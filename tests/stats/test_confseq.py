@@ -83,3 +83,27 @@ def test_far_from_the_threshold_it_stops_early():
     assert all(s is not None for s in by_share[0.5]) and np.median(by_share[0.5]) <= 40
     # At the threshold itself it rarely stops at all within the sample, rightly.
     assert sum(s is not None for s in by_share[0.8]) / len(by_share[0.8]) <= 0.05
+
+
+def test_with_replacement_it_misses_at_most_5_percent_too():
+    """Per type, the reports are drawn from reports like these: the sequence without a population, looked at
+    after every report of 200, against Bernoulli draws of known share."""
+    rng = np.random.default_rng(5)
+    missed = 0
+    for run in range(RUNS):
+        share = SHARES[run % len(SHARES)]
+        low, high = sequence((rng.random(200) < share).astype(float))
+        missed += bool(((low > share) | (high < share)).any())
+    print(f"\nwith replacement, missed ever: {missed / RUNS:.4f}")
+    assert missed / RUNS <= 0.05
+
+
+def test_a_long_sample_computed_a_piece_at_a_time_is_the_same(monkeypatch):
+    import stats.confseq
+
+    rng = np.random.default_rng(9)
+    x = (rng.random(300) < 0.7).astype(float)
+    whole = sequence(x, 1000)
+    monkeypatch.setattr(stats.confseq, "CHUNK", 7)
+    pieces = sequence(x, 1000)
+    assert np.array_equal(whole[0], pieces[0]) and np.array_equal(whole[1], pieces[1])
