@@ -24,7 +24,7 @@ from stats.per_code import per_code
 from stats.raters import RaterAgreement, rater_agreement_table
 from stats.resampling import shared
 from stats.resampling import start as start_resampling
-from stats.tree_alpha import tree_alpha_counts
+from stats.tree_alpha import coincidence_matrix, tree_alpha_counts
 from taxonomy.codes import sort_key
 from taxonomy.models import Category
 from taxonomy.selectors import types_of
@@ -68,6 +68,8 @@ class StudyAgreement:
     tree_alpha: float | None = None
     # The pairs of categories most often given to one report, at type level and at the level (stats.confusion).
     confusion: dict[str, list[Pair]] = field(default_factory=dict)
+    # Krippendorff's coincidence matrix of people's labels at type level and at the level: categories, matrix.
+    coincidences: dict[str, tuple[list[str], list[list[float]]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -348,6 +350,7 @@ def _agreement_from(read: RoundLabels, level: str, resamples: int, seed: int) ->
         raters = beside.submit(rater_agreement_table, types.codes, labels.raters, len(types.categories))
         controversial = beside.submit(_controversial, labels)
         paths = labels.paths(level)
+        level_rows, level_freq, _ = grouped_counts(labels.tables[level])
         per_type = _per_type(read, level, resamples, seed, (type_rows, type_inverse, type_index), paths)
         return StudyAgreement(
             round=round, level=level, basis=basis,
@@ -364,8 +367,10 @@ def _agreement_from(read: RoundLabels, level: str, resamples: int, seed: int) ->
             type_per_code=per_code(type_rows, types.categories, seed=seed, freq=type_freq),
             tree_alpha=_tree_alpha(paths),
             confusion={"type": top_pairs(type_rows, type_freq, types.categories, seed=seed),
-                       level: top_pairs(*grouped_counts(labels.tables[level])[:2],
-                                        labels.tables[level].categories, seed=seed)},
+                       level: top_pairs(level_rows, level_freq, labels.tables[level].categories, seed=seed)},
+            coincidences={"type": (list(types.categories), coincidence_matrix(type_rows, type_freq).tolist()),
+                          level: (list(labels.tables[level].categories),
+                                  coincidence_matrix(level_rows, level_freq).tolist())},
         )
 
 
@@ -440,6 +445,8 @@ def agreement_figures(agreement: StudyAgreement) -> dict:
         "tree_alpha": agreement.tree_alpha,
         "confusion": {level: [vars(p) | {"ci": list(p.ci)} for p in pairs]
                       for level, pairs in agreement.confusion.items()},
+        "coincidences": {level: {"categories": categories, "matrix": matrix}
+                         for level, (categories, matrix) in agreement.coincidences.items()},
         "per_type": [
             {"type": t.type.code, "name": t.type.name, "fleiss": _figure(t.fleiss), "alpha": _figure(t.alpha),
              "others": _coefficients(t.others), "per_code": t.per_code,

@@ -108,3 +108,9 @@ def trend_chart(points, title: str):
                        '<polyline points="{}" class="line"/>{}'
                        '<text x="0" y="{}" class="tick">0</text><text x="0" y="{}" class="tick">1</text></svg>',
                        title, w, h, w, line, dots, h - pad + 4, pad + 4)
+
+
+@register.filter
+def coincidence_rows(coincidences: dict) -> list[tuple[str, list[float]]]:
+    """A kept coincidence matrix's rows, each with its category: {% for name, row in c|coincidence_rows %}."""
+    return list(zip(coincidences["categories"], coincidences["matrix"], strict=True))

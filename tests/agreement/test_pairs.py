@@ -154,3 +154,15 @@ def test_unchanged_definitions_change_nothing_and_only_the_lead_clarifies(confus
     assert client_as(annotator_a).get(url).status_code == 403
     assert client_as(annotator_a).post(url, data).status_code == 403
     assert not ChangeLogEntry.objects.filter(codebook=confused.codebook).exists()
+
+
+def test_the_coincidence_matrix_at_each_level_is_kept_and_shown(confused, lead, client_as):
+    kept = AgreementSnapshot.objects.get().figures["coincidences"]
+    themes = kept["theme"]
+    a2, a3 = themes["categories"].index("A.2"), themes["categories"].index("A.3")
+    # Six reports A.2, A.2, A.3 and one A.3, A.3, A.2: each pair of labels weighs 1/2 on a report of three.
+    assert themes["matrix"][a2][a3] == themes["matrix"][a3][a2] == pytest.approx(7 * 2 * 0.5)
+    assert themes["matrix"][a2][a2] == pytest.approx(6 * 2 * 0.5)
+    assert kept["type"]["categories"] == ["A", "C"]
+    page = client_as(lead).get(reverse("agreement:study_agreement", args=[confused.pk])).content.decode()
+    assert 'data-testid="coincidences-theme"' in page and 'data-testid="coincidences-type"' in page
