@@ -24,13 +24,17 @@ from stats.per_code import per_code
 from stats.raters import RaterAgreement, rater_agreement_table
 from stats.resampling import shared
 from stats.resampling import start as start_resampling
-from stats.tree_alpha import coincidence_matrix, tree_alpha_counts
+from stats.tree_alpha import coincidence_matrix, tree_alpha_counts, tree_alpha_interval
 from taxonomy.codes import sort_key
 from taxonomy.models import Category
 from taxonomy.selectors import types_of
 
 LEVELS = ("theme", "sub_theme")
 RESAMPLES = 1000
+# The tree distance's alpha is resampled over its own distinct rows (every path down to the level), a draw and a
+# column per path each time: its interval takes 100 resamples, which keeps the dashboard within its second and
+# still covers the population's alpha about 95 times in 100 (tests/stats/test_tree_alpha.py).
+TREE_RESAMPLES = 100
 
 
 @dataclass
@@ -43,8 +47,10 @@ class TypeAgreement:
     # Fleiss' kappa at the level among the reports every rater gave this type: the theme agreement once the type
     # is not in doubt.
     unanimous: Figure | None = None
-    # Krippendorff's alpha over the labels' paths in the codebook with the tree distance (stats.tree_alpha).
+    # Krippendorff's alpha over the labels' paths in the codebook with the tree distance (stats.tree_alpha),
+    # and its bootstrap interval (filled in when the shared resamples are drawn).
     tree_alpha: float | None = None
+    tree_alpha_ci: list = field(default_factory=lambda: [None, None])
 
     @property
     def result(self) -> Figure:
@@ -66,6 +72,7 @@ class StudyAgreement:
     type_per_code: list[dict] = field(default_factory=list)
     # Over every report, each label's path down to the level: a confusion across types costs most.
     tree_alpha: float | None = None
+    tree_alpha_ci: list = field(default_factory=lambda: [None, None])
     # The pairs of categories most often given to one report, at type level and at the level (stats.confusion).
     confusion: dict[str, list[Pair]] = field(default_factory=dict)
     # Krippendorff's coincidence matrix of people's labels at type level and at the level: categories, matrix.
@@ -365,7 +372,7 @@ def _agreement_from(read: RoundLabels, level: str, resamples: int, seed: int) ->
             no_type=[labels.issues[i] for i in np.flatnonzero(final == "")],
             type_others=_others(type_rows, type_freq, resamples, seed, read.offered.get("type")),
             type_per_code=per_code(type_rows, types.categories, seed=seed, freq=type_freq),
-            tree_alpha=_tree_alpha(paths),
+            **_tree_alpha(paths, resamples=resamples, seed=seed),
             confusion={"type": top_pairs(type_rows, type_freq, types.categories, seed=seed),
                        level: top_pairs(level_rows, level_freq, labels.tables[level].categories, seed=seed)},
             coincidences={"type": (list(types.categories), coincidence_matrix(type_rows, type_freq).tolist()),
@@ -374,10 +381,18 @@ def _agreement_from(read: RoundLabels, level: str, resamples: int, seed: int) ->
         )
 
 
-def _tree_alpha(paths: tuple[RatingTable, list], rows: np.ndarray | None = None) -> float | None:
+def _tree_alpha(paths: tuple[RatingTable, list], rows: np.ndarray | None = None, *, resamples: int,
+                seed: int) -> dict:
+    """The tree distance's alpha over the reports `rows` picks (all of them: None), and its interval, which the
+    shared resamples fill in."""
     table, found = paths
     distinct, freq, _ = grouped_counts(table, rows)
-    return tree_alpha_counts(distinct.astype(float), freq.astype(float), found)
+    ci: list = [None, None]
+    value = tree_alpha_counts(distinct.astype(float), freq.astype(float), found)
+    if value is not None:
+        tree_alpha_interval(distinct, freq, found, lambda low, high: ci.__setitem__(slice(None), [low, high]),
+                            resamples=min(resamples, TREE_RESAMPLES), seed=seed)
+    return {"tree_alpha": value, "tree_alpha_ci": ci}
 
 
 def _per_type(read: RoundLabels, level: str, resamples: int, seed: int, by_type: tuple,
@@ -407,7 +422,7 @@ def _per_type(read: RoundLabels, level: str, resamples: int, seed: int, by_type:
             type=type_, fleiss=fleiss, alpha=alpha, others=_others(distinct, freq, resamples, seed,
                                                                    read.offered.get(level)),
             per_code=per_code(distinct, table.categories, seed=seed, freq=freq), unanimous=unanimous,
-            tree_alpha=_tree_alpha(paths, rows))
+            **_tree_alpha(paths, rows, resamples=resamples, seed=seed))
         start_resampling()  # this type's draws go on while the next type's figures are computed
     return per_type
 
@@ -443,6 +458,7 @@ def agreement_figures(agreement: StudyAgreement) -> dict:
         "type_others": _coefficients(agreement.type_others),
         "type_per_code": agreement.type_per_code,
         "tree_alpha": agreement.tree_alpha,
+        "tree_alpha_ci": list(agreement.tree_alpha_ci),
         "confusion": {level: [vars(p) | {"ci": list(p.ci)} for p in pairs]
                       for level, pairs in agreement.confusion.items()},
         "coincidences": {level: {"categories": categories, "matrix": matrix}
@@ -450,7 +466,8 @@ def agreement_figures(agreement: StudyAgreement) -> dict:
         "per_type": [
             {"type": t.type.code, "name": t.type.name, "fleiss": _figure(t.fleiss), "alpha": _figure(t.alpha),
              "others": _coefficients(t.others), "per_code": t.per_code,
-             "unanimous": _figure(t.unanimous) if t.unanimous else None, "tree_alpha": t.tree_alpha}
+             "unanimous": _figure(t.unanimous) if t.unanimous else None, "tree_alpha": t.tree_alpha,
+             "tree_alpha_ci": list(t.tree_alpha_ci)}
             for t in agreement.per_type
         ],
         "raters": [vars(r) for r in agreement.raters],

@@ -67,7 +67,9 @@ def dataset_card(study: Study, document: dict) -> str:
         if agreement.get("tree_alpha") is not None:
             lines.append(f"- Every label's path down to the {agreement['level'].replace('_', '-')}, Krippendorff's "
                          f"alpha with the codebook's tree distance (siblings 1/3, the same type 2/3, another type "
-                         f"1): {_num(agreement['tree_alpha'])}")
+                         f"1): {_num(agreement['tree_alpha'])}"
+                         + (f" (95 % CI {interval(*agreement['tree_alpha_ci'])})"
+                            if (agreement.get("tree_alpha_ci") or [None])[0] is not None else ""))
         for t in agreement["per_type"]:
             lines.append(f"- {_text(t['name'])} ({t['type']}) at {agreement['level'].replace('_', '-')} level, Fleiss' "
                          f"kappa: {_figure(t['fleiss'])}")

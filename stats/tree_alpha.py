@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from .figures import finite
 from .lazy_numpy import np
+from .resampling import bootstrap, column_intervals
 
 Path = tuple[str, ...]  # ("C",), ("C", "C.1") or ("C", "C.1", "C.1.i"); ("NR",) for not relevant
 
@@ -98,3 +99,35 @@ def tree_alpha_counts(rows: np.ndarray, freq: np.ndarray, paths: Sequence[Path],
     (stats.matrices.grouped_counts): reports with the same counts add the same coincidences."""
     distance = np.array([[tree(a, b) for b in paths] for a in paths], dtype=float).reshape(len(paths), len(paths))
     return alpha_from_coincidences(coincidence_matrix(rows, freq), distance)
+
+
+def tree_alpha_interval(rows: np.ndarray, freq: np.ndarray, paths: Sequence[Path], done,
+                        tree: TreeDistance = TreeDistance(), *, resamples: int, seed: int,
+                        confidence: float = 0.95) -> None:
+    """Calls done(low, high) with the percentile interval of `tree_alpha_counts` over the reports resampled with
+    replacement: at once, or when a shared block ends (stats.resampling.bootstrap).
+
+    Every sum alpha needs is a sum over reports, so a resample's is its weights times each distinct row's part:
+    the observed disagreement hᵀδh / (m − 1) of a row of counts h and m labels, and h itself, whose total n_c
+    gives the expected disagreement Σ n_c n_k δ_ck."""
+    rows = np.asarray(rows, dtype=float)
+    k = len(paths)
+    if not len(rows) or k < 2:
+        return
+    distance = np.array([[tree(a, b) for b in paths] for a in paths], dtype=float)
+    m = rows.sum(axis=1)
+    pairable = m >= 2
+    parts = np.zeros((len(rows), 1 + k))
+    parts[pairable, 0] = np.einsum("rc,ck,rk->r", rows[pairable], distance, rows[pairable]) / (m[pairable] - 1)
+    parts[pairable, 1:] = rows[pairable]
+
+    def finish(sums: np.ndarray) -> None:
+        sums = sums.astype(np.float64)
+        n_c = sums[:, 1:]
+        n = n_c.sum(axis=1)
+        expected = np.einsum("bc,ck,bk->b", n_c, distance, n_c)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = np.where((n >= 2) & (expected > 0), 1 - (n - 1) * sums[:, 0] / expected, np.nan)
+        done(*column_intervals(values[:, None], confidence)[0])
+
+    bootstrap(np.asarray(freq, dtype=np.int64), parts, resamples, seed, finish)

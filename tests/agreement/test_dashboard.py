@@ -13,7 +13,7 @@ from django.urls import reverse
 from agreement.models import AgreementSnapshot
 from agreement.reports import study_agreement
 from annotation.models import NOT_RELEVANT, Label
-from concord.numbers import number
+from concord.numbers import interval, number
 from stats.ties import controversial_levels
 from tests.factories import label_with, make_issue, make_study
 
@@ -52,8 +52,11 @@ def test_dashboard_shows_every_figure_with_its_provenance_and_keeps_snapshots(cl
     assert not re.search(r"\bnan\b", re.sub(r'value="[^"]*"', "", page), re.IGNORECASE)
     assert 'data-figure="type"' in page and 'data-figure="C"' in page
     # Beside Fleiss' kappa and nominal alpha, alpha with the codebook's tree distance, as the snapshot holds it.
-    kept = AgreementSnapshot.objects.get().figures["tree_alpha"]
-    assert "α, tree distance" in page and f'<td class="num" data-testid="tree-alpha">{number(kept)}</td>' in page
+    figures = AgreementSnapshot.objects.get().figures
+    kept, (low, high) = figures["tree_alpha"], figures["tree_alpha_ci"]
+    assert low < kept < high
+    assert "α, tree distance" in page and (f'<td class="num" data-testid="tree-alpha">{number(kept)} '
+                                           f'<span class="muted">{interval(low, high)}</span></td>') in page
     assert AgreementSnapshot.objects.count() == 1
     client.get(url)
     assert AgreementSnapshot.objects.count() == 1  # a visit shows the latest; it does not recompute
