@@ -24,7 +24,7 @@ from stats.per_code import per_code
 from stats.raters import RaterAgreement, rater_agreement_table
 from stats.resampling import shared
 from stats.resampling import start as start_resampling
-from stats.tree_alpha import coincidence_matrix, tree_alpha_counts, tree_alpha_interval
+from stats.tree_alpha import TreeDistance, coincidence_matrix, tree_alpha_counts, tree_alpha_interval
 from taxonomy.codes import sort_key
 from taxonomy.models import Category
 from taxonomy.selectors import types_of
@@ -73,6 +73,7 @@ class StudyAgreement:
     # Over every report, each label's path down to the level: a confusion across types costs most.
     tree_alpha: float | None = None
     tree_alpha_ci: list = field(default_factory=lambda: [None, None])
+    tree: TreeDistance = field(default_factory=TreeDistance)
     # The pairs of categories most often given to one report, at type level and at the level (stats.confusion).
     confusion: dict[str, list[Pair]] = field(default_factory=dict)
     # Krippendorff's coincidence matrix of people's labels at type level and at the level: categories, matrix.
@@ -323,6 +324,8 @@ class RoundLabels:
     # How many categories the codebook offers at each level ("not relevant" included): Brennan–Prediger's q
     # as Gwet recommends it.
     offered: dict[str, int] = field(default_factory=dict)
+    # The study's tree distance, for alpha over the codebook's paths.
+    tree: TreeDistance = field(default_factory=TreeDistance)
 
 
 def read_round(round: Round, machines: bool = False) -> RoundLabels:
@@ -332,7 +335,9 @@ def read_round(round: Round, machines: bool = False) -> RoundLabels:
     live = dict(Category.objects.filter(codebook=round.study.codebook_id, retired_at__isnull=True).order_by()
                 .values_list("level").annotate(n=Count("pk")))
     offered = {level: live.get(level, 0) + 1 for level in LEVELS + ("type",)}
-    return RoundLabels(round, labels, final, basis, list(types_of(round.study.codebook)), offered)
+    study = round.study
+    return RoundLabels(round, labels, final, basis, list(types_of(study.codebook)), offered,
+                       TreeDistance(study.tree_sibling, study.tree_same_type))
 
 
 def agreement_from(read: RoundLabels, level: str = "theme", resamples: int = RESAMPLES,
@@ -372,7 +377,7 @@ def _agreement_from(read: RoundLabels, level: str, resamples: int, seed: int) ->
             no_type=[labels.issues[i] for i in np.flatnonzero(final == "")],
             type_others=_others(type_rows, type_freq, resamples, seed, read.offered.get("type")),
             type_per_code=per_code(type_rows, types.categories, seed=seed, freq=type_freq),
-            **_tree_alpha(paths, resamples=resamples, seed=seed),
+            **_tree_alpha(paths, read.tree, resamples=resamples, seed=seed), tree=read.tree,
             confusion={"type": top_pairs(type_rows, type_freq, types.categories, seed=seed),
                        level: top_pairs(level_rows, level_freq, labels.tables[level].categories, seed=seed)},
             coincidences={"type": (list(types.categories), coincidence_matrix(type_rows, type_freq).tolist()),
@@ -381,16 +386,16 @@ def _agreement_from(read: RoundLabels, level: str, resamples: int, seed: int) ->
         )
 
 
-def _tree_alpha(paths: tuple[RatingTable, list], rows: np.ndarray | None = None, *, resamples: int,
-                seed: int) -> dict:
+def _tree_alpha(paths: tuple[RatingTable, list], tree: TreeDistance, rows: np.ndarray | None = None, *,
+                resamples: int, seed: int) -> dict:
     """The tree distance's alpha over the reports `rows` picks (all of them: None), and its interval, which the
     shared resamples fill in."""
     table, found = paths
     distinct, freq, _ = grouped_counts(table, rows)
     ci: list = [None, None]
-    value = tree_alpha_counts(distinct.astype(float), freq.astype(float), found)
+    value = tree_alpha_counts(distinct.astype(float), freq.astype(float), found, tree)
     if value is not None:
-        tree_alpha_interval(distinct, freq, found, lambda low, high: ci.__setitem__(slice(None), [low, high]),
+        tree_alpha_interval(distinct, freq, found, lambda low, high: ci.__setitem__(slice(None), [low, high]), tree,
                             resamples=min(resamples, TREE_RESAMPLES), seed=seed)
     return {"tree_alpha": value, "tree_alpha_ci": ci}
 
@@ -422,7 +427,7 @@ def _per_type(read: RoundLabels, level: str, resamples: int, seed: int, by_type:
             type=type_, fleiss=fleiss, alpha=alpha, others=_others(distinct, freq, resamples, seed,
                                                                    read.offered.get(level)),
             per_code=per_code(distinct, table.categories, seed=seed, freq=freq), unanimous=unanimous,
-            **_tree_alpha(paths, rows, resamples=resamples, seed=seed))
+            **_tree_alpha(paths, read.tree, rows, resamples=resamples, seed=seed))
         start_resampling()  # this type's draws go on while the next type's figures are computed
     return per_type
 
@@ -459,6 +464,7 @@ def agreement_figures(agreement: StudyAgreement) -> dict:
         "type_per_code": agreement.type_per_code,
         "tree_alpha": agreement.tree_alpha,
         "tree_alpha_ci": list(agreement.tree_alpha_ci),
+        "tree_distance": {"sibling": agreement.tree.sibling, "same_type": agreement.tree.same_type},
         "confusion": {level: [vars(p) | {"ci": list(p.ci)} for p in pairs]
                       for level, pairs in agreement.confusion.items()},
         "coincidences": {level: {"categories": categories, "matrix": matrix}

@@ -29,6 +29,12 @@ def _level(request) -> str:
     return level if level in LEVELS else "theme"
 
 
+def _same_tree(snapshot, study) -> bool:
+    """Whether the snapshot's tree distance is the study's (a snapshot from before it was kept: the default)."""
+    kept = snapshot.figures.get("tree_distance") or {"sibling": 1 / 3, "same_type": 2 / 3}
+    return (kept["sibling"], kept["same_type"]) == (study.tree_sibling, study.tree_same_type)
+
+
 @login_required
 @require_GET
 def study_agreement_page(request: HtmxHttpRequest, study_id: int):
@@ -40,7 +46,7 @@ def study_agreement_page(request: HtmxHttpRequest, study_id: int):
                "levels": [(lv, lv.replace("_", "-")) for lv in LEVELS]}
     if round is not None:
         current = latest(request.user, study, level)
-        if current is None or current.round_id != round.pk:
+        if current is None or current.round_id != round.pk or not _same_tree(current, study):
             request_snapshot(round, level, by=request.user)
             current = latest(request.user, study, level)
         if current is None or current.round_id != round.pk:

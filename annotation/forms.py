@@ -161,6 +161,14 @@ class StudySettingsForm(forms.Form):
         help_text="In the seeded random order, the reports labeled by any moment are a random sample: estimates "
                   "that combine people's labels with a machine's need one. Fixed once the independent round "
                   "begins; the machine raters' page can order them by a machine's doubt.")
+    tree_sibling = forms.FloatField(
+        required=False, min_value=0, max_value=1, label="Tree distance: sibling sub-themes",
+        help_text="What two labels that part at the sub-theme count as, a share of a disagreement, in alpha with the "
+                  "codebook's tree distance (1/3 by default; empty keeps it as it is).")
+    tree_same_type = forms.FloatField(
+        required=False, min_value=0, max_value=1, label="Tree distance: themes of the same type",
+        help_text="What two labels that part at the theme count as (2/3 by default); at the type, a whole one. "
+                  "No less than the sibling distance.")
     summary_experiment = forms.BooleanField(
         required=False, label="Measure whether the summary anchors labels",
         help_text="Each annotator sees the summary on a seeded half of their reports only, and the summary "

@@ -47,6 +47,10 @@ class Study(models.Model):
     queue_order = models.CharField(max_length=16, choices=QueueOrder.choices, default=QueueOrder.OLDEST)
     # Whose doubt orders the queues, as "rater, run N", when they are ordered by a machine's doubt.
     queue_order_from = models.CharField(max_length=200, blank=True)
+    # Alpha with the codebook's tree distance: what two labels that part at the sub-theme, and at the theme, count
+    # as a share of a disagreement (at the type: a whole one). An analysis choice, changed at any time.
+    tree_sibling = models.FloatField(default=1 / 3)
+    tree_same_type = models.FloatField(default=2 / 3)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -63,6 +67,9 @@ class Study(models.Model):
                                    name="study_overlap_positive"),
             models.CheckConstraint(condition=models.Q(pilot_fraction__gte=0, pilot_fraction__lte=1),
                                    name="study_pilot_fraction_share"),
+            models.CheckConstraint(condition=models.Q(tree_sibling__gte=0, tree_sibling__lte=models.F("tree_same_type"),
+                                                      tree_same_type__lte=1),
+                                   name="study_tree_distance_grows_up_the_tree"),
         ]
 
     def __str__(self) -> str:

@@ -327,6 +327,9 @@ V10["codebook.changelogentry"] = V9["codebook.changelogentry"]._replace(
     fields=(*V9["codebook.changelogentry"].fields, "evidence"))
 V10["ingest.screeningsample"] = V9["ingest.screeningsample"]._replace(
     fields=(*V9["ingest.screeningsample"].fields, "sequence_stop"))
+# And the study's tree distance for alpha over the codebook's paths; older backups restore with 1/3 and 2/3.
+V10["annotation.study"] = V9["annotation.study"]._replace(
+    fields=(*V9["annotation.study"].fields, "tree_sibling", "tree_same_type"))
 
 FORMATS = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6, 7: V7, 8: V8, 9: V9, 10: V10}
 # What each version's kinds, and its records' references, are called in this Concord.

@@ -65,9 +65,10 @@ def dataset_card(study: Study, document: dict) -> str:
         lines += ["", f"- Type, Fleiss' kappa: {_figure(agreement['type'])}",
                   f"- Type, Krippendorff's alpha: {_figure(agreement['type_alpha'])}"]
         if agreement.get("tree_alpha") is not None:
+            tree = agreement.get("tree_distance") or {"sibling": 1 / 3, "same_type": 2 / 3}
             lines.append(f"- Every label's path down to the {agreement['level'].replace('_', '-')}, Krippendorff's "
-                         f"alpha with the codebook's tree distance (siblings 1/3, the same type 2/3, another type "
-                         f"1): {_num(agreement['tree_alpha'])}"
+                         f"alpha with the codebook's tree distance (siblings {_num(tree['sibling'])}, the same "
+                         f"type {_num(tree['same_type'])}, another type 1): {_num(agreement['tree_alpha'])}"
                          + (f" (95 % CI {interval(*agreement['tree_alpha_ci'])})"
                             if (agreement.get("tree_alpha_ci") or [None])[0] is not None else ""))
         for t in agreement["per_type"]:

@@ -1,6 +1,8 @@
 """Creating a study and changing its members."""
 from __future__ import annotations
 
+import math
+
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
@@ -113,7 +115,8 @@ def deactivate(by, user) -> None:
 @transaction.atomic
 def update_settings(study: Study, user, *, name: str, description: str, overlap: int | None,
                     pilot_fraction: float, seed: int, lead_labels_blind: bool | None = None,
-                    summary_experiment: bool | None = None, queue_order: str | None = None) -> Study:
+                    summary_experiment: bool | None = None, queue_order: str | None = None,
+                    tree_distance: tuple[float, float] | None = None) -> Study:
     """The lead's set-up changes. Overlap shapes the independent round, so it is fixed once that round has
     begun; the pilot share and seed draw the pilot sample, so they change only before the lead's first pilot
     label, and a change draws the sample again."""
@@ -140,6 +143,10 @@ def update_settings(study: Study, user, *, name: str, description: str, overlap:
         raise StudyError("summary_experiment", "the independent round has begun; whether summaries are shown is "
                          "part of how its labels were made")
     queue_order = _new_order(study, queue_order, in_pilot)
+    sibling, same_type = tree_distance if tree_distance is not None else (study.tree_sibling, study.tree_same_type)
+    if not (math.isfinite(sibling) and math.isfinite(same_type) and 0 <= sibling <= same_type <= 1):
+        raise StudyError("tree_sibling", "the tree distance grows up the tree: 0 ≤ sibling sub-themes ≤ themes of "
+                                         "the same type ≤ 1")
     redraw = (pilot_fraction, seed) != (study.pilot_fraction, study.seed)
     if redraw:
         pilot = study.current_round if in_pilot else None
@@ -148,6 +155,7 @@ def update_settings(study: Study, user, *, name: str, description: str, overlap:
     study.name, study.description, study.overlap = name, description, overlap
     study.pilot_fraction, study.seed, study.lead_labels_blind = pilot_fraction, seed, lead_labels_blind
     study.summary_experiment = summary_experiment
+    study.tree_sibling, study.tree_same_type = sibling, same_type
     if queue_order != study.queue_order:
         study.queue_order, study.queue_order_from = queue_order, ""
     study.save()

@@ -183,7 +183,8 @@ def study_settings(request: HtmxHttpRequest, study_id: int):
     initial = {"name": study.name, "description": study.description, "overlap": study.overlap,
                "pilot_percent": round(study.pilot_fraction * 100, 4), "seed": study.seed,
                "lead_labels_blind": study.lead_labels_blind, "summary_experiment": study.summary_experiment,
-               "queue_order": study.queue_order}
+               "queue_order": study.queue_order, "tree_sibling": study.tree_sibling,
+               "tree_same_type": study.tree_same_type}
     form = StudySettingsForm(request.POST or None, initial=initial)
     if study.queue_order == Study.QueueOrder.CONFIDENCE:
         # Set on the machine raters' page; offered here so that saving the form keeps it.
@@ -196,7 +197,10 @@ def study_settings(request: HtmxHttpRequest, study_id: int):
                             overlap=data["overlap"], pilot_fraction=data["pilot_percent"] / 100, seed=data["seed"],
                             lead_labels_blind=data["lead_labels_blind"],
                             summary_experiment=data["summary_experiment"],
-                            queue_order=data["queue_order"] or None)
+                            queue_order=data["queue_order"] or None,
+                            tree_distance=(
+                                study.tree_sibling if data["tree_sibling"] is None else data["tree_sibling"],
+                                study.tree_same_type if data["tree_same_type"] is None else data["tree_same_type"]))
         except StudyError as exc:
             exc.add_to(form)
         else:

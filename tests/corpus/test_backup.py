@@ -131,7 +131,7 @@ def test_a_version_1_file_written_before_the_interviews_app_restores_its_intervi
     for record in lines[1:]:
         for field in ("instructions", "instructions_revision", "instructions_seen", "seconds", "summary_experiment",
                       "summary_shown", "queue_order", "queue_order_from", "machine_votes", "type_confidence",
-                      "evidence", "sequence_stop"):
+                      "evidence", "sequence_stop", "tree_sibling", "tree_same_type"):
             record.get("fields", {}).pop(field, None)
         if "codebook" in record.get("fk", {}):
             record["fk"]["taxonomy"] = record["fk"].pop("codebook")
