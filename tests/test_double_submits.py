@@ -81,6 +81,8 @@ def decided_sample(db):
     keyword = KeywordList.objects.create(name="k").keywords.create(term="llm", status=Keyword.Status.CANDIDATE)
     source = Source.objects.create(full_name="o/r", keyword_list=keyword.keyword_list)
     make_issue(source, title="llm one")
+    # A second match left out of the sample: one verdict of two cannot settle the keyword, an admin decides.
+    make_issue(source, title="llm two")
     sample = draw_keyword_sample(keyword, (a, b, c), seed=1, size=1)
     for screener in (a, b):
         cast_vote(screener, sample.items.get(), True)
@@ -296,3 +298,22 @@ def test_two_people_recomputing_at_once_recompute_once(client_as, study, lead, a
                           for _ in range(2)))
     assert outcomes == [None, None]
     assert AgreementSnapshot.objects.count() == 2
+
+
+@needs_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_a_confused_pair_clarified_twice_at_once_is_clarified_once(study, lead, admin):
+    study.codebook = copy_codebook(study.codebook, "own")
+    study.save()
+    first, second = (category(code, study.codebook).pk for code in ("C.1", "C.2"))
+    evidence = {"pair": ["C.1", "C.2"], "at": "theme", "level": "theme", "figures": None, "examples": []}
+
+    def clarify(who, words):
+        changes.clarify_pair(study, who, first, second, "they were confused", first={"definition": words},
+                             second={"definition": words}, evidence=evidence, expected_revision=1)
+
+    outcomes = at_once(lambda: clarify(lead, "one"), lambda: clarify(admin, "two"))
+    assert sorted(type(o).__name__ for o in outcomes) == ["CodebookError", "NoneType"]
+    entry = study.codebook.changes.get()
+    assert entry.kind == "clarify" and entry.evidence == evidence
+    assert Category.objects.get(pk=first).definition == entry.after[0]["definition"]
