@@ -74,7 +74,10 @@ def clarify_pair(request: HtmxHttpRequest, study_id: int):
                                  expected_revision=data["revision"])
         except CodebookError as exc:
             # Shown again with what the page is now, so that a deliberate second save is not refused again.
-            form = ClarifyPairForm(request.POST.copy() | {k: str(v) for k, v in shown.items()})
+            again = request.POST.copy()
+            for name, value in shown.items():
+                again[name] = str(value)
+            form = ClarifyPairForm(again)
             form.is_valid()
             exc.add_to(form)
         else:

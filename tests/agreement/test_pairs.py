@@ -140,6 +140,9 @@ def test_the_figures_recomputed_meanwhile_refuse_the_clarification(confused, lea
                 {"level": "theme", "expected": AgreementSnapshot.objects.get().pk})
     refused = client.post(url, data)
     assert refused.status_code == 400 and "recomputed since this page was shown" in refused.content.decode()
+    # What was typed is shown again as typed, with the new figures' snapshot and revision.
+    assert 'id="id_first_definition">\nNew.</textarea>' in refused.content.decode()
+    assert refused.context["form"]["snapshot"].value() == str(AgreementSnapshot.objects.latest("id").pk)
     assert not ChangeLogEntry.objects.filter(codebook=confused.codebook).exists()
     # Shown again with the new figures, a deliberate second save goes through.
     assert client.post(url, refused.context["form"].data).status_code == 302
