@@ -94,7 +94,7 @@ def test_the_dataset_card_states_sources_agreement_with_n_and_how_ties_were_sett
     card = _body(client_as(lead).get(reverse("corpus:dataset_card", args=[study.pk])))
     assert "| vllm-project/vllm | 3 |" in card
     assert "Type, Fleiss' kappa:" in card and "3 reports, 4 raters" in card
-    assert "Krippendorff's alpha with the codebook's tree distance (siblings 1/3, the same type 2/3" in card
+    assert "Krippendorff's alpha with the codebook's tree distance (siblings 0.333, the same type 0.667" in card
     assert "3 of 3 reports have a final label: 2 by majority, 1 by lead decision." in card
 
 
