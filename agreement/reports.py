@@ -452,6 +452,11 @@ def _figure(figure: Figure) -> dict:
     return data
 
 
+def tree_distance_of(figures: dict) -> dict:
+    """The tree distance kept figures were computed with; figures from before it was kept used the default."""
+    return figures.get("tree_distance") or {"sibling": TreeDistance().sibling, "same_type": TreeDistance().same_type}
+
+
 def agreement_figures(agreement: StudyAgreement) -> dict:
     """The figures as plain JSON, for the API, the command and task results."""
     return {

@@ -19,7 +19,7 @@ from stats.planner import LOOK_EVERY, STOP_RULE, enough, stop_now
 from taxonomy.codes import sort_key
 
 from .pairs import asked_pair
-from .reports import LEVELS
+from .reports import LEVELS, tree_distance_of
 from .selectors import history, latest, latest_plan, pair_figures, pair_reports
 from .services import computing, is_current, request_plan, request_snapshot
 
@@ -30,8 +30,8 @@ def _level(request) -> str:
 
 
 def _same_tree(snapshot, study) -> bool:
-    """Whether the snapshot's tree distance is the study's (a snapshot from before it was kept: the default)."""
-    kept = snapshot.figures.get("tree_distance") or {"sibling": 1 / 3, "same_type": 2 / 3}
+    """Whether the snapshot was computed with the study's tree distance."""
+    kept = tree_distance_of(snapshot.figures)
     return (kept["sibling"], kept["same_type"]) == (study.tree_sibling, study.tree_same_type)
 
 

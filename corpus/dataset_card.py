@@ -7,6 +7,7 @@ import html
 from django.db.models import Count, Max, Min
 from django.utils import timezone
 
+from agreement.reports import tree_distance_of
 from annotation.models import FinalLabel, Seat, Study
 from annotation.selectors.final_labels import final_label_counts
 from annotation.selectors.labels import raters
@@ -65,7 +66,7 @@ def dataset_card(study: Study, document: dict) -> str:
         lines += ["", f"- Type, Fleiss' kappa: {_figure(agreement['type'])}",
                   f"- Type, Krippendorff's alpha: {_figure(agreement['type_alpha'])}"]
         if agreement.get("tree_alpha") is not None:
-            tree = agreement.get("tree_distance") or {"sibling": 1 / 3, "same_type": 2 / 3}
+            tree = tree_distance_of(agreement)
             lines.append(f"- Every label's path down to the {agreement['level'].replace('_', '-')}, Krippendorff's "
                          f"alpha with the codebook's tree distance (siblings {_num(tree['sibling'])}, the same "
                          f"type {_num(tree['same_type'])}, another type 1): {_num(agreement['tree_alpha'])}"
