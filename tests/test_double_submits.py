@@ -317,3 +317,27 @@ def test_a_confused_pair_clarified_twice_at_once_is_clarified_once(study, lead, 
     entry = study.codebook.changes.get()
     assert entry.kind == "clarify" and entry.evidence == evidence
     assert Category.objects.get(pk=first).definition == entry.after[0]["definition"]
+
+
+@needs_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_two_votes_at_once_that_together_settle_a_keyword_decide_it(db):
+    """The second screener's votes on the last two items arrive together: whichever commits last sees both and
+    stops the sample, so the keyword is decided, once, and no vote is lost."""
+    a, b, c = make_user("scr-a"), make_user("scr-b"), make_user("scr-c")
+    keyword = KeywordList.objects.create(name="k").keywords.create(term="llm", status=Keyword.Status.CANDIDATE)
+    source = Source.objects.create(full_name="o/r", keyword_list=keyword.keyword_list)
+    for n in range(3):
+        make_issue(source, title=f"llm {n}")
+    sample = draw_keyword_sample(keyword, (a, b, c), seed=1, size=3)
+    items = list(sample.items.order_by("position"))
+    for item in items:
+        cast_vote(a, item, True)
+    cast_vote(b, items[0], True)
+    outcomes = at_once(lambda: cast_vote(b, items[1], True), lambda: cast_vote(b, items[2], True))
+    assert outcomes == [None, None]
+    sample.refresh_from_db()
+    # The whole population read, every issue relevant: accepted after three verdicts.
+    assert sample.status == ScreeningSample.Status.ACCEPTED and sample.sequence_stop["n"] == 3
+    assert Keyword.objects.get().status == Keyword.Status.ACCEPTED
+    assert sample.items.filter(votes__reviewer=b).count() == 3
