@@ -3,6 +3,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
 
 from concord.ids import parse_id
 from concord.textcheck import INT64_MAX
@@ -30,7 +31,7 @@ class IdsField(forms.ModelMultipleChoiceField):
 class LabelForm(forms.Form):
     """The labeling form. Codebook rules (theme under type, …) are checked by the service, not here."""
 
-    type = forms.CharField(error_messages={"required": "Choose a type, or mark the report not relevant."})
+    type = forms.CharField(error_messages={"required": _("Choose a type, or mark the report not relevant.")})
     theme = forms.IntegerField(required=False, min_value=1, max_value=INT64_MAX)
     sub_theme = forms.IntegerField(required=False, min_value=1, max_value=INT64_MAX)
     note = forms.CharField(required=False, max_length=5000, widget=forms.Textarea)
@@ -40,7 +41,7 @@ class LabelForm(forms.Form):
     def clean_type(self) -> str:
         value = self.cleaned_data["type"]
         if value != NOT_RELEVANT_CHOICE and parse_id(value) is None:
-            raise forms.ValidationError("Unknown type.")
+            raise forms.ValidationError(_("Unknown type."))
         return value
 
     def to_input(self) -> LabelInput:
@@ -53,20 +54,20 @@ class LabelForm(forms.Form):
 
 
 SKIP_REASONS = [
-    "Needs knowledge I do not have",
-    "The report is unclear",
-    "Not enough information in the report",
-    "Coming back to it later",
+    _("Needs knowledge I do not have"),
+    _("The report is unclear"),
+    _("Not enough information in the report"),
+    _("Coming back to it later"),
 ]
 
 
 class SkipForm(forms.Form):
-    reason = forms.CharField(max_length=300, error_messages={"required": "Say why you skip this report."})
+    reason = forms.CharField(max_length=300, error_messages={"required": _("Say why you skip this report.")})
 
 
 class CommentForm(forms.Form):
     body = forms.CharField(max_length=COMMENT_MAX_CHARS, widget=forms.Textarea,
-                           error_messages={"required": "Write something before posting."})
+                           error_messages={"required": _("Write something before posting.")})
 
 
 class StudySetupForm(forms.Form):

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from concord.history import HistoricalRecords
 from ingest.models import Issue
@@ -12,11 +13,11 @@ class Study(models.Model):
     """A set of issue reports that a team labels against one codebook, phase by phase (paper §4.2)."""
 
     class Phase(models.TextChoices):
-        PILOT = "pilot", "Pilot"
-        INDEPENDENT = "independent", "Independent round"
-        REVIEW = "review", "Review"
-        ADJUDICATION = "adjudication", "Adjudication"
-        CLOSED = "closed", "Closed"
+        PILOT = "pilot", _("Pilot")
+        INDEPENDENT = "independent", _("Independent round")
+        REVIEW = "review", _("Review")
+        ADJUDICATION = "adjudication", _("Adjudication")
+        CLOSED = "closed", _("Closed")
 
     name = models.CharField(max_length=200, unique=True)
     description = models.TextField(blank=True)
@@ -38,9 +39,9 @@ class Study(models.Model):
         default=True, help_text="While the lead's own queue of the independent round is unfinished, the lead sees "
                                 "no one else's labels, counts, agreement, history or exports.")
     class QueueOrder(models.TextChoices):
-        OLDEST = "oldest", "Oldest report first"
-        RANDOM = "random", "Seeded random order"
-        CONFIDENCE = "confidence", "What a machine is least sure of first"
+        OLDEST = "oldest", _("Oldest report first")
+        RANDOM = "random", _("Seeded random order")
+        CONFIDENCE = "confidence", _("What a machine is least sure of first")
 
     # In what order queues deal the reports. In a random or confidence-driven order, the reports labeled by any
     # moment are a sample with a known chance for each, which prediction-powered estimates need.
@@ -78,8 +79,8 @@ class Study(models.Model):
 
 class Membership(models.Model):
     class Role(models.TextChoices):
-        LEAD = "lead", "Lead annotator"
-        ANNOTATOR = "annotator", "Annotator"
+        LEAD = "lead", _("Lead annotator")
+        ANNOTATOR = "annotator", _("Annotator")
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
@@ -119,9 +120,9 @@ class Round(models.Model):
     """One pass of labeling over a study; labels stay blind while it is open."""
 
     class Kind(models.TextChoices):
-        PILOT = "pilot", "Pilot"
-        INDEPENDENT = "independent", "Independent"
-        REVIEW = "review", "Review"
+        PILOT = "pilot", _("Pilot")
+        INDEPENDENT = "independent", _("Independent")
+        REVIEW = "review", _("Review")
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="rounds")
     number = models.PositiveIntegerField()
@@ -314,10 +315,10 @@ class FinalLabel(Choice):
     change, so a decision revised by the lead still shows what it was before."""
 
     class Method(models.TextChoices):
-        MAJORITY = "majority", "Majority"
-        CONSENSUS = "consensus", "Consensus after review"
-        LEAD = "lead", "Lead decision"
-        IMPORTED = "imported", "Imported final label"
+        MAJORITY = "majority", _("Majority")
+        CONSENSUS = "consensus", _("Consensus after review")
+        LEAD = "lead", _("Lead decision")
+        IMPORTED = "imported", _("Imported final label")
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="final_labels")
     issue = models.ForeignKey(Issue, on_delete=models.PROTECT, related_name="final_labels")
@@ -407,8 +408,8 @@ class Subset(models.Model):
     list. Subsets by source, year, keyword group or verdict are computed from the reports themselves."""
 
     class Kind(models.TextChoices):
-        BASELINE = "baseline", "Baseline sample"
-        LIST = "list", "Saved list"
+        BASELINE = "baseline", _("Baseline sample")
+        LIST = "list", _("Saved list")
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="subsets")
     name = models.CharField(max_length=200)

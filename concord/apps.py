@@ -41,3 +41,7 @@ class ConcordConfig(AppConfig):
 
         user_logged_in.connect(signed_in, dispatch_uid="audit-sign-in", weak=False)
         user_login_failed.connect(sign_in_failed, dispatch_uid="audit-sign-in-failed", weak=False)
+
+        from .language import on_sign_in
+
+        user_logged_in.connect(on_sign_in, dispatch_uid="language-on-sign-in", weak=False)

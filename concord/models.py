@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.conf import settings as django_settings
 from django.db import models
 
 
@@ -43,3 +44,19 @@ class AuditEntry(models.Model):
 
     def delete(self, *args, **kwargs):
         raise ValueError("audit entries are removed only by retention (manage.py audit_prune)")
+
+
+class Preferences(models.Model):
+    """What a person chose for themselves, apart from any study: the language of every page and e-mail they get
+    ("" follows their browser's Accept-Language)."""
+
+    user = models.OneToOneField(django_settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                related_name="preferences")
+    language = models.CharField(max_length=16, blank=True,
+                                choices=[("", "The browser's language"), *django_settings.LANGUAGES])
+
+    class Meta:
+        verbose_name_plural = "preferences"
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.language or 'browser'}"

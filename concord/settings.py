@@ -80,6 +80,8 @@ MIDDLEWARE = [
     # Before anything reads the body (the CSRF check parses a whole upload).
     "concord.boundary.RefuseOversizedBodies",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # After the session (a visitor's choice lives in a cookie), before anything that writes text for people.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     # After the CSRF check (a forged request learns nothing), before any view reads the form.
@@ -87,6 +89,8 @@ MIDDLEWARE = [
     # A lost database connection is a 503 saying nothing was saved (its process_exception).
     "concord.faults.DatabaseConnectionLost",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # A person's own language, chosen in the header, wins over the browser's Accept-Language.
+    "concord.language.PersonsLanguage",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -214,7 +218,11 @@ CONTENT_SECURITY_POLICY = {
 }
 
 # Internationalisation
-LANGUAGE_CODE = "en-us"
+LANGUAGE_CODE = "en"
+# Half of the study's world writes Chinese: every text for people goes through gettext, and the Simplified
+# Chinese catalogue (locale/zh_Hans) must translate every message (tests/test_translations.py).
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

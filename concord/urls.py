@@ -1,6 +1,9 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from django.utils import timezone
+from django.views.decorators.http import last_modified
+from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView
 
 from agreement import urls as agreement_urls
@@ -15,6 +18,9 @@ from machines import urls as machines_urls
 from taxonomy import urls as taxonomy_urls
 
 from . import audit_views
+from .language_views import choose_language
+
+STARTED = timezone.now()
 
 api_patterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
@@ -27,6 +33,10 @@ urlpatterns = [
     # Accounts and admin
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/language/", choose_language, name="choose_language"),
+    # The labeling script's messages in the reader's language. The catalogue changes only with a deployment, so
+    # a browser revalidates it against the time this process started.
+    path("jsi18n/", last_modified(lambda request: STARTED)(JavaScriptCatalog.as_view()), name="javascript_catalog"),
     path("admin/", admin.site.urls),
     path("audit/", audit_views.audit_log, name="audit_log"),
     path("audit.csv", audit_views.audit_csv, name="audit_csv"),

@@ -4,6 +4,11 @@
 (function () {
   "use strict";
 
+  // Django's JavaScript catalogue (loaded before this file) translates; without it the English stands.
+  const _ = window.gettext || ((text) => text);
+  const fill = (text, values) => (window.interpolate ? window.interpolate(text, values, true)
+    : text.replace(/%\((\w+)\)s/g, (all, name) => String(values[name])));
+
   function form() { return document.getElementById("label-form"); }
   function workspace() { return document.getElementById("workspace"); }
 
@@ -60,7 +65,7 @@
       waiting.set.dataset.pending = waiting.digits;
       path.push(`${waiting.digits}${"_".repeat(keyWidth(waiting.set) - waiting.digits.length)} (type the next digit)`);
     }
-    line.textContent = path.length ? path.join(" › ") : "Nothing chosen yet";
+    line.textContent = path.length ? path.join(" › ") : _("Nothing chosen yet");
   }
 
   function pick(radio) {
@@ -109,7 +114,8 @@
     if (!pending) {
       const radio = keyed(set, digits);
       if (radio) pick(radio);
-      else say(`No choice numbered ${digits} in “${set.querySelector("legend").textContent.trim()}”.`, true);
+      else say(fill(_("No choice numbered %(digits)s in “%(list)s”."),
+        { digits, list: set.querySelector("legend").textContent.trim() }), true);
     }
     showChosen(f);
     return true;
@@ -342,16 +348,16 @@
     if (event.target.id === "label-form" && moving) {
       clearDraft(savingKey);
       saved = true;
-      say("Saved.");
+      say(_("Saved."));
     } else if (event.target.id === "skip-form" && moving) {
-      saved = "Skipped.";
+      saved = _("Skipped.");
     }
     if (saving && event.target === saving && !moving && !event.detail.successful) endSaving();
   });
   document.addEventListener("htmx:afterSwap", (event) => {
     if (event.target.id !== "workspace" && !(event.detail.target && event.detail.target.id === "workspace")) return;
     endSaving();
-    if (saved && !document.querySelector("#status .error")) say(saved === true ? "Saved." : saved);
+    if (saved && !document.querySelector("#status .error")) say(saved === true ? _("Saved.") : saved);
     saved = false;
     const title = document.querySelector("#workspace h1");
     if (title) title.focus({ preventScroll: true });
@@ -359,7 +365,7 @@
 
   function clearSaved() {
     const status = document.getElementById("status");
-    if (status && !status.querySelector(".error") && status.textContent === "Saved.") status.textContent = "";
+    if (status && !status.querySelector(".error") && status.textContent === _("Saved.")) status.textContent = "";
   }
 
   // Enter pressed just as the next report arrives, before htmx has taken over its form, would post it the old
@@ -374,22 +380,24 @@
   // A lost connection or a server error leaves the form as it was, the draft in place, and says so.
   document.addEventListener("htmx:sendError", () => {
     endSaving();
-    say("Not saved: the connection was lost. Your choices are kept here; press Enter to try again.", true);
+    say(_("Not saved: the connection was lost. Your choices are kept here; press Enter to try again."), true);
   });
   document.addEventListener("htmx:timeout", () => {
     endSaving();
-    say("Not saved: the server did not answer in time. Your choices are kept here; press Enter to try again.", true);
+    say(_("Not saved: the server did not answer in time. Your choices are kept here; press Enter to try again."), true);
   });
   document.addEventListener("htmx:responseError", (event) => {
     endSaving();
-    say(`Not saved: the server answered ${event.detail.xhr.status}. Your choices are kept here; try again.`, true);
+    say(fill(_("Not saved: the server answered %(status)s. Your choices are kept here; try again."),
+      { status: event.detail.xhr.status }), true);
   });
 
   // Enter never saves past a digit still waiting for its pair: what is on screen is not a choice yet.
   function refusePending(f) {
     const waiting = pendingIn(f);
     if (!waiting) return false;
-    say(`Type the next digit of ${waiting.digits}_, or Backspace to drop it; nothing was saved.`, true);
+    say(fill(_("Type the next digit of %(digits)s_, or Backspace to drop it; nothing was saved."),
+      { digits: waiting.digits }), true);
     return true;
   }
 
@@ -546,8 +554,9 @@
     select.dataset.pickerReady = "1";
     const search = document.createElement("input");
     search.type = "search";
-    search.placeholder = "Type to narrow the list";
-    search.setAttribute("aria-label", `Search ${select.labels[0] ? select.labels[0].textContent.trim() : "the list"}`);
+    search.placeholder = _("Type to narrow the list");
+    search.setAttribute("aria-label", fill(_("Search %(list)s"),
+      { list: select.labels[0] ? select.labels[0].textContent.trim() : _("the list") }));
     search.setAttribute("aria-controls", select.id);
     const chosen = document.createElement("p");
     chosen.className = "muted picker-chosen";
@@ -556,7 +565,8 @@
     select.after(chosen);
     const said = () => {
       const names = Array.from(select.selectedOptions).map((o) => o.textContent.trim());
-      chosen.textContent = names.length ? `${names.length} chosen: ${names.join(", ")}` : "None chosen.";
+      chosen.textContent = names.length ? fill(_("%(n)s chosen: %(names)s"), { n: names.length, names: names.join(", ") })
+        : _("None chosen.");
     };
     search.addEventListener("input", () => {
       const words = search.value.toLowerCase().split(/\s+/).filter(Boolean);

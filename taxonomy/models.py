@@ -4,6 +4,7 @@ import uuid
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Codebook(models.Model):
@@ -31,9 +32,9 @@ class Codebook(models.Model):
 
 class Category(models.Model):
     class Level(models.TextChoices):
-        TYPE = "type", "Type"
-        THEME = "theme", "Theme"
-        SUB_THEME = "sub_theme", "Sub-theme"
+        TYPE = "type", _("Type")
+        THEME = "theme", _("Theme")
+        SUB_THEME = "sub_theme", _("Sub-theme")
 
     codebook = models.ForeignKey(Codebook, on_delete=models.CASCADE, related_name="categories")
     parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="children")

@@ -87,6 +87,8 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "login": (anyone, GET, {200, 302}),
     "logout": (logged_in, POST, {302}),
     "join": (anyone, GET, {410}),  # an unknown link: gone, whoever asks
+    "choose_language": (anyone, POST, {302}),  # the sign-in page has the switcher too
+    "javascript_catalog": (anyone, GET, None),
     # API
     "api:schema": (logged_in, GET, None),
     "api:study_list": (logged_in, GET, None),

@@ -6,6 +6,7 @@ from datetime import datetime
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from concord import history, rows
 from concord.audit import record
@@ -65,12 +66,12 @@ def _pk(category: Category | None) -> int | None:
 def _validated(round: Round, data: LabelInput) -> dict:
     if not data.is_relevant:
         if data.type_id or data.theme_id or data.sub_theme_id:
-            raise LabelError("type", "a report marked not relevant takes no type, theme or sub-theme")
+            raise LabelError("type", _("a report marked not relevant takes no type, theme or sub-theme"))
         return {"is_relevant": False, "type": None, "theme": None, "sub_theme": None}
     if data.type_id is None:
-        raise LabelError("type", "choose a type, or mark the report not relevant")
+        raise LabelError("type", _("choose a type, or mark the report not relevant"))
     if data.sub_theme_id and not data.theme_id:
-        raise LabelError("sub_theme", "a sub-theme needs its theme")
+        raise LabelError("sub_theme", _("a sub-theme needs its theme"))
     wanted = [pk for pk in (data.type_id, data.theme_id, data.sub_theme_id) if pk]
     # One query for the three choices, and whether the chosen type has themes at all.
     found = {}
@@ -85,32 +86,36 @@ def _validated(round: Round, data: LabelInput) -> dict:
                              (data.sub_theme_id, Category.Level.SUB_THEME, "sub_theme")):
         category = found.get(pk) if pk else None
         if pk and (category is None or category.level != level):
-            raise LabelError(field, f"no {level.replace('_', '-')} with id {pk} in this study's codebook")
+            raise LabelError(field, _("no %(level)s with id %(id)s in this study's codebook")
+                             % {"level": Category.Level(level).label.lower(), "id": pk})
         if category is not None and category.retired_at is not None:
-            raise LabelError(field, f"{category.code} {category.name} was retired from the codebook; choose again")
+            raise LabelError(field, _("%(code)s %(name)s was retired from the codebook; choose again")
+                             % {"code": category.code, "name": category.name})
         if category is not None and parent is not None and category.parent_id != parent.pk:
-            raise LabelError(field, f"{category.code} does not belong to {parent.code}")
+            raise LabelError(field, _("%(code)s does not belong to %(parent)s")
+                             % {"code": category.code, "parent": parent.code})
         chain.append(category)
         parent = category
     type_, theme, sub_theme = chain
     if theme is None and type_.n_children:
-        raise LabelError("theme", f"choose a theme of {type_.name}")
+        raise LabelError("theme", _("choose a theme of %(name)s") % {"name": type_.name})
     return {"is_relevant": True, "type": type_, "theme": theme, "sub_theme": sub_theme}
 
 
 def _check_round(user, round: Round, role: str | None) -> None:
     if role is None:
-        raise PermissionDenied("Only members of the study can label its reports.")
+        raise PermissionDenied(_("Only members of the study can label its reports."))
     if not round.is_open:
-        raise LabelError("round", f"round {round.number} is closed; its labels can no longer change")
+        raise LabelError("round", _("round %(number)s is closed; its labels can no longer change")
+                         % {"number": round.number})
     if round.kind == Round.Kind.PILOT and role != Membership.Role.LEAD:
-        raise PermissionDenied("Only the lead labels during the pilot.")
+        raise PermissionDenied(_("Only the lead labels during the pilot."))
     study = round.study
     if (round.kind == Round.Kind.INDEPENDENT and role == Membership.Role.LEAD and study.lead_labels_blind
             and not labels_blind(user, study)):
         # A lead who can see everyone's labels (queue finished, or stopped) is no longer an independent rater.
-        raise LabelError("round", "you can see the others' labels now (your queue of this round is finished, or "
-                                  "you stopped labeling), so your labels of this round can no longer change")
+        raise LabelError("round", _("you can see the others' labels now (your queue of this round is finished, or "
+                                    "you stopped labeling), so your labels of this round can no longer change"))
 
 
 @transaction.atomic
@@ -118,20 +123,20 @@ def stop_labeling(user, study, expected_round: int) -> Queue:
     """The lead stops labeling the independent round to see everything; their labels of the round are set
     aside from agreement and final labels from then on (they are kept, and history keeps them)."""
     if role_in(user, study) != Membership.Role.LEAD:
-        raise PermissionDenied("Only the lead stops labeling to see everything; annotators label blind.")
+        raise PermissionDenied(_("Only the lead stops labeling to see everything; annotators label blind."))
     # The study row, as advance() takes it: stopping and closing the round at once happen one after the other,
     # and the round is read after the lock, not from the page's copy of the study.
     locked = Study.objects.select_for_update().get(pk=study.pk)
     round = Round.objects.filter(pk=locked.current_round_id).first()
     if round is None or round.number != expected_round or not round.is_open \
             or round.kind != Round.Kind.INDEPENDENT:
-        raise LabelError("round", f"the study is no longer in independent round {expected_round}; nothing was "
-                                  "changed")
+        raise LabelError("round", _("the study is no longer in independent round %(number)s; nothing was changed")
+                         % {"number": expected_round})
     queue = Queue.objects.select_for_update().filter(round=round, annotator=user).first()
     if queue is None:
-        raise LabelError("round", "you have no queue in this round: you see everything already")
+        raise LabelError("round", _("you have no queue in this round: you see everything already"))
     if queue.stopped_at is not None:
-        raise LabelError("round", "you stopped labeling this round already")
+        raise LabelError("round", _("you stopped labeling this round already"))
     queue.stopped_at = timezone.now()
     queue.save(update_fields=["stopped_at"])
     record("stopped labeling to see everything", user, study, round=round.number)
@@ -150,9 +155,9 @@ def _store(key: dict, fields: dict, revise: bool, version: str | None, came_back
     if label is not None and not came_back and _same_choice(label, fields):
         return label
     if label is not None and version is not None and not _is_version(label, version):
-        raise LabelError("version", f"your label of this report changed after this page showed it (it is now "
-                                    f"{label.code}, perhaps saved from another tab); nothing was saved. Press "
-                                    "Enter again to replace it with the choice shown here")
+        raise LabelError("version", _("your label of this report changed after this page showed it (it is now "
+                                      "%(code)s, perhaps saved from another tab); nothing was saved. Press Enter "
+                                      "again to replace it with the choice shown here") % {"code": label.code})
     if label is None:
         # The first label of a report, on every round trip: two plain statements instead of the ORM's insert
         # and simple_history's record (see concord.rows), a millisecond of CPU less.
@@ -193,8 +198,8 @@ def submit_label(user, round: Round, issue: Issue | int, data: LabelInput) -> La
                     rows.execute(sql.count_done(), [round.pk, user.pk])
                 elif not Assignment.objects.filter(queue__round=round, queue__annotator=user,
                                                    issue_id=issue_id).exists():
-                    raise LabelError("issue", f"report {issue_id} is not in your queue for round {round.number} "
-                                              f"of {study}")
+                    raise LabelError("issue", _("report %(id)s is not in your queue for round %(number)s of %(study)s")
+                                     % {"id": issue_id, "number": round.number, "study": study})
                 return _store(key, fields, attempt > 0 or not first_time, data.version, came_back)
         except IntegrityError:
             # A label was there after all (a concurrent first submission won the insert): revise it instead.

@@ -8,6 +8,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseLocation
 
@@ -29,12 +31,14 @@ from ..summary_arms import shows_summary
 from ..timing import seconds_since_shown, shown_token
 from .review import review_context
 
+NOT_QUEUED = gettext_lazy("This report is not in your queue for the current round.")
+
 
 def _labeling(request, study_id: int):
     study = get_study_for(request, study_id, can_label)
     round = current_round(study)
     if round is None:
-        raise Http404("This study has no round yet.")
+        raise Http404(_("This study has no round yet."))
     return study, round
 
 
@@ -116,7 +120,7 @@ def issue_label(request: HtmxHttpRequest, study_id: int, issue_id: int):
     study, round = _labeling(request, study_id)
     assignment = assignment_of(request.user, round, issue_id)
     if assignment is None:
-        raise Http404("This report is not in your queue for the current round.")
+        raise Http404(NOT_QUEUED)
     label = label_of(request.user, round, assignment.issue) if assignment.done else None
     return _render(request, _context(request, study, round, assignment, label=label))
 
@@ -164,11 +168,11 @@ def label_submit(request: HtmxHttpRequest, study_id: int, issue_id: int):
         error = " ".join(e for errors in form.errors.values() for e in errors)
     assignment = assignment_of(request.user, round, issue_id)
     if assignment is None:
-        raise Http404("This report is not in your queue for the current round.")
+        raise Http404(NOT_QUEUED)
     if not request.htmx:
         # A whole-page post (no script, or one sent before the script was ready) goes back to the report's page
         # with the message, so that the address bar never holds a post a reload would send again.
-        messages.error(request, f"Not saved: {error}")
+        messages.error(request, _("Not saved: %(error)s") % {"error": error})
         return redirect("annotation:issue_label", study_id=study.pk, issue_id=issue_id)
     label = label_of(request.user, round, assignment.issue)
     context = _context(request, study, round, assignment, label=label, form=form, error=error)
@@ -183,12 +187,12 @@ def label_skip(request: HtmxHttpRequest, study_id: int, issue_id: int):
     form = SkipForm(request.POST)
     assignment = assignment_of(request.user, round, issue_id)
     if assignment is None:
-        raise Http404("This report is not in your queue for the current round.")
+        raise Http404(NOT_QUEUED)
     if not form.is_valid():
         if not request.htmx:
-            messages.error(request, "Not skipped: say why you skip this report.")
+            messages.error(request, _("Not skipped: say why you skip this report."))
             return redirect("annotation:issue_label", study_id=study.pk, issue_id=issue_id)
-        context = _context(request, study, round, assignment, error="Say why you skip this report.")
+        context = _context(request, study, round, assignment, error=_("Say why you skip this report."))
         context["skip_form"] = form
         return _render(request, context)
     skip(request.user, round, issue_id, form.cleaned_data["reason"])

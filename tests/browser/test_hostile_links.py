@@ -23,7 +23,7 @@ def _login(page, live_server, username):
     page.goto(f"{live_server.url}/accounts/login/")
     page.fill("input[name=username]", username)
     page.fill("input[name=password]", f"pw-{username}")
-    page.click("button[type=submit], input[type=submit]")
+    page.click("main button[type=submit]")
     page.wait_for_load_state()
 
 
