@@ -3,6 +3,7 @@ from __future__ import annotations
 import re
 
 from django import forms
+from django.conf import settings
 
 from concord.errors import FieldError
 from concord.textcheck import INT64_MAX
@@ -51,7 +52,8 @@ class ChangeForm(forms.Form):
     """The lead's change to one category; which fields matter depends on the kind."""
 
     kind = forms.ChoiceField(choices=[("rename", "Rename"), ("clarify", "Clarify definition"), ("split", "Split"),
-                                      ("merge", "Merge with…"), ("retire", "Retire")])
+                                      ("merge", "Merge with…"), ("retire", "Retire"),
+                                      ("translate", "Second language")])
     name = forms.CharField(required=False, max_length=300)
     definition = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
     inclusion = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
@@ -59,6 +61,12 @@ class ChangeForm(forms.Form):
     parts = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}),
                             help_text="Split: one new category per line, as “name: definition”")
     others = forms.CharField(required=False, help_text="Merge: codes of the siblings to merge with, comma-separated")
+    # Second language: the codebook's second language and this category's texts in it.
+    second_language = forms.ChoiceField(required=False, choices=[("", "—"), *settings.LANGUAGES])
+    name_second = forms.CharField(required=False, max_length=300)
+    definition_second = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    inclusion_second = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    exclusion_second = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}),
                              error_messages={"required": "Every change to the codebook needs a reason."})
     # The codebook revision the page was shown at: a change made meanwhile (or a second click) refuses this one.

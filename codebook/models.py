@@ -79,6 +79,7 @@ class ChangeLogEntry(models.Model):
         MERGE = "merge", "Merge"
         RETIRE = "retire", "Retire"
         INSTRUCTIONS = "instructions", "Instructions"
+        TRANSLATE = "translate", "Second language"
 
     codebook = models.ForeignKey(Codebook, on_delete=models.CASCADE, related_name="changes")
     revision = models.PositiveIntegerField()

@@ -10,6 +10,7 @@ from annotation.models import Label
 from annotation.permissions import can_view_all_labels
 from annotation.selectors.studies import current_round
 from concord.errors import FieldError
+from taxonomy.languages import FIELDS, SECOND
 from taxonomy.models import Category
 from taxonomy.selectors import codebook_tree
 
@@ -17,8 +18,8 @@ from .models import Proposal
 
 
 def searched_tree(study, query: str, with_retired: bool) -> list[Category]:
-    """The codebook tree; with a query, the categories whose code, name, definition, inclusion or exclusion
-    contain it, each with its ancestors (`.hit` marks the matches)."""
+    """The codebook tree; with a query, the categories whose code, name, definition, inclusion or exclusion (in
+    either language) contain it, each with its ancestors (`.hit` marks the matches)."""
     types = codebook_tree(study.codebook, with_retired=with_retired,
                           nodes=Category.objects.filter(codebook=study.codebook).prefetch_related("examples__source"))
     if not query:
@@ -27,7 +28,8 @@ def searched_tree(study, query: str, with_retired: bool) -> list[Category]:
 
     def keep(node) -> bool:
         """Whether the node or anything below it matches; prunes the children that do not."""
-        node.hit = q in f"{node.code} {node.name} {node.definition} {node.inclusion} {node.exclusion}".lower()
+        texts = [node.code, *(getattr(node, field) for field in (*FIELDS, *SECOND))]
+        node.hit = q in " ".join(texts).lower()
         node.kids = [k for k in node.kids if keep(k)]
         # A hit is shown where it sits in the tree: its ancestors stay.
         return node.hit or bool(node.kids)

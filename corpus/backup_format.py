@@ -331,9 +331,18 @@ V10["ingest.screeningsample"] = V9["ingest.screeningsample"]._replace(
 V10["annotation.study"] = V9["annotation.study"]._replace(
     fields=(*V9["annotation.study"].fields, "tree_sibling", "tree_same_type"))
 
-FORMATS = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6, 7: V7, 8: V8, 9: V9, 10: V10}
+# Version 11: the codebook's second language, and each category's name, definition and notes in it. Older backups
+# restore with none.
+V11: dict[str, Kind] = dict(V10)
+V11["taxonomy.codebook"] = V10["taxonomy.codebook"]._replace(
+    fields=(*V10["taxonomy.codebook"].fields, "second_language"))
+V11["taxonomy.category"] = V10["taxonomy.category"]._replace(
+    fields=(*V10["taxonomy.category"].fields, "name_second", "definition_second", "inclusion_second",
+            "exclusion_second"))
+
+FORMATS = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6, 7: V7, 8: V8, 9: V9, 10: V10, 11: V11}
 # What each version's kinds, and its records' references, are called in this Concord.
 RENAMED = {1: MOVED | FINAL | CODEBOOK, 2: FINAL | CODEBOOK, 3: FINAL | CODEBOOK, 4: CODEBOOK, 5: {}, 6: {}, 7: {},
-           8: {}, 9: {}, 10: {}}
+           8: {}, 9: {}, 10: {}, 11: {}}
 REFERENCES_RENAMED = {1: {"taxonomy": "codebook"}, 2: {"taxonomy": "codebook"}, 3: {"taxonomy": "codebook"},
-                      4: {"taxonomy": "codebook"}, 5: {}, 6: {}, 7: {}, 8: {}, 9: {}, 10: {}}
+                      4: {"taxonomy": "codebook"}, 5: {}, 6: {}, 7: {}, 8: {}, 9: {}, 10: {}, 11: {}}

@@ -17,6 +17,7 @@ from django.utils import timezone
 from lxml import etree
 
 from annotation.models import NOT_RELEVANT, Label, Study
+from taxonomy.exports import second_lines
 from taxonomy.models import Category
 
 NS = "urn:QDA-XML:project:1.0"
@@ -46,6 +47,7 @@ def schema() -> etree.XMLSchema:
 
 def _codes(xf, study: Study, guids: dict) -> None:
     nodes = list(Category.objects.filter(codebook=study.codebook_id).order_by("position", "code"))
+    language = study.codebook.second_language
     children: dict = {}
     for node in nodes:
         children.setdefault(node.parent_id, []).append(node)
@@ -55,7 +57,8 @@ def _codes(xf, study: Study, guids: dict) -> None:
         with xf.element(f"{{{NS}}}Code", guid=str(node.guid), name=_xml(f"{node.code} {node.name}"),
                         isCodable="true"):
             description = "\n\n".join(p for p in (node.definition, node.inclusion and f"Includes: {node.inclusion}",
-                                                  node.exclusion and f"Excludes: {node.exclusion}") if p)
+                                                  node.exclusion and f"Excludes: {node.exclusion}",
+                                                  "\n".join(second_lines(node, language))) if p)
             if description:
                 element = etree.Element(f"{{{NS}}}Description")
                 element.text = _xml(description)

@@ -63,7 +63,7 @@
     f.querySelectorAll("fieldset[data-pending]").forEach((set) => { delete set.dataset.pending; });
     if (waiting) {
       waiting.set.dataset.pending = waiting.digits;
-      path.push(`${waiting.digits}${"_".repeat(keyWidth(waiting.set) - waiting.digits.length)} (type the next digit)`);
+      path.push(`${waiting.digits}${"_".repeat(keyWidth(waiting.set) - waiting.digits.length)} ${_("(type the next digit)")}`);
     }
     line.textContent = path.length ? path.join(" › ") : _("Nothing chosen yet");
   }
@@ -133,7 +133,10 @@
         chain.unshift(parent);
         set = parent.closest("fieldset");
       }
-      return { chain, code: (radio.dataset.code || "").toLowerCase(), text: chain.map(nameOf).join(" › ") };
+      const text = chain.map(nameOf).join(" › ");
+      // A codebook with a second language is found by either name; the list shows the reader's.
+      const others = chain.map((r) => r.dataset.other || "").join(" ");
+      return { chain, code: (radio.dataset.code || "").toLowerCase(), text, seek: `${text} ${others}`.toLowerCase() };
     });
   }
 
@@ -141,7 +144,7 @@
     const words = query.toLowerCase().split(/\s+/).filter(Boolean);
     if (!words.length) return [];
     const rank = (p) => (p.code === words[0] ? 0 : p.code.startsWith(words[0]) ? 1 : 2);
-    return choicePaths(f).filter((p) => words.every((w) => p.text.toLowerCase().includes(w) || p.code.startsWith(w)))
+    return choicePaths(f).filter((p) => words.every((w) => p.seek.includes(w) || p.code.startsWith(w)))
       .sort((a, b) => rank(a) - rank(b)).slice(0, 12);
   }
 

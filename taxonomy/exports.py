@@ -9,6 +9,7 @@ from pathlib import Path
 
 from lxml import etree
 
+from .languages import FIELDS, SECOND
 from .models import Category, Codebook
 from .selectors import codebook_tree
 
@@ -25,7 +26,7 @@ class CodebookFileError(ValueError):
 
 def _node(category: Category) -> dict:
     data = {"code": category.code, "name": category.name, "definition": category.definition}
-    for extra in ("inclusion", "exclusion"):
+    for extra in ("inclusion", "exclusion", *SECOND):
         if getattr(category, extra):
             data[extra] = getattr(category, extra)
     if category.level in CHILDREN:
@@ -34,25 +35,36 @@ def _node(category: Category) -> dict:
 
 
 def to_json(codebook: Codebook) -> str:
-    return json.dumps({"name": codebook.name, "version": f"{codebook.version} (revision {codebook.revision})",
-                       "source": codebook.source, "note": codebook.note,
-                       "types": [_node(t) for t in codebook_tree(codebook)]}, indent=2, ensure_ascii=False) + "\n"
+    top = {"name": codebook.name, "version": f"{codebook.version} (revision {codebook.revision})",
+           "source": codebook.source, "note": codebook.note}
+    if codebook.second_language:
+        top["second_language"] = codebook.second_language
+    return json.dumps({**top, "types": [_node(t) for t in codebook_tree(codebook)]}, indent=2,
+                      ensure_ascii=False) + "\n"
 
 
 def to_markdown(codebook: Codebook) -> str:
     lines = [f"# {codebook.name}", "", f"Version {codebook.version}, revision {codebook.revision}.", ""]
+    language = codebook.second_language
 
     def block(category: Category, depth: int) -> None:
+        # The second language's name in brackets after the codebook's own, its texts on lines of their own.
+        name = f"{category.name} ({category.name_second})" if category.name_second else category.name
         if depth < 3:
-            lines.extend([f"{'#' * (depth + 1)} {category.code} {category.name}", ""])
+            lines.extend([f"{'#' * (depth + 1)} {category.code} {name}", ""])
             if category.definition:
                 lines.extend([category.definition, ""])
         else:
-            lines.append(f"- **{category.code} {category.name}**: {category.definition}".rstrip(": "))
+            lines.append(f"- **{category.code} {name}**: {category.definition}".rstrip(": "))
+        indent = "  " if depth == 3 else ""
         for label, text in (("Includes", category.inclusion), ("Excludes", category.exclusion)):
             if text:
-                lines.append(f"{'  ' if depth == 3 else ''}*{label}:* {text}")
-        if depth < 3 and (category.inclusion or category.exclusion):
+                lines.append(f"{indent}*{label}:* {text}")
+        for field in ("definition", "inclusion", "exclusion"):
+            if text := getattr(category, f"{field}_second"):
+                lines.append(f"{indent}*{field.capitalize()} ({language}):* {text}")
+        if depth < 3 and (category.inclusion or category.exclusion or category.definition_second
+                          or category.inclusion_second or category.exclusion_second):
             lines.append("")
         for kid in category.kids:
             block(kid, depth + 1)
@@ -64,11 +76,31 @@ def to_markdown(codebook: Codebook) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _description(category: Category) -> str:
+def second_lines(category: Category, language: str) -> list[str]:
+    """The category's texts in the codebook's second language, one "[language] field: text" line each, as a
+    REFI-QDA description carries them (the standard has no place of its own for a second language)."""
+    return [f"[{language}] {field}: {getattr(category, f'{field}_second')}"
+            for field in FIELDS if language and getattr(category, f"{field}_second")]
+
+
+_SECOND_LINE = re.compile(r"^\[([a-z]{2,3}(?:-[a-z]+)?)\] (" + "|".join(FIELDS) + r"): ", re.MULTILINE)
+
+
+def _read_description(text: str) -> tuple[str, str, dict[str, str]]:
+    """A description as `second_lines` wrote it: the codebook's own text, the second language, its texts."""
+    parts = _SECOND_LINE.split(text)
+    language, second = "", {}
+    for i in range(1, len(parts) - 2, 3):
+        language = parts[i]
+        second[f"{parts[i + 1]}_second"] = parts[i + 2].strip()
+    return parts[0].strip(), language, second
+
+
+def _description(category: Category, language: str) -> str:
     parts = [category.definition]
     parts += [f"Includes: {category.inclusion}"] if category.inclusion else []
     parts += [f"Excludes: {category.exclusion}"] if category.exclusion else []
-    return "\n".join(p for p in parts if p)
+    return "\n".join(p for p in [*parts, *second_lines(category, language)] if p)
 
 
 def to_qdc(codebook: Codebook) -> bytes:
@@ -80,8 +112,8 @@ def to_qdc(codebook: Codebook) -> bytes:
         codable = not (category.level == Category.Level.TYPE and category.kids)
         element = etree.SubElement(parent, f"{{{QDC_NS}}}Code", guid=str(category.guid).upper(),
                                    name=f"{category.code} {category.name}", isCodable="true" if codable else "false")
-        if _description(category):
-            etree.SubElement(element, f"{{{QDC_NS}}}Description").text = _description(category)
+        if text := _description(category, codebook.second_language):
+            etree.SubElement(element, f"{{{QDC_NS}}}Description").text = text
         for kid in category.kids:
             add(element, kid)
 
@@ -130,14 +162,20 @@ def qdc_to_codebook(data: bytes, name: str) -> dict:
         match = _CODE_IN_NAME.match(label)
         code = match.group(1) if match else (f"{parent_code}.{position[-1]}" if parent_code else f"T{position[-1]}")
         description = element.find(f"{{{QDC_NS}}}Description")
-        data = {"code": code, "name": match.group(2) if match else label,
-                "definition": (description.text or "").strip() if description is not None else ""}
+        own, language, second = _read_description(description.text or "" if description is not None else "")
+        data = {"code": code, "name": match.group(2) if match else label, "definition": own, **second}
+        if language:
+            languages.add(language)
         kids = element.findall(f"{{{QDC_NS}}}Code")
         if depth < 2:
             data[CHILDREN[LEVELS[depth]]] = [node(k, depth + 1, [*position, i + 1], code) for i, k in enumerate(kids)]
         return data
 
+    languages: set[str] = set()
     top = root.find(f"{{{QDC_NS}}}Codes").findall(f"{{{QDC_NS}}}Code")
     types = [node(e, 0, [i + 1], "") for i, e in enumerate(top)]
+    if len(languages) > 1:
+        raise CodebookFileError(f"{name}: descriptions in more than one second language: "
+                                f"{', '.join(sorted(languages))}")
     return {"name": Path(name).stem, "version": f"imported {uuid.uuid4().hex[:8]}", "source": f"REFI-QDA file {name}",
-            "types": types}
+            "types": types, **({"second_language": languages.pop()} if languages else {})}

@@ -21,6 +21,9 @@ class Codebook(models.Model):
     # The lead's instructions to annotators (Markdown), changed like a category: with a reason, as a revision.
     instructions = models.TextField(blank=True)
     instructions_revision = models.PositiveIntegerField(default=0, help_text="The revision that last changed them")
+    # The language of the categories' second names and definitions (a code of settings.LANGUAGES); "" for none. A
+    # reader whose language it is sees those first, the codebook's own a hover away.
+    second_language = models.CharField(max_length=16, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["name", "version"], name="taxonomy_unique_version")]
@@ -44,6 +47,11 @@ class Category(models.Model):
     definition = models.TextField(blank=True)
     inclusion = models.TextField(blank=True, help_text="What belongs here, when it is easy to miss")
     exclusion = models.TextField(blank=True, help_text="What does not belong here, though it may look so")
+    # The same four in the codebook's second language, each optional.
+    name_second = models.CharField(max_length=300, blank=True)
+    definition_second = models.TextField(blank=True)
+    inclusion_second = models.TextField(blank=True)
+    exclusion_second = models.TextField(blank=True)
     examples = models.ManyToManyField("ingest.Issue", related_name="+", blank=True)
     position = models.PositiveIntegerField(default=0)
     retired_at = models.DateTimeField(null=True, blank=True)

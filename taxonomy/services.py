@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from django.conf import settings
 from django.db import transaction
 
 from concord.errors import FieldError
@@ -10,6 +11,7 @@ from concord.textcheck import fitted, length_problem, text_problem
 
 from .codes import roman
 from .exports import CodebookFileError, qdc_to_codebook
+from .languages import SECOND
 from .models import Category, Codebook
 
 DEFAULT_CODEBOOK = Path(__file__).resolve().parent / "codebooks" / "llm-centric-2025.json"
@@ -61,6 +63,12 @@ def _flatten(data: dict, path: str) -> list[tuple[str | None, str, dict]]:
             _require(node, "name", here, path, Category._meta.get_field("name").max_length)
             for field in ("definition", "inclusion", "exclusion"):
                 _text(node, field, here, path)
+            _text(node, "name_second", here, path, Category._meta.get_field("name_second").max_length)
+            for field in SECOND[1:]:
+                _text(node, field, here, path)
+            if any(node.get(f) for f in SECOND) and not data.get("second_language"):
+                raise CodebookError(path, f"{here}: texts in a second language need the top level's "
+                                          "second_language")
             rows.append((parent, level, node))
             if depth + 1 < len(levels) and levels[depth + 1][0] in node:
                 walk(node[levels[depth + 1][0]], depth + 1, code, here)
@@ -106,8 +114,9 @@ def codebook_from_data(data: dict, path: str) -> Codebook:
     name = _require(data, "name", "top level", path, Codebook._meta.get_field("name").max_length)
     version = _version(data, path)
     source, note = _text(data, "source", "top level", path), _text(data, "note", "top level", path)
+    second = _second_language(data, path)
     codebook, _ = Codebook.objects.update_or_create(
-        name=name, version=version, defaults={"source": source, "note": note}
+        name=name, version=version, defaults={"source": source, "note": note, "second_language": second}
     )
     by_code: dict[str, Category] = {}
     for position, (parent_code, level, node) in enumerate(rows):
@@ -122,10 +131,19 @@ def codebook_from_data(data: dict, path: str) -> Codebook:
                 "definition": (node.get("definition") or "").strip(),  # each checked by _flatten
                 "inclusion": (node.get("inclusion") or "").strip(),
                 "exclusion": (node.get("exclusion") or "").strip(),
+                **{field: (node.get(field) or "").strip() for field in SECOND},
                 "position": position,
             },
         )
     return codebook
+
+
+def _second_language(data: dict, path: str) -> str:
+    value = _text(data, "second_language", "top level", path, Codebook._meta.get_field("second_language").max_length)
+    codes = [code for code, _ in settings.LANGUAGES]
+    if value and value.lower() not in codes:
+        raise CodebookError(path, f"top level: second_language: {value!r} is not one of {', '.join(codes)}")
+    return value.lower()
 
 
 def _version(data: dict, path: str) -> str:
@@ -154,6 +172,7 @@ def copy_codebook(codebook: Codebook, version: str) -> Codebook:
     version = free_version(codebook.name, version)
     copy = Codebook.objects.create(name=codebook.name, version=version, source=codebook.source,
                                    note=f"Copied from {codebook}. {codebook.note}".strip(),
+                                   second_language=codebook.second_language,
                                    instructions=codebook.instructions,
                                    instructions_revision=1 if codebook.instructions else 0)
     new_of: dict[int, Category] = {}
@@ -165,6 +184,7 @@ def copy_codebook(codebook: Codebook, version: str) -> Codebook:
             codebook=copy, parent=new_of[category.parent_id] if category.parent_id else None,
             level=category.level, code=category.code, name=category.name, definition=category.definition,
             inclusion=category.inclusion, exclusion=category.exclusion, position=category.position,
+            **{field: getattr(category, field) for field in SECOND},
         )
     return copy
 

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from concord.http import HtmxHttpRequest
 from ingest.services.summaries import summary_for_display
-from taxonomy.selectors import codebook_tree
+from taxonomy.languages import reader_tree
 
 from ..access import get_study_for
 from ..forms import NOT_RELEVANT_CHOICE, LabelForm
@@ -81,7 +81,7 @@ def adjudicate(request: HtmxHttpRequest, study_id: int, issue_id: int):
         .select_related("seat__annotator", "seat__round", "type") if can_view_all_labels(request.user, study) else (),
         "version": decision_version(decision),
         "comments": Comment.objects.filter(study=study, issue=issue).select_related("author", "round"),
-        "summary": summary_for_display(issue), "types": codebook_tree(study.codebook),
+        "summary": summary_for_display(issue), "types": reader_tree(study.codebook),
         "initial": _initial(decision, form), "not_relevant": NOT_RELEVANT_CHOICE,
         "rationale": form.data.get("rationale", "") if form.is_bound else (decision.rationale if decision else ""),
         "levels": needing_decision(study).get(issue.pk, []) if study.phase == study.Phase.ADJUDICATION else [],

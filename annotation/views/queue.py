@@ -16,7 +16,7 @@ from django_htmx.http import HttpResponseLocation
 from concord.http import HtmxHttpRequest
 from concord.ids import parse_id
 from ingest.services.summaries import summary_for_display
-from taxonomy.selectors import codebook_tree
+from taxonomy.languages import reader_tree
 
 from ..access import get_study_for
 from ..forms import NOT_RELEVANT_CHOICE, SKIP_REASONS, LabelForm, SkipForm
@@ -60,7 +60,7 @@ def _context(request, study, round, assignment, *, label=None, form=None, error:
     context = {
         "study": study, "round": round, "assignment": assignment, "issue": issue, "label": label,
         "error": error, "initial": initial, "progress": progress_for(request.user, round),
-        "types": codebook_tree(study.codebook) if issue else [], "not_relevant": NOT_RELEVANT_CHOICE,
+        "types": reader_tree(study.codebook) if issue else [], "not_relevant": NOT_RELEVANT_CHOICE,
         "summary": summary_for_display(issue) if issue else "",
         "summary_hidden": bool(issue) and not shows_summary(study, request.user.pk, issue.pk),
         "skip_form": SkipForm(), "skip_reasons": SKIP_REASONS, "shown": shown_token(issue.pk) if issue else "",

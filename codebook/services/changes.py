@@ -3,8 +3,10 @@
 categories back to their annotators' queues; renames and clarifications keep labels as they are."""
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from annotation.models import Study
@@ -13,6 +15,7 @@ from annotation.services.queues import requeue
 from concord.audit import record
 from concord.errors import FieldError
 from concord.textcheck import fitted
+from taxonomy.languages import SECOND
 from taxonomy.models import Category, Codebook
 from taxonomy.services import CodebookError, add_category
 
@@ -20,8 +23,10 @@ from ..models import ChangeLogEntry, Proposal
 
 
 def _snapshot(category: Category) -> dict:
+    # The second language's texts only where there are some: most codebooks have none.
     return {"code": category.code, "name": category.name, "definition": category.definition,
-            "inclusion": category.inclusion, "exclusion": category.exclusion}
+            "inclusion": category.inclusion, "exclusion": category.exclusion,
+            **{field: getattr(category, field) for field in SECOND if getattr(category, field)}}
 
 
 def _check(study, user, reason: str, expected_revision: int | None = None) -> Codebook:
@@ -125,6 +130,44 @@ def clarify(study, user, category_id: int, reason: str, *, definition: str, incl
     category.save(update_fields=["definition", "inclusion", "exclusion"])
     _log(codebook, user, ChangeLogEntry.Kind.CLARIFY, [before], [_snapshot(category)], reason, quote=quote)
     return category
+
+
+@transaction.atomic
+def translate(study, user, category_id: int, reason: str, *, language: str, texts: dict[str, str], quote=None,
+              expected_revision: int | None = None) -> Category:
+    """Give a category its name, definition and notes in the codebook's second language (`texts`, keyed by the
+    fields of SECOND; "" clears one). A codebook has one second language: it is set by its first translation and
+    changes only while no category has a text in it. Labels stay: the category means what it meant."""
+    codebook = _check(study, user, reason, expected_revision)
+    category = _live(study, category_id)
+    codes = [code for code, _ in settings.LANGUAGES]
+    if language not in codes:
+        raise CodebookError("second_language", f"choose one of {', '.join(codes)}")
+    if codebook.second_language and language != codebook.second_language and Category.objects.filter(
+            codebook=codebook).exclude(pk=category.pk).filter(_any_second()).exists():
+        raise CodebookError("second_language", f"this codebook's second language is {codebook.second_language}; "
+                                               "its other categories have texts in it")
+    try:
+        cleaned = {field: fitted(texts.get(field, "").strip(), field, Category._meta.get_field(field).max_length)
+                   for field in SECOND}
+    except FieldError as exc:
+        raise CodebookError(exc.field, exc.message) from exc
+    before = _snapshot(category)
+    for field, value in cleaned.items():
+        setattr(category, field, value)
+    category.save(update_fields=list(SECOND))
+    if codebook.second_language != language:
+        codebook.second_language = language
+        codebook.save(update_fields=["second_language"])
+    _log(codebook, user, ChangeLogEntry.Kind.TRANSLATE, [before], [_snapshot(category)], reason, quote=quote)
+    return category
+
+
+def _any_second() -> Q:
+    query = Q()
+    for field in SECOND:
+        query |= ~Q(**{field: ""})
+    return query
 
 
 # Long enough for a page of guidance with examples; a codebook's definitions carry the rest.

@@ -14,6 +14,7 @@ from annotation.access import get_study_for
 from annotation.permissions import can_manage, can_manage_seeing_labels, can_view_all_labels
 from concord.http import HtmxHttpRequest
 from interviews.selectors import quote_of
+from taxonomy.languages import SECOND
 from taxonomy.services import CodebookError
 
 from ..forms import CategoryForm, ChangeForm, InstructionsForm
@@ -47,6 +48,9 @@ def change(request: HtmxHttpRequest, study_id: int, category_id: int):
                 raise CodebookError("others", "some of those codes are not in this codebook")
             changes.merge(study, request.user, [category_id, *others], data["name"], data["definition"], reason,
                           **expected)
+        elif data["kind"] == "translate":
+            changes.translate(study, request.user, category_id, reason, language=data["second_language"],
+                              texts={field: data[field] for field in SECOND}, **expected)
         else:
             changes.retire(study, request.user, category_id, reason, **expected)
     except CodebookError as exc:

@@ -1,6 +1,7 @@
 """A study's codebook page (the tree, searched), its files, and the curated details of a category."""
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -35,7 +36,7 @@ def codebook(request: HtmxHttpRequest, study_id: int):
         "study": study, "query": query, "with_retired": bool(request.GET.get("retired")),
         "types": searched_tree(study, query, bool(request.GET.get("retired"))),
         "counts": label_counts(request.user, study),
-        "manages": can_manage(request.user, study), "change_form": ChangeForm(),
+        "manages": can_manage(request.user, study), "change_form": ChangeForm(), "second_languages": settings.LANGUAGES,
         "quote": quote_of(study, request.GET.get("quote", "")),
         "open_proposals": study.proposals.filter(status=Proposal.Status.OPEN).count(),
     }

@@ -69,6 +69,8 @@ def finished(study, lead, annotator_a, annotator_b, annotator_c, client_as):
     save_ranking(session, guide.questions.get(node__code="C"), ["C.2", "C.1"])
     quote = add_quote(session, "Memory ran out at 70B.", ["C.2"], "memory matters")
     changes.rename(study, lead, study.codebook.categories.get(code="C.2").pk, "Memory", "shorter", quote=quote)
+    changes.translate(study, lead, study.codebook.categories.get(code="C.2").pk, "for the volunteers",
+                      language="zh-hans", texts={"name_second": "内存", "definition_second": "显存或内存不足。"})
     # Where a keyword's confidence sequence stopped its sample (carried whatever the sample's kind).
     ScreeningSample.objects.update(sequence_stop=STOP)
     # A clarification's evidence: the pair people confused, as a page of agreement figures gave it.
@@ -106,7 +108,10 @@ def test_the_round_trip_keeps_every_figure(finished, tmp_path):
     assert restored.phase == "closed" and restored.current_round.kind == "review"
     assert _figures(restored) == before
     assert Label.history.filter(study_id=restored.pk).count() == history
-    assert restored.codebook.changes.count() == 2 and restored.proposals.get().votes.count() == 4
+    assert restored.codebook.changes.count() == 3 and restored.proposals.get().votes.count() == 4
+    memory = restored.codebook.categories.get(code="C.2")
+    assert (restored.codebook.second_language, memory.name_second, memory.definition_second) == (
+        "zh-hans", "内存", "显存或内存不足。")
     assert Source.objects.get().samples.get().items.count() == 2
     assert _reviews() == reviews and len(reviews) == 3
     change = restored.codebook.changes.get(kind="rename")
@@ -119,7 +124,7 @@ def test_a_version_1_file_written_before_the_interviews_app_restores_its_intervi
     path, old = tmp_path / "study.gz", tmp_path / "v1.gz"
     call_command("export_study", finished.name, str(path))
     lines = [json.loads(line) for line in gzip.open(path, "rt")]
-    assert lines[0]["version"] == 10
+    assert lines[0]["version"] == 11
     assert {"interviews.quote", "interviews.participant"} <= {r["kind"] for r in lines[1:]}
     # As a Concord of version 1 wrote it: the interview records were the taxonomy app's, a tied report was a
     # review item, a final label a decision, a codebook a taxonomy (and so were the references to one), and
@@ -131,7 +136,8 @@ def test_a_version_1_file_written_before_the_interviews_app_restores_its_intervi
     for record in lines[1:]:
         for field in ("instructions", "instructions_revision", "instructions_seen", "seconds", "summary_experiment",
                       "summary_shown", "queue_order", "queue_order_from", "machine_votes", "type_confidence",
-                      "evidence", "sequence_stop", "tree_sibling", "tree_same_type"):
+                      "evidence", "sequence_stop", "tree_sibling", "tree_same_type", "second_language",
+                      "name_second", "definition_second", "inclusion_second", "exclusion_second"):
             record.get("fields", {}).pop(field, None)
         if "codebook" in record.get("fk", {}):
             record["fk"]["taxonomy"] = record["fk"].pop("codebook")
