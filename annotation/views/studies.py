@@ -20,7 +20,7 @@ from taxonomy.services import copy_codebook
 from ..access import get_study_for
 from ..exports.labels import label_csv_rows
 from ..forms import StudySettingsForm, StudySetupForm
-from ..models import FinalLabel, Study
+from ..models import FinalLabel, Membership, Study
 from ..permissions import can_export, can_manage, can_view_agreement, is_lead, labels_blind, role_in
 from ..selectors.final_labels import final_label_counts
 from ..selectors.phases import NEXT_PHASE, missing_labels, next_step, open_round, what_next
@@ -42,6 +42,7 @@ def study_list(request: HtmxHttpRequest):
         role = role_in(request.user, study)
         rows.append({
             "study": study, "role": role, "round": round,
+            "role_name": Membership.Role(role).label.lower() if role else "",
             "progress": progress_for(request.user, round) if round and role else None,
             "can_see_agreement": can_view_agreement(request.user, study),
             "lead_blind": round is not None and is_lead(request.user, study) and labels_blind(request.user, study),
