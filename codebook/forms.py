@@ -4,6 +4,7 @@ import re
 
 from django import forms
 from django.conf import settings
+from django.utils.translation import gettext_lazy as _
 
 from concord.errors import FieldError
 from concord.textcheck import INT64_MAX
@@ -31,10 +32,10 @@ def report_numbers(text: str, field: str = "examples") -> list[str]:
 
 class ProposalForm(forms.Form):
     parent = forms.IntegerField(widget=forms.Select)
-    name = forms.CharField(max_length=300)
-    definition = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
-    examples = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=20_000,
-                               help_text="Report numbers or URLs of this study, one per line or comma-separated")
+    name = forms.CharField(label=_("Name"), max_length=300)
+    definition = forms.CharField(label=_("Definition"), widget=forms.Textarea(attrs={"rows": 3}))
+    examples = forms.CharField(label=_("Examples"), widget=forms.Textarea(attrs={"rows": 3}), max_length=20_000,
+                               help_text=_("Report numbers or URLs of this study, one per line or comma-separated"))
 
     def clean_examples(self) -> list[str]:
         try:
@@ -44,7 +45,7 @@ class ProposalForm(forms.Form):
 
 
 class VoteForm(forms.Form):
-    choice = forms.ChoiceField(choices=[("yes", "Yes"), ("no", "No")], widget=forms.RadioSelect)
+    choice = forms.ChoiceField(choices=[("yes", _("Yes")), ("no", _("No"))], widget=forms.RadioSelect)
     comment = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from taxonomy.models import Category, Codebook
 
@@ -16,11 +17,11 @@ class Proposal(models.Model):
     its electorate (fixed when it opens) has voted yes; one no rejects it at once (paper §4.2)."""
 
     class Status(models.TextChoices):
-        OPEN = "open", "Open"
-        PASSED = "passed", "Passed"
-        REJECTED = "rejected", "Rejected"
-        LAPSED = "lapsed", "Lapsed"
-        APPLIED = "applied", "Added to the codebook"
+        OPEN = "open", _("Open")
+        PASSED = "passed", _("Passed")
+        REJECTED = "rejected", _("Rejected")
+        LAPSED = "lapsed", _("Lapsed")
+        APPLIED = "applied", _("Added to the codebook")
 
     study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="proposals")
     parent = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="proposals")

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.template.defaultfilters import pluralize
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext
 
 from ..models import Queue, Round, Study
 from .queue import sent_back
@@ -62,24 +63,26 @@ def next_step(study: Study, round: Round | None, missing: list[Missing]) -> Next
     if missing and round is not None and round.kind in COMPLETE_BEFORE_CLOSING:
         total = sum(m.count for m in missing)
         who = ", ".join(f"{m.username} {m.count}" for m in missing)
-        said.append(f"{total} label{'s are' if total != 1 else ' is'} still missing in round {number} ({who}): "
-                    f"{'they stay' if total != 1 else 'it stays'} missing.")
+        said.append(ngettext("%(total)s label is still missing in round %(number)s (%(who)s): it stays missing.",
+                             "%(total)s labels are still missing in round %(number)s (%(who)s): they stay missing.",
+                             total) % {"total": total, "number": number, "who": who})
     if study.phase == Phase.PILOT:
-        button = "Close the pilot and start the independent round"
-        said.append(f"The pilot (round {number}) closes. The independent round deals the reports to every "
-                    "annotator's queue; everyone labels blind.")
+        button = _("Close the pilot and start the independent round")
+        said.append(_("The pilot (round %(number)s) closes. The independent round deals the reports to every "
+                      "annotator's queue; everyone labels blind.") % {"number": number})
     elif study.phase == Phase.INDEPENDENT:
-        button = f"Close round {number} and start the review"
-        said.append(f"Round {number} closes: its labels can no longer change, and every member sees everyone's "
-                    "labels. The reports whose votes tie go to a review round, where anyone may re-label them.")
+        button = _("Close round %(number)s and start the review") % {"number": number}
+        said.append(_("Round %(number)s closes: its labels can no longer change, and every member sees everyone's "
+                      "labels. The reports whose votes tie go to a review round, where anyone may re-label them.")
+                    % {"number": number})
     elif study.phase == Phase.REVIEW:
-        button = "Close the review and start adjudication"
-        said.append("The review round closes. The reports still tied then wait for your decision, with a "
-                    "rationale, on the adjudication page.")
+        button = _("Close the review and start adjudication")
+        said.append(_("The review round closes. The reports still tied then wait for your decision, with a "
+                      "rationale, on the adjudication page."))
     else:
-        button = "Close the study and write the final labels"
-        said.append("The study closes: every report gets its final label from its votes or your decision, and "
-                    "nothing can be labeled or changed after.")
+        button = _("Close the study and write the final labels")
+        said.append(_("The study closes: every report gets its final label from its votes or your decision, and "
+                      "nothing can be labeled or changed after."))
     return NextStep(button, said)
 
 
@@ -95,29 +98,37 @@ def what_next(study: Study, round: Round | None, missing: list[Missing], own_lef
     queue in the round (None: no queue)."""
     if study.phase == Phase.PILOT:
         if own_left is None:  # an admin, or a lead who has finished the sample
-            return WhatNext("The lead labels the pilot sample and shapes the codebook; then close the pilot below.",
-                            "", "")
-        return WhatNext(f"Label the pilot sample ({own_left} left), adding themes and sub-themes from the labeling "
-                        "page as the reports call for them; then close the pilot below.", "queue", "Label the pilot")
+            return WhatNext(_("The lead labels the pilot sample and shapes the codebook; then close the pilot "
+                              "below."), "", "")
+        return WhatNext(_("Label the pilot sample (%(left)s left), adding themes and sub-themes from the labeling "
+                          "page as the reports call for them; then close the pilot below.") % {"left": own_left},
+                        "queue", _("Label the pilot"))
     if study.phase == Phase.INDEPENDENT:
         if own_left:
-            return WhatNext(f"Label your queue ({own_left} left), blind like everyone; then close the round below "
-                            "once the others are done too.", "queue", "Label")
+            return WhatNext(_("Label your queue (%(left)s left), blind like everyone; then close the round below "
+                              "once the others are done too.") % {"left": own_left}, "queue",
+                            pgettext("verb", "Label"))
         if missing:
             total = sum(m.count for m in missing)
-            return WhatNext(f"{total} label{pluralize(total)} still missing ({', '.join(m.username for m in missing)})"
-                            ": invite or remind the annotators, then close the round below.", "members",
-                            "Members and invitations")
-        return WhatNext(f"Every label of round {round.number if round else ''} is in: close it below to start the "
-                        "review of the tied reports.", "", "")
+            return WhatNext(ngettext("%(total)s label still missing (%(who)s): invite or remind the annotators, then "
+                                     "close the round below.",
+                                     "%(total)s labels still missing (%(who)s): invite or remind the annotators, then "
+                                     "close the round below.", total)
+                            % {"total": total, "who": ", ".join(m.username for m in missing)}, "members",
+                            _("Members and invitations"))
+        return WhatNext(_("Every label of round %(number)s is in: close it below to start the review of the tied "
+                          "reports.") % {"number": round.number if round else ""}, "", "")
     if study.phase == Phase.REVIEW:
         tied = round.tied_reports.count() if round else 0
-        return WhatNext(f"{tied} report{pluralize(tied)} tied: discuss them on the review list and re-label where "
-                        "you agree; then close the review below.", "review_list", "Review list")
+        return WhatNext(ngettext("%(tied)s report tied: discuss it on the review list and re-label where you agree; "
+                                 "then close the review below.",
+                                 "%(tied)s reports tied: discuss them on the review list and re-label where you "
+                                 "agree; then close the review below.", tied) % {"tied": tied},
+                        "review_list", _("Review list"))
     if study.phase == Phase.ADJUDICATION:
         # Which reports still tie takes every vote of the study to say: the adjudication page says it, not this
         # page, which the lead opens often.
-        return WhatNext("Decide each report still tied after the review, with a rationale, on the adjudication "
-                        "page; then close the study below.", "adjudication_list", "Adjudication")
-    return WhatNext("The study is closed: download the labeled corpus, its dataset card and the replication "
-                    "package below.", "corpus", "The labeled corpus")
+        return WhatNext(_("Decide each report still tied after the review, with a rationale, on the adjudication "
+                          "page; then close the study below."), "adjudication_list", _("Adjudication"))
+    return WhatNext(_("The study is closed: download the labeled corpus, its dataset card and the replication "
+                      "package below."), "corpus", _("The labeled corpus"))
