@@ -133,14 +133,14 @@ class StudySetupForm(forms.Form):
 
 
 class MemberForm(forms.Form):
-    username = forms.CharField(max_length=150)
-    role = forms.ChoiceField(choices=[("annotator", "Annotator"), ("lead", "Lead annotator")])
+    username = forms.CharField(label=_("Username"), max_length=150)
+    role = forms.ChoiceField(label=_("Role"), choices=[("annotator", _("Annotator")), ("lead", _("Lead annotator"))])
 
 
 class InvitationForm(forms.Form):
-    role = forms.ChoiceField(choices=[("annotator", "Annotator"), ("lead", "Lead annotator")])
-    days = forms.IntegerField(min_value=1, max_value=90, initial=14, label="Valid for (days)")
-    note = forms.CharField(max_length=200, required=False, label="For whom (a reminder, optional)")
+    role = forms.ChoiceField(label=_("Role"), choices=[("annotator", _("Annotator")), ("lead", _("Lead annotator"))])
+    days = forms.IntegerField(min_value=1, max_value=90, initial=14, label=_("Valid for (days)"))
+    note = forms.CharField(max_length=200, required=False, label=_("For whom (a reminder, optional)"))
 
 
 class StudySettingsForm(forms.Form):

@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from concord.audit import record
 
@@ -44,13 +45,13 @@ def invite(study: Study, by, role: str = Membership.Role.ANNOTATOR, days: int = 
 def usable(token: str) -> Invitation:
     invitation = Invitation.objects.select_related("study").filter(token_hash=_hash(token)).first()
     if invitation is None:
-        raise InvitationError("This invitation link is not valid. Ask the study's lead for a new one.")
+        raise InvitationError(_("This invitation link is not valid. Ask the study's lead for a new one."))
     if invitation.accepted_at is not None:
-        raise InvitationError("This invitation link has been used already; each link works once.")
+        raise InvitationError(_("This invitation link has been used already; each link works once."))
     if invitation.revoked_at is not None:
-        raise InvitationError("This invitation link was withdrawn by the study's lead.")
+        raise InvitationError(_("This invitation link was withdrawn by the study's lead."))
     if invitation.expires_at <= timezone.now():
-        raise InvitationError("This invitation link has expired. Ask the study's lead for a new one.")
+        raise InvitationError(_("This invitation link has expired. Ask the study's lead for a new one."))
     return invitation
 
 
@@ -63,7 +64,7 @@ def accept(token: str, *, user=None, username: str = "", password: str = ""):
     invitation = usable(token)
     invitation = Invitation.objects.select_for_update().get(pk=invitation.pk)
     if invitation.accepted_at is not None:
-        raise InvitationError("This invitation link has been used already; each link works once.")
+        raise InvitationError(_("This invitation link has been used already; each link works once."))
     if user is None:
         user = get_user_model().objects.create_user(username=username, password=password)
     add_member(invitation.study, user, invitation.role)

@@ -8,6 +8,8 @@ from django.contrib.auth.forms import UserCreationForm
 from django.db import IntegrityError, transaction
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from concord import once
@@ -40,11 +42,12 @@ def members(request: HtmxHttpRequest, study_id: int):
     if request.method == "POST" and form.is_valid():
         user = get_user_model().objects.filter(username=form.cleaned_data["username"], is_active=True).first()
         if user is None:
-            form.add_error("username", f"No active user named {form.cleaned_data['username']!r}; "
-                                       "send an invitation link instead.")
+            form.add_error("username", _("No active user named %(name)s; send an invitation link instead.")
+                           % {"name": repr(form.cleaned_data["username"])})
         else:
             add_member(study, user, form.cleaned_data["role"])
-            messages.success(request, f"{user.username} is a member of {study.name}.")
+            messages.success(request, _("%(user)s is a member of %(study)s.")
+                             % {"user": user.username, "study": study.name})
             return redirect("annotation:members", study_id=study.pk)
     return render(request, "annotation/members.html", _members_context(study, member_form=form),
                   status=400 if form.errors else 200)
@@ -80,10 +83,12 @@ def member_remove(request: HtmxHttpRequest, study_id: int, user_id: int):
     try:
         left = remove_member(study, request.user, user_id)
     except StudyError as exc:
-        messages.error(request, f"Nothing changed: {exc.message}.")
+        messages.error(request, _("Nothing changed: %(why)s.") % {"why": exc.message})
     else:
-        messages.success(request, f"{name} is no longer a member of {study.name}. Their labels stay; "
-                                  f"{left} report{'s' if left != 1 else ''} left their queue.")
+        messages.success(request, ngettext(
+            "%(user)s is no longer a member of %(study)s. Their labels stay; %(n)s report left their queue.",
+            "%(user)s is no longer a member of %(study)s. Their labels stay; %(n)s reports left their queue.", left)
+            % {"user": name, "study": study.name, "n": left})
     return redirect("annotation:members", study_id=study.pk)
 
 
@@ -93,14 +98,14 @@ def member_deactivate(request: HtmxHttpRequest, study_id: int, user_id: int):
     study = get_study_for(request, study_id, can_manage)
     user = get_object_or_404(get_user_model(), pk=user_id, memberships__study=study)
     if not user.is_active:
-        messages.info(request, f"{user.username}'s account was deactivated already.")
+        messages.info(request, _("%(user)s's account was deactivated already.") % {"user": user.username})
         return redirect("annotation:members", study_id=study.pk)
     try:
         deactivate(request.user, user)
     except StudyError as exc:
-        messages.error(request, f"Nothing changed: {exc.message}.")
+        messages.error(request, _("Nothing changed: %(why)s.") % {"why": exc.message})
     else:
-        messages.success(request, f"{user.username} can no longer log in. What they did stays.")
+        messages.success(request, _("%(user)s can no longer log in. What they did stays.") % {"user": user.username})
     return redirect("annotation:members", study_id=study.pk)
 
 
@@ -109,7 +114,7 @@ def member_deactivate(request: HtmxHttpRequest, study_id: int, user_id: int):
 def invitation_revoke(request: HtmxHttpRequest, study_id: int, invitation_id: int):
     study = get_study_for(request, study_id, can_manage)
     revoke(get_object_or_404(Invitation, pk=invitation_id, study=study), request.user)
-    messages.success(request, "The invitation was withdrawn; its link no longer works.")
+    messages.success(request, _("The invitation was withdrawn; its link no longer works."))
     return redirect("annotation:members", study_id=study.pk)
 
 
@@ -124,7 +129,8 @@ def join(request: HtmxHttpRequest, token: str):
     study = invitation.study
     if request.user.is_authenticated and study.memberships.filter(user=request.user).exists():
         # Opening a link meant for someone else while logged in must not use it up.
-        messages.info(request, f"You are a member of {study.name} already; the link stays unused.")
+        messages.info(request, _("You are a member of %(study)s already; the link stays unused.")
+                      % {"study": study.name})
         return redirect("annotation:study_detail", study_id=study.pk)
     form = None if request.user.is_authenticated else UserCreationForm(request.POST or None)
     if request.method == "POST":
@@ -140,10 +146,10 @@ def join(request: HtmxHttpRequest, token: str):
         except InvitationError as exc:
             return render(request, "annotation/join.html", {"error": str(exc)}, status=410)
         except IntegrityError:
-            form.add_error("username", "That username is taken; choose another.")
+            form.add_error("username", _("That username is taken; choose another."))
             user = None
         if user is not None:
-            messages.success(request, f"Welcome to {invitation.study.name}.")
+            messages.success(request, _("Welcome to %(study)s.") % {"study": invitation.study.name})
             return redirect("annotation:study_detail", study_id=invitation.study.pk)
     return render(request, "annotation/join.html", {"invitation": invitation, "form": form},
                   status=400 if form is not None and form.errors else 200)

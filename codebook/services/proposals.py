@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotation.models import Study
 from annotation.permissions import can_label, can_manage
@@ -31,24 +32,25 @@ def electorate(study) -> list:
 def open_proposal(study, user, *, parent_id: int, name: str, definition: str, example_ids: list[int],
                   quote=None) -> Proposal:
     if not can_label(user, study):
-        raise PermissionDenied("Only members of the study propose categories.")
+        raise PermissionDenied(_("Only members of the study propose categories."))
     if study.phase != Study.Phase.INDEPENDENT:
-        raise ProposalError("phase", "categories are proposed during the independent round (in the pilot the lead "
-                            "adds them directly)")
+        raise ProposalError("phase", _("categories are proposed during the independent round (in the pilot the "
+                                       "lead adds them directly)"))
     parent = Category.objects.filter(pk=parent_id, codebook=study.codebook_id, retired_at__isnull=True).first()
     if parent is None or parent.level == Category.Level.SUB_THEME:
-        raise ProposalError("parent", "choose a type (for a new theme) or a theme (for a new sub-theme) of this "
-                            "study's codebook")
+        raise ProposalError("parent", _("choose a type (for a new theme) or a theme (for a new sub-theme) of "
+                                        "this study's codebook"))
     name, definition = name.strip(), definition.strip()
     if not name:
-        raise ProposalError("name", "give the new category a name")
+        raise ProposalError("name", _("give the new category a name"))
     if not definition:
-        raise ProposalError("definition", "say what belongs in the new category")
+        raise ProposalError("definition", _("say what belongs in the new category"))
     if parent.children.filter(name__iexact=name, retired_at__isnull=True).exists():
-        raise ProposalError("name", f"{parent.code} already has a category named {name!r}")
+        raise ProposalError("name", _("%(code)s already has a category named %(name)s")
+                            % {"code": parent.code, "name": repr(name)})
     examples = list(study.issues.filter(pk__in=example_ids).values_list("pk", flat=True))
     if not examples:
-        raise ProposalError("examples", "give at least one report of this study as an example")
+        raise ProposalError("examples", _("give at least one report of this study as an example"))
     proposal = Proposal.objects.create(study=study, parent=parent, name=name, definition=definition, proposer=user,
                                        quote=quote)
     proposal.examples.set(examples)
@@ -62,12 +64,13 @@ def cast_vote(proposal: Proposal, user, yes: bool, comment: str = "") -> Proposa
     """Record a vote; one no rejects at once; the last yes passes. Returns the proposal as it now stands."""
     proposal = Proposal.objects.select_for_update().get(pk=proposal.pk)
     if not proposal.is_open:
-        raise ProposalError("proposal", f"it is {proposal.get_status_display().lower()}; votes can no longer be cast")
+        raise ProposalError("proposal", _("it is %(status)s; votes can no longer be cast")
+                            % {"status": proposal.get_status_display().lower()})
     ballot = Vote.objects.filter(proposal=proposal, voter=user).first()
     if ballot is None:
-        raise PermissionDenied("Only the members who belonged to the study when the proposal opened vote on it.")
+        raise PermissionDenied(_("Only the members who belonged to the study when the proposal opened vote on it."))
     if ballot.choice is not None:
-        raise ProposalError("vote", "you have voted on this proposal already; a vote cannot be changed")
+        raise ProposalError("vote", _("you have voted on this proposal already; a vote cannot be changed"))
     ballot.choice, ballot.comment, ballot.cast_at = yes, comment.strip(), timezone.now()
     ballot.save(update_fields=["choice", "comment", "cast_at"])
     if not yes:
@@ -86,11 +89,11 @@ def _close(proposal: Proposal, status: str, note: str) -> None:
 def lapse(proposal: Proposal, user, reason: str) -> Proposal:
     """The lead closes an open proposal that cannot pass (a member left and will not vote)."""
     if not can_manage(user, proposal.study):
-        raise PermissionDenied("Only the study's lead closes a proposal as lapsed.")
+        raise PermissionDenied(_("Only the study's lead closes a proposal as lapsed."))
     proposal = Proposal.objects.select_for_update().get(pk=proposal.pk)
     if not proposal.is_open:
-        raise ProposalError("proposal", "only an open proposal can lapse")
+        raise ProposalError("proposal", _("only an open proposal can lapse"))
     if not reason.strip():
-        raise ProposalError("reason", "say why the proposal lapses")
+        raise ProposalError("reason", _("say why the proposal lapses"))
     _close(proposal, Proposal.Status.LAPSED, reason.strip())
     return proposal

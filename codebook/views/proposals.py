@@ -5,6 +5,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 from annotation.access import get_study_for
@@ -41,7 +42,7 @@ def proposals(request: HtmxHttpRequest, study_id: int):
             except (ProposalError, FieldError) as exc:
                 exc.add_to(form)
             else:
-                messages.success(request, "Proposal opened; every member is asked to vote.")
+                messages.success(request, _("Proposal opened; every member is asked to vote."))
                 return redirect("codebook:proposal", study_id=study.pk, proposal_id=proposal.pk)
     parents = Category.objects.filter(codebook=study.codebook, retired_at__isnull=True).exclude(
         level=Category.Level.SUB_THEME).order_by("position")
@@ -66,17 +67,17 @@ def proposal(request: HtmxHttpRequest, study_id: int, proposal_id: int):
         try:
             if action == "vote" and form.is_valid():
                 cast_vote(item, request.user, form.cleaned_data["choice"] == "yes", form.cleaned_data["comment"])
-                messages.success(request, "Your vote is recorded.")
+                messages.success(request, _("Your vote is recorded."))
             elif action == "apply":
                 revision = parse_id(request.POST.get("revision"))
                 if revision is None:
                     raise CodebookError("revision", "the form did not say which codebook revision it was shown "
                                         "for; reload the page")
                 changes.apply_proposal(item, request.user, request.POST.get("reason", ""), revision)
-                messages.success(request, "Added to the codebook.")
+                messages.success(request, _("Added to the codebook."))
             elif action == "lapse":
                 lapse(item, request.user, request.POST.get("reason", ""))
-                messages.success(request, "The proposal lapsed.")
+                messages.success(request, _("The proposal lapsed."))
         except (ProposalError, CodebookError) as exc:
             messages.error(request, str(exc))
         return redirect("codebook:proposal", study_id=study.pk, proposal_id=item.pk)

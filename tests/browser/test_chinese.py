@@ -1,16 +1,22 @@
-"""A Chinese-speaking volunteer, whose browser asks for Chinese, signs in and labels by keyboard without meeting a
-word of English: the sign-in page, the study list, the labeling page with its shortcuts, a refused save, a
-skip, a category found by its Chinese name, and their report list. Identifiers, codes, key names and what
-people wrote (titles, bodies, the codebook's texts) aside. What was saved is what the screen showed."""
+"""A Chinese-speaking volunteer, whose browser asks for Chinese, joins by an invitation link and labels by
+keyboard without meeting a word of English: the invitation, the study page, the sign-in page, the study list,
+the labeling page with its shortcuts, a refused save, a skip, a category found by its Chinese name, their report
+list, and a proposal waiting for their vote. Identifiers, codes, key names and what people wrote (titles,
+bodies, the codebook's texts) aside. What was saved is what the screen showed."""
 from __future__ import annotations
 
 import re
 
 import pytest
+from django.contrib.auth import get_user_model
 
 from annotation.models import Assignment, Label
+from annotation.services.invitations import invite
 from codebook.services import changes
-from tests.factories import make_issue, make_source, make_study, make_user
+from codebook.services.proposals import open_proposal
+from tests.factories import category, make_issue, make_source, make_study, make_user
+
+User = get_user_model()
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 # Words a Chinese page may hold: names of products and keys, the language switcher's "English", codes.
@@ -38,19 +44,34 @@ def _english(page, data: list[str]) -> list[str]:
 
 @pytest.fixture
 def chinese_study():
-    lead, li = make_user("lead"), make_user("li")
+    lead = make_user("lead")
     source = make_source("mindspore/mindspore")
     titles = ["多卡训练时显存溢出", "安装后导入报错", "希望支持 Qwen2.5 的量化推理"]
     issues = [make_issue(source, title=t, body=f"{t}：复现步骤见下。", url="") for t in titles]
-    study = make_study(lead, [li], issues=issues, name="大模型问题研究")
+    study = make_study(lead, [make_user("wang")], issues=issues, name="大模型问题研究")
     # The codebook in Chinese, as a lab that labels in Chinese gives it: every category, by the lead's changes.
     for node in study.codebook.categories.order_by("level", "code"):
         chinese = {"C": "缺陷", "C.2": "内存"}.get(node.code, f"类别{node.code}")
         changes.translate(study, lead, node.pk, "为中文标注者", language="zh-hans",
                           texts={"name_second": chinese, "definition_second": f"{chinese}的定义。"})
-    data = [*titles, *(f"{t}：复现步骤见下。" for t in titles), "mindspore/mindspore", "li", "lead", study.name,
-            str(study.codebook)]
-    return study, li, issues, data
+    data = [*titles, *(f"{t}：复现步骤见下。" for t in titles), "mindspore/mindspore", "li", "lead", "wang",
+            study.name, str(study.codebook)]
+    return study, issues, data
+
+
+def _join(page, live_server, study, data):
+    """The volunteer's first visit: an invitation link, an account of their own, the study's page."""
+    _, token = invite(study, study.memberships.get(role="lead").user)
+    page.goto(f"{live_server.url}/join/{token}/")
+    assert _english(page, data) == [], "the invitation"
+    page.fill("input[name=username]", "li")
+    page.fill("input[name=password1]", "长城-Great-Wall-2025")
+    page.fill("input[name=password2]", "长城-Great-Wall-2025")
+    page.click("main button[type=submit]")
+    page.get_by_role("heading", name=study.name).wait_for()
+    assert "欢迎加入" in page.inner_text(".messages")
+    assert _english(page, data) == [], "the study page"
+    page.click("form[action$='/logout/'] button")
 
 
 def _walk(page, live_server, study, data):
@@ -58,7 +79,7 @@ def _walk(page, live_server, study, data):
     assert page.locator("html").get_attribute("lang") == "zh-hans"
     assert _english(page, data) == [], "the sign-in page"
     page.fill("input[name=username]", "li")
-    page.fill("input[name=password]", "pw-li")
+    page.fill("input[name=password]", "长城-Great-Wall-2025")
     page.click("main button[type=submit]")
     page.get_by_role("heading", name="你的研究").wait_for()
     assert _english(page, data) == [], "the study list"
@@ -68,7 +89,7 @@ def _walk(page, live_server, study, data):
 
 
 def test_a_chinese_volunteer_labels_without_meeting_english(live_server, browser, chinese_study):
-    study, li, issues, data = chinese_study
+    study, issues, data = chinese_study
     titles = [issue.title for issue in issues]
     context = browser.new_context(locale="zh-CN")
     page = context.new_page()
@@ -76,6 +97,8 @@ def test_a_chinese_volunteer_labels_without_meeting_english(live_server, browser
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
+        _join(page, live_server, study, data)
+        li = User.objects.get(username="li")
         _walk(page, live_server, study, data)
         page.keyboard.press("?")
         page.locator("#shortcuts").wait_for(state="visible")
@@ -117,6 +140,23 @@ def test_a_chinese_volunteer_labels_without_meeting_english(live_server, browser
         page.get_by_role("link", name="你的报告").click()
         page.get_by_role("heading", name=f"报告：{study.name}").wait_for()
         assert _english(page, [*data, "需要再看看"]) == [], "the report list"
+
+        # wang proposes a category; the header tells li a vote waits, and li votes on the proposal's page.
+        proposal = open_proposal(study, User.objects.get(username="wang"), parent_id=category("C", study.codebook).pk,
+                                 name="分布式通信", definition="多卡之间的通信错误。", example_ids=[issues[0].pk])
+        data += ["分布式通信", "多卡之间的通信错误。"]
+        page.reload()
+        page.get_by_test_id("vote-badge").click()
+        page.get_by_role("heading", name="等待你投票的提案").wait_for()
+        assert _english(page, data) == [], "the votes waiting"
+        page.get_by_role("link", name="分布式通信").click()
+        page.get_by_role("heading", name="分布式通信").wait_for()
+        assert _english(page, data) == [], "a proposal"
+        page.get_by_label("是").check()
+        page.get_by_role("button", name="投票").click()
+        page.get_by_text("你投了赞成票。").wait_for()
+        assert _english(page, data) == [], "a proposal after the vote"
+        assert proposal.votes.get(voter=li).choice is True
         assert errors == []
     finally:
         context.close()
