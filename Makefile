@@ -35,8 +35,9 @@ run: demo
 	@cat $(DEMO_PASSWORDS_FILE) 2>/dev/null || echo "The demo users' passwords: make demo-passwords"
 	@echo "Concord on http://$(HOST):$(PORT)/ (another port: make run PORT=8001). Ctrl+C stops it."
 	@# A worker beside the server on the folder broker (no Redis needed): long jobs run in the background
-	@# with their progress bars, as in production; it stops with the server.
-	@$(BIN)/celery -A concord worker --pool=threads --concurrency=2 --queues ingest,summaries,statistics,celery \
+	@# with their progress bars, as in production, and its beat (-B) looks for notice digests due (printed to
+	@# the console); it stops with the server.
+	@$(BIN)/celery -A concord worker -B --schedule var/celerybeat-schedule --pool=threads --concurrency=2 --queues ingest,summaries,statistics,celery \
 	  --loglevel=warning --quiet & worker=$$!; trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	  $(BIN)/python manage.py runserver $(HOST):$(PORT)
 

@@ -117,6 +117,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "codebook.context_processors.pending_votes",
+                "concord.context_processors.unread_notices",
             ],
         },
     },
@@ -316,8 +317,27 @@ if not REDIS_URL:
 CELERY_TASK_ROUTES = ("concord.jobs.route",)
 CELERY_IMPORTS = (
     "ingest.services.work", "ingest.services.summaries", "agreement.services", "machines.services.runs",
-    "machines.services.measurements", "machines.services.jury_kept", "findings.kept",
+    "machines.services.measurements", "machines.services.jury_kept", "findings.kept", "concord.digests",
 )
+# Celery beat (a worker started with -B, or `celery -A concord beat`): the notice digests, looked for hourly;
+# each person gets one a day at most.
+CELERY_BEAT_SCHEDULE = {
+    "notice-digests": {"task": "concord.digests.send_digests", "schedule": env_int("NOTICE_DIGEST_EVERY", 3600)},
+}
+
+# E-mail: the console on `make run` (DEBUG), SMTP from the environment in production.
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND") or (
+    "django.core.mail.backends.console.EmailBackend" if DEBUG else "django.core.mail.backends.smtp.EmailBackend")
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_secret("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 30)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Concord <concord@localhost>")
+# Where people open Concord, for the links of e-mails (a worker has no request to read it from).
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
+NOTICE_DIGEST_HOURS = env_int("NOTICE_DIGEST_HOURS", 24)
 # The queues of concord.jobs.QUEUES and Celery's default one, which `make worker` and the tests' worker take.
 CELERY_QUEUES_ALL = "ingest,summaries,statistics,celery"
 # Agreement figures and machine raters run in a child process of the worker, kept this many seconds after its

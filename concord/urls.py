@@ -17,7 +17,7 @@ from interviews import urls as interviews_urls
 from machines import urls as machines_urls
 from taxonomy import urls as taxonomy_urls
 
-from . import audit_views
+from . import audit_views, notice_views
 from .language_views import choose_language
 
 STARTED = timezone.now()
@@ -37,6 +37,9 @@ urlpatterns = [
     # The labeling script's messages in the reader's language. The catalogue changes only with a deployment, so
     # a browser revalidates it against the time this process started.
     path("jsi18n/", last_modified(lambda request: STARTED)(JavaScriptCatalog.as_view()), name="javascript_catalog"),
+    path("notices/", notice_views.inbox, name="notices"),
+    path("notices/read/", notice_views.mark_read, name="notices_read"),
+    path("notices/kinds/", notice_views.choose_kinds, name="notices_kinds"),
     path("admin/", admin.site.urls),
     path("audit/", audit_views.audit_log, name="audit_log"),
     path("audit.csv", audit_views.audit_csv, name="audit_csv"),

@@ -89,6 +89,9 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "join": (anyone, GET, {410}),  # an unknown link: gone, whoever asks
     "choose_language": (anyone, POST, {302}),  # the sign-in page has the switcher too
     "javascript_catalog": (anyone, GET, None),
+    "notices": (logged_in, GET, None),
+    "notices_read": (logged_in, POST, {400}),  # an empty form names no notice
+    "notices_kinds": (logged_in, POST, {302}),  # an empty form switches every kind off
     # API
     "api:schema": (logged_in, GET, None),
     "api:study_list": (logged_in, GET, None),

@@ -1,10 +1,13 @@
 """Moving a study through its phases: pilot → independent → review → adjudication → closed (paper §4.2)."""
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 
+from concord import notices
 from concord.audit import record
 from concord.ids import parse_id
 from ingest.screening import seeded_sample
@@ -138,10 +141,17 @@ def advance(study: Study, user, *, confirm_missing: bool = False, expected: tupl
         _start_independent(study)
     elif study.phase == Phase.CLOSED:
         finalize(study)
+        notices.settle(f"ties:{study.pk}")
     elif study.phase == Phase.REVIEW:
         if not study.rounds.filter(kind=Round.Kind.INDEPENDENT).exists():
             raise PhaseError("There is no independent round to review.")
         _start_review(study)
+    elif study.phase == Phase.ADJUDICATION:
+        # Which reports still tie takes every vote of the study to say: the notice says where, the page says which.
+        leads = get_user_model().objects.filter(memberships__study=study, memberships__role=Membership.Role.LEAD,
+                                                is_active=True)
+        notices.notify(leads, "ties", f"ties:{study.pk}", {"study": study.name},
+                       url=reverse("annotation:adjudication_list", args=[study.pk]), study_id=study.pk)
     return study
 
 

@@ -1,7 +1,12 @@
 """The review round's discussion: comments on controversial reports."""
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
+from django.urls import reverse
+
+from concord import notices
+from ingest.models import Issue
 
 from ..models import Comment, Round, TiedReport
 from ..permissions import can_label
@@ -24,4 +29,12 @@ def post_comment(user, round: Round, issue_id: int, body: str) -> Comment:
         raise LabelError("body", "write something before posting")
     if len(body) > COMMENT_MAX_CHARS:
         raise LabelError("body", f"at most {COMMENT_MAX_CHARS:,} characters, not {len(body):,}")
-    return Comment.objects.create(study=study, round=round, issue_id=issue_id, author=user, body=body)
+    comment = Comment.objects.create(study=study, round=round, issue_id=issue_id, author=user, body=body)
+    # Those who labeled the report hear of it (never what was said: the page shows that, to whoever may see it).
+    labeled = get_user_model().objects.filter(labels__study=study, labels__issue_id=issue_id, is_active=True) \
+        .exclude(pk=user.pk).distinct()
+    issue = Issue.objects.select_related("source").get(pk=issue_id)
+    notices.notify(labeled, "comment", f"comment:{study.pk}:{issue_id}",
+                   {"author": user.username, "report": f"{issue.source} #{issue.number}", "study": study.name},
+                   url=reverse("annotation:issue_label", args=[study.pk, issue_id]), study_id=study.pk)
+    return comment

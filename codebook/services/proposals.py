@@ -8,11 +8,13 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.models import Study
 from annotation.permissions import can_label, can_manage
+from concord import notices
 from concord.errors import FieldError
 from taxonomy.models import Category
 
@@ -55,8 +57,17 @@ def open_proposal(study, user, *, parent_id: int, name: str, definition: str, ex
                                        quote=quote)
     proposal.examples.set(examples)
     # The electorate is fixed now: members who join later do not vote on it.
-    Vote.objects.bulk_create([Vote(proposal=proposal, voter=voter) for voter in electorate(study)])
+    voters = electorate(study)
+    Vote.objects.bulk_create([Vote(proposal=proposal, voter=voter) for voter in voters])
+    # The one who proposed it knows; everyone else hears that their vote is awaited.
+    notices.notify([v for v in voters if v.pk != user.pk], "vote", _key(proposal),
+                   {"proposal": proposal.name, "parent": f"{parent.code} {parent.name}", "study": study.name},
+                   url=reverse("codebook:proposal", args=[study.pk, proposal.pk]), study_id=study.pk)
     return proposal
+
+
+def _key(proposal: Proposal) -> str:
+    return f"proposal:{proposal.pk}"
 
 
 @transaction.atomic
@@ -73,6 +84,7 @@ def cast_vote(proposal: Proposal, user, yes: bool, comment: str = "") -> Proposa
         raise ProposalError("vote", _("you have voted on this proposal already; a vote cannot be changed"))
     ballot.choice, ballot.comment, ballot.cast_at = yes, comment.strip(), timezone.now()
     ballot.save(update_fields=["choice", "comment", "cast_at"])
+    notices.settle(_key(proposal), user)
     if not yes:
         _close(proposal, Proposal.Status.REJECTED, f"{user.username} voted no")
     elif not Vote.objects.filter(proposal=proposal).exclude(choice=True).exists():
@@ -83,6 +95,8 @@ def cast_vote(proposal: Proposal, user, yes: bool, comment: str = "") -> Proposa
 def _close(proposal: Proposal, status: str, note: str) -> None:
     proposal.status, proposal.closed_at, proposal.closing_note = status, timezone.now(), note
     proposal.save(update_fields=["status", "closed_at", "closing_note"])
+    # No vote is awaited on a closed proposal.
+    notices.settle(_key(proposal))
 
 
 @transaction.atomic

@@ -1,0 +1,88 @@
+"""Notices: what waits on a person, in the header and on their inbox page. The apps say what happened
+(`notify`, `settle`); this module keeps one unread notice per thing per person, leaves out the kinds a person
+switched off, and writes each out in the language of whoever reads it."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from .models import Notice, Preferences
+
+# kind: (what a person switches on or off, the sentence a notice of that kind says)
+KINDS = {
+    "vote": (_("A proposal awaits your vote"),
+             _("“%(proposal)s” under %(parent)s in %(study)s awaits your vote.")),
+    "ties": (_("Ties wait for your decision"),
+             _("The reports of %(study)s still tied after the review wait for your decision.")),
+    "comment": (_("A comment on a report you labeled"),
+                _("%(author)s commented on %(report)s, which you labeled, in %(study)s.")),
+}
+
+
+def notify(users: Iterable, kind: str, key: str, params: dict, url: str = "", study_id: int | None = None) -> int:
+    """Tell each of `users` (people, not ids) about one thing; a person with an unread notice of the same thing
+    has it brought up to date instead. Returns how many were told."""
+    assert kind in KINDS, kind
+    people = {u.pk: u for u in users}
+    off = _switched_off(people, kind)
+    now, told = timezone.now(), 0
+    with transaction.atomic():
+        for pk in sorted(set(people) - off):
+            updated = Notice.objects.filter(user_id=pk, key=key, read_at__isnull=True).update(
+                kind=kind, params=params, url=url, study_id=study_id, created_at=now)
+            if not updated:
+                Notice.objects.create(user_id=pk, kind=kind, key=key, params=params, url=url, study_id=study_id,
+                                      created_at=now)
+            told += 1
+    return told
+
+
+def _switched_off(people: dict, kind: str) -> set[int]:
+    # One row per person told, read whole: SQLite has no containment lookup on JSON.
+    return {pk for pk, kinds in Preferences.objects.filter(user_id__in=people).values_list("user_id", "notices_off")
+            if kind in (kinds or [])}
+
+
+def settle(key: str, user=None) -> int:
+    """The thing is done (a vote cast, a proposal closed): its unread notices, or `user`'s, are read."""
+    notices = Notice.objects.filter(key=key, read_at__isnull=True)
+    if user is not None:
+        notices = notices.filter(user=user)
+    return notices.update(read_at=timezone.now())
+
+
+def text(notice: Notice) -> str:
+    """The notice's sentence in the active language; a value it lacks reads as "?"."""
+    sentence = str(KINDS[notice.kind][1]) if notice.kind in KINDS else notice.kind
+    values = {k: str(v) for k, v in (notice.params or {}).items()}
+
+    class Missing(dict):
+        def __missing__(self, name):
+            return "?"
+
+    return sentence % Missing(values)
+
+
+def unread(user) -> int:
+    return Notice.objects.filter(user=user, read_at__isnull=True).count()
+
+
+def read_up_to(user, newest: int) -> int:
+    """Mark as read the notices the page showed (ids up to `newest`); one that came after stays unread."""
+    return Notice.objects.filter(user=user, read_at__isnull=True, pk__lte=newest).update(read_at=timezone.now())
+
+
+def switch(user, off: set[str], email_digest: bool = True) -> None:
+    Preferences.objects.update_or_create(user=user, defaults={"notices_off": sorted(off & set(KINDS)),
+                                                              "email_digest": email_digest})
+
+
+def switched_off(user) -> set[str]:
+    return set(Preferences.objects.filter(user=user).values_list("notices_off", flat=True).first() or [])
+
+
+def digests_on(user) -> bool:
+    return Preferences.objects.filter(user=user).values_list("email_digest", flat=True).first() is not False
