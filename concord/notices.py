@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -29,14 +29,18 @@ def notify(users: Iterable, kind: str, key: str, params: dict, url: str = "", st
     people = {u.pk: u for u in users}
     off = _switched_off(people, kind)
     now, told = timezone.now(), 0
-    with transaction.atomic():
-        for pk in sorted(set(people) - off):
-            updated = Notice.objects.filter(user_id=pk, key=key, read_at__isnull=True).update(
-                kind=kind, params=params, url=url, study_id=study_id, created_at=now)
-            if not updated:
-                Notice.objects.create(user_id=pk, kind=kind, key=key, params=params, url=url, study_id=study_id,
-                                      created_at=now)
-            told += 1
+    fields = {"kind": kind, "params": params, "url": url, "study_id": study_id, "created_at": now}
+    for pk in sorted(set(people) - off):
+        unread = Notice.objects.filter(user_id=pk, key=key, read_at__isnull=True)
+        if not unread.update(**fields):
+            try:
+                with transaction.atomic():
+                    Notice.objects.create(user_id=pk, key=key, **fields)
+            except IntegrityError:
+                # Told of the same thing at the same moment by another request (two comments at once): its
+                # notice is there now, and this one brings it up to date.
+                unread.update(**fields)
+        told += 1
     return told
 
 

@@ -4,14 +4,16 @@ language of whoever reads it, and is settled when the thing is done."""
 from __future__ import annotations
 
 import pytest
+from django.db import connection
 from django.urls import reverse
-from django.utils import translation
+from django.utils import timezone, translation
 
 from annotation.services.phases import advance
 from annotation.services.review import post_comment
 from codebook.services.proposals import cast_vote, open_proposal
 from concord import notices
 from concord.models import Notice
+from tests.concurrency import at_once
 from tests.factories import category, label_with, make_issue, make_study, make_user
 
 pytestmark = pytest.mark.django_db
@@ -114,3 +116,20 @@ def test_a_person_chooses_which_kinds_reach_them(people, client):
     assert notices.switched_off(bob) == {"vote"}
     _propose(study, ann, issues)
     assert _unread(bob) == []
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="two writers at once need PostgreSQL")
+def test_two_comments_at_once_leave_one_notice_and_both_comments(people):
+    study, lead, ann, bob, issues = people
+    for person, code in ((lead, "C.1"), (ann, "C.2"), (bob, "C.3")):
+        label_with(person, study, issues[0], code)
+    study = advance(study, lead, confirm_missing=True)
+    for _ in range(4):
+        outcomes = at_once(lambda: post_comment(ann, study.current_round, issues[0].pk, "one"),
+                           lambda: post_comment(bob, study.current_round, issues[0].pk, "two"))
+        assert outcomes == [None, None]
+        # lead labeled the report: one unread notice of its thread, however the two comments met.
+        assert Notice.objects.filter(user=lead, key=f"comment:{study.pk}:{issues[0].pk}",
+                                     read_at__isnull=True).count() == 1
+        Notice.objects.update(read_at=timezone.now())
