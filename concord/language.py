@@ -45,7 +45,10 @@ class PersonsLanguage:
         self.get_response = get_response
 
     def __call__(self, request):
-        code = request.session.get(SESSION_KEY, "") if request.user.is_authenticated else ""
+        # The session alone says it: set at sign-in and by the switcher, gone at sign-out. Asking whether the
+        # person is signed in would load their row here, before the view, where a lost database connection is
+        # no longer answered with a 503.
+        code = request.session.get(SESSION_KEY, "")
         if code and supported(code):
             _speak(request, code)
         return self.get_response(request)
