@@ -5,6 +5,7 @@ import uuid
 
 import pytest
 from django.test import Client
+from django.utils import translation
 
 from concord.celery import app as celery_app
 from tests import factories
@@ -27,6 +28,14 @@ def _eager_celery(request):
     celery_app.conf.task_always_eager = True
     yield
     celery_app.conf.task_always_eager = previous
+
+
+@pytest.fixture(autouse=True)
+def _default_language():
+    # A page served in Chinese leaves Chinese active in the thread (a server activates each request's own);
+    # the next test starts in the default language, whatever ran before it.
+    yield
+    translation.deactivate()
 
 
 @pytest.fixture(autouse=True)
