@@ -16,10 +16,12 @@ import logging
 import threading
 from collections.abc import Callable
 from contextlib import nullcontext
+from dataclasses import dataclass
 from datetime import timedelta
 
 from celery import shared_task
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import DatabaseError, models, transaction
 from django.db import connection as db_connection
@@ -29,7 +31,7 @@ from kombu.exceptions import OperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from . import apart
+from . import apart, notices
 
 log = logging.getLogger(__name__)
 UNAVAILABLE = ("The task queue is unavailable (Redis does not answer), so this was not started; labeling goes on. "
@@ -83,6 +85,35 @@ class Job(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status in FINISHED
+
+    def notice_subject(self) -> NoticeSubject | None:
+        """What a notice of this job's end names (None: nobody is told)."""
+        return None
+
+
+@dataclass(frozen=True)
+class NoticeSubject:
+    job: str  # a code of concord.notices.TERMS["job"]
+    name: str
+    url: str
+    study_id: int | None = None
+
+
+def tell_owner(job: Job) -> None:
+    """The person who started the job hears that it ended: always when it failed, when it succeeded only if it
+    took JOB_NOTICE_SECONDS or more (a shorter one ended while they watched its page)."""
+    if job.created_by_id is None or job.status not in FINISHED:
+        return
+    failed = job.status == JobStatus.FAILED
+    began = job.started_at or job.created_at
+    if not failed and (job.finished_at - began).total_seconds() < settings.JOB_NOTICE_SECONDS:
+        return
+    subject = job.notice_subject()
+    if subject is None:
+        return
+    owner = get_user_model().objects.filter(pk=job.created_by_id, is_active=True)
+    notices.notify(owner, "job_failed" if failed else "job_done", f"job:{job._meta.label_lower}:{job.pk}",
+                   {"job": subject.job, "name": subject.name}, url=subject.url, study_id=subject.study_id)
 
 
 def task(work: Callable, *, queue: str, apart_from_worker: bool = False, job: type[Job] | None = None):
@@ -266,6 +297,7 @@ def finish(job: Job, status: str, message: str = "", fields: tuple[str, ...] = (
     """The job ended: its outcome, what it says, and the counts it holds in `fields`."""
     job.status, job.message, job.finished_at = status, message, timezone.now()
     job.save(update_fields=["status", "message", "finished_at", *fields])
+    tell_owner(job)
 
 
 def stale(model: type[Job], stale_after: float | None = None):
@@ -286,8 +318,12 @@ def interrupt_stale(model: type[Job], kept: Callable[[Job], tuple[str, dict]],
     for job in stale(model, stale_after):
         last = job.heartbeat_at or job.started_at
         said, fields = kept(job)
-        marked += model.objects.filter(pk=job.pk, status=JobStatus.RUNNING).update(
-            status=JobStatus.FAILED, finished_at=timezone.now(), **fields,
-            message=f"{INTERRUPTED}no heartbeat since {last:%Y-%m-%d %H:%M:%S} UTC (its worker was stopped or "
-                    f"killed). {said}")
+        now = timezone.now()
+        if model.objects.filter(pk=job.pk, status=JobStatus.RUNNING).update(
+                status=JobStatus.FAILED, finished_at=now, **fields,
+                message=f"{INTERRUPTED}no heartbeat since {last:%Y-%m-%d %H:%M:%S} UTC (its worker was stopped or "
+                        f"killed). {said}"):
+            marked += 1
+            job.status, job.finished_at = JobStatus.FAILED, now
+            tell_owner(job)
     return marked

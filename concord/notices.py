@@ -19,15 +19,35 @@ KINDS = {
              _("The reports of %(study)s still tied after the review wait for your decision.")),
     "comment": (_("A comment on a report you labeled"),
                 _("%(author)s commented on %(report)s, which you labeled, in %(study)s.")),
+    "idle": (_("Your queue has waited for days"),
+             _("Nothing has been labeled from your queue in %(study)s since %(since)s; reports left: %(left)s.")),
+    "stuck": (_("An annotator's queue stands still"),
+              _("%(annotator)s has labeled nothing in %(study)s since %(since)s; reports left in their queue: "
+                "%(left)s.")),
+    "flagged": (_("A machine's seat is flagged"),
+                _("%(rater)s agrees less with people on the sentinel reports of %(study)s than when it was given "
+                  "a seat at the %(level)s level.")),
+    "job_done": (_("A long job of yours finished"), _("%(job)s “%(name)s” finished.")),
+    "job_failed": (_("A job of yours failed"), _("%(job)s “%(name)s” failed; its page says why.")),
+}
+
+# Values kept as codes and named in the reader's language when the notice is read.
+TERMS = {
+    "level": {"type": _("type"), "theme": _("theme"), "sub_theme": _("sub-theme")},
+    "job": {"import": _("The import"), "machine": _("The machine run"), "summaries": _("The summaries")},
 }
 
 
-def notify(users: Iterable, kind: str, key: str, params: dict, url: str = "", study_id: int | None = None) -> int:
+def notify(users: Iterable, kind: str, key: str, params: dict, url: str = "", study_id: int | None = None,
+           once: bool = False) -> int:
     """Tell each of `users` (people, not ids) about one thing; a person with an unread notice of the same thing
-    has it brought up to date instead. Returns how many were told."""
+    has it brought up to date instead. `once`: nobody is told twice of the same thing, even after reading it
+    (what a periodic watch finds again at every look). Returns how many were told."""
     assert kind in KINDS, kind
     people = {u.pk: u for u in users}
     off = _switched_off(people, kind)
+    if once:
+        off |= set(Notice.objects.filter(key=key, user_id__in=people).values_list("user_id", flat=True))
     now, told = timezone.now(), 0
     fields = {"kind": kind, "params": params, "url": url, "study_id": study_id, "created_at": now}
     for pk in sorted(set(people) - off):
@@ -61,7 +81,8 @@ def settle(key: str, user=None) -> int:
 def text(notice: Notice) -> str:
     """The notice's sentence in the active language; a value it lacks reads as "?"."""
     sentence = str(KINDS[notice.kind][1]) if notice.kind in KINDS else notice.kind
-    values = {k: str(v) for k, v in (notice.params or {}).items()}
+    values = {k: str(TERMS[k].get(v, v) if k in TERMS and isinstance(v, str) else v)
+              for k, v in (notice.params or {}).items()}
 
     class Missing(dict):
         def __missing__(self, name):

@@ -318,11 +318,13 @@ CELERY_TASK_ROUTES = ("concord.jobs.route",)
 CELERY_IMPORTS = (
     "ingest.services.work", "ingest.services.summaries", "agreement.services", "machines.services.runs",
     "machines.services.measurements", "machines.services.jury_kept", "findings.kept", "concord.digests",
+    "annotation.services.idle",
 )
-# Celery beat (a worker started with -B, or `celery -A concord beat`): the notice digests, looked for hourly;
-# each person gets one a day at most.
+# Celery beat (a worker started with -B, or `celery -A concord beat`): the notice digests, looked for hourly
+# (each person gets one a day at most), and queues left idle, looked for hourly.
 CELERY_BEAT_SCHEDULE = {
     "notice-digests": {"task": "concord.digests.send_digests", "schedule": env_int("NOTICE_DIGEST_EVERY", 3600)},
+    "idle-queues": {"task": "annotation.services.idle.tell_idle", "schedule": 3600},
 }
 
 # E-mail: the console on `make run` (DEBUG), SMTP from the environment in production.
@@ -338,6 +340,8 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Concord <concord@loca
 # Where people open Concord, for the links of e-mails (a worker has no request to read it from).
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
 NOTICE_DIGEST_HOURS = env_int("NOTICE_DIGEST_HOURS", 24)
+# A queue with reports left that nobody has labeled from for this many days tells its annotator and the leads.
+QUEUE_IDLE_DAYS = env_int("QUEUE_IDLE_DAYS", 3)
 # The queues of concord.jobs.QUEUES and Celery's default one, which `make worker` and the tests' worker take.
 CELERY_QUEUES_ALL = "ingest,summaries,statistics,celery"
 # Agreement figures and machine raters run in a child process of the worker, kept this many seconds after its
@@ -347,6 +351,8 @@ TASKS_APART_IDLE = env_int("TASKS_APART_IDLE", 20)
 # A running job (an ingest, a summary batch, a machine rater's run) whose heartbeat is older than this was
 # killed; it is marked interrupted.
 JOB_HEARTBEAT_STALE_SECONDS = env_int("JOB_HEARTBEAT_STALE_SECONDS", 5 * 60)
+# Who started a job hears when it failed, and when it succeeded after this long (a shorter one ended on screen).
+JOB_NOTICE_SECONDS = env_int("JOB_NOTICE_SECONDS", 60)
 
 # Ingest: platform APIs (tests point the base URLs at a local server)
 GITHUB_API_URL = os.environ.get("GITHUB_API_URL", "https://api.github.com")

@@ -2,9 +2,10 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.urls import reverse
 
 from concord.history import HistoricalRecords
-from concord.jobs import Job
+from concord.jobs import Job, NoticeSubject
 
 
 class KeywordList(models.Model):
@@ -158,6 +159,9 @@ class IngestRun(Job):
     def __str__(self) -> str:
         return f"{self.source} {self.get_kind_display()} run {self.pk} ({self.status})"
 
+    def notice_subject(self) -> NoticeSubject:
+        return NoticeSubject("import", str(self.source), reverse("ingest:source_detail", args=[self.source_id]))
+
     @property
     def percent(self) -> int | None:
         if not self.total:
@@ -222,6 +226,9 @@ class SummaryBatch(Job):
 
     def __str__(self) -> str:
         return f"Summaries of {self.source} ({self.status})"
+
+    def notice_subject(self) -> NoticeSubject:
+        return NoticeSubject("summaries", str(self.source), reverse("ingest:source_detail", args=[self.source_id]))
 
 
 class ScreeningSample(models.Model):

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from django.conf import settings as django_settings
 from django.db import models
+from django.urls import reverse
 
 from annotation.models import Study
-from concord.jobs import Job
+from concord.jobs import Job, NoticeSubject
 from ingest.models import Issue
 
 
@@ -69,6 +70,11 @@ class MachineRun(Job):
 
     def __str__(self) -> str:
         return f"{self.rater.name} run {self.pk} ({self.status})"
+
+    def notice_subject(self) -> NoticeSubject:
+        return NoticeSubject("machine", self.rater.name, reverse("machines:rater", args=[self.rater.study_id,
+                                                                                        self.rater_id]),
+                             study_id=self.rater.study_id)
 
     @property
     def number(self) -> int:

@@ -1,11 +1,12 @@
 """Which studies a user sees, and which round is current or measured."""
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.db.models import Count, QuerySet
 
 from concord.textcheck import INT64_MAX
 
-from ..models import Round, Study
+from ..models import Membership, Round, Study
 
 
 def studies_for(user) -> QuerySet[Study]:
@@ -13,6 +14,12 @@ def studies_for(user) -> QuerySet[Study]:
     # The list shows each study's codebook and round: fetched with it, not one query per study.
     return (studies.select_related("codebook", "current_round")
             .annotate(issue_count=Count("issues", distinct=True)).order_by("name"))
+
+
+def leads(study: Study) -> QuerySet:
+    """The study's lead annotators who can still sign in: those told what waits on the lead."""
+    return get_user_model().objects.filter(memberships__study=study, memberships__role=Membership.Role.LEAD,
+                                           is_active=True)
 
 
 def current_round(study: Study) -> Round | None:

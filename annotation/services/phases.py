@@ -1,7 +1,6 @@
 """Moving a study through its phases: pilot → independent → review → adjudication → closed (paper §4.2)."""
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.urls import reverse
@@ -15,6 +14,7 @@ from ingest.screening import seeded_sample
 from ..models import Membership, Queue, Round, Study, TiedReport
 from ..permissions import can_manage
 from ..selectors.phases import COMPLETE_BEFORE_CLOSING, NEXT_PHASE, Phase, missing_labels, open_round
+from ..selectors.studies import leads
 from ..selectors.votes import needing_decision, still_tied
 from .adjudication import finalize
 from .queues import fill_queues, plan_round, study_order
@@ -148,9 +148,7 @@ def advance(study: Study, user, *, confirm_missing: bool = False, expected: tupl
         _start_review(study)
     elif study.phase == Phase.ADJUDICATION:
         # Which reports still tie takes every vote of the study to say: the notice says where, the page says which.
-        leads = get_user_model().objects.filter(memberships__study=study, memberships__role=Membership.Role.LEAD,
-                                                is_active=True)
-        notices.notify(leads, "ties", f"ties:{study.pk}", {"study": study.name},
+        notices.notify(leads(study), "ties", f"ties:{study.pk}", {"study": study.name},
                        url=reverse("annotation:adjudication_list", args=[study.pk]), study_id=study.pk)
     return study
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import time
 
 from django.db.models import Count, Max
+from django.urls import reverse
 
 from annotation.models import FinalLabel, Label, Queue, Study
-from annotation.selectors.studies import agreement_round
-from concord import jobs
+from annotation.selectors.studies import agreement_round, leads
+from concord import jobs, notices
 from taxonomy.models import Codebook
 
+from ..measures import below_decision
 from ..models import MachineRun, Measurement, ReplacementDecision
 from ..selectors import machine_labels, measurement, panel
 from .seats import give_back_on_alarm
@@ -88,9 +90,19 @@ def measure(run: MachineRun, level: str, type_code: str, epsilon: float,
             defaults={"figures": figures, "seconds": time.perf_counter() - started})
         if decision_id is not None:
             give_back_on_alarm(decision, figures["figures"])
+            if figures["figures"] and below_decision(decision.figures, figures["figures"]):
+                _tell_leads(decision)
         return found
     finally:
         jobs.done(_key(run, level, type_code, epsilon, decision_id))
+
+
+def _tell_leads(decision: ReplacementDecision) -> None:
+    # Once per decision: each later measurement finds it fallen again, and the study page flags it from now on.
+    study = decision.rater.study
+    notices.notify(leads(study), "flagged", f"flagged:{decision.pk}",
+                   {"rater": decision.rater.name, "study": study.name, "level": decision.level},
+                   url=reverse("annotation:study_detail", args=[study.pk]), study_id=study.pk, once=True)
 
 
 def measure_by_id(run_id: int, level: str, type_code: str, epsilon: float, decision_id: int | None) -> None:

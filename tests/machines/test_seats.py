@@ -23,6 +23,8 @@ from annotation.services.adjudication import decide
 from annotation.services.labels import LabelError, LabelInput
 from annotation.services.phases import advance
 from annotation.services.seats import SeatError
+from concord import notices
+from concord.models import Notice
 from findings.estimates import people_labels
 from machines.models import MachineRater, ReplacementDecision
 from machines.services import decisions
@@ -323,6 +325,13 @@ def test_the_sentinel_watch_firing_gives_the_seat_back_and_the_decision_may_be_a
     rater, pick = decision.rater, random.Random(5)
     finished_run(rater, {i: pick.choice("ABC") for i in truth})
     assert decisions.watch_kept(decision).below is True
+    # The leads hear of it once, however often it is measured again.
+    finished_run(rater, {i: pick.choice("ABC") for i in truth})
+    assert decisions.watch_kept(decision).below is True
+    told = Notice.objects.get(kind="flagged")
+    assert told.user == lead and notices.text(told) == (
+        "oracle agrees less with people on the sentinel reports of Seats than when it was given a seat at the type "
+        "level.")
     seat.refresh_from_db()
     assert not seat.standing and seat.given_back_by is None and seat.returned == offered
     assert _waiting(study, third) == waiting

@@ -1,0 +1,54 @@
+"""Queues left standing: an open round's queue with reports left that nobody has labeled from for
+QUEUE_IDLE_DAYS. Its annotator hears that it waits, and the study's leads hear whose queue stands still (a
+count of reports, never a label). A periodic task looks; each idle spell is told of once, so a queue that
+stays idle does not repeat itself every day, and one that moves and stops again is told of again."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import F, Max, OuterRef, Subquery
+from django.db.models.functions import Coalesce, Greatest
+from django.urls import reverse
+from django.utils import timezone
+
+from concord import jobs, notices
+
+from ..models import Assignment, Label, Queue
+from ..selectors.studies import leads
+
+
+def idle_queues(now=None) -> list[Queue]:
+    """Open rounds' queues with reports left, not stopped, whose last label or skip (or the round's opening,
+    when there is none) is QUEUE_IDLE_DAYS old or older; each with `last_moved`."""
+    now = now or timezone.now()
+    last_label = Label.objects.filter(round=OuterRef("round"), annotator=OuterRef("annotator")) \
+        .values("round").annotate(at=Max("updated_at")).values("at")
+    last_skip = Assignment.objects.filter(queue=OuterRef("pk"), skipped_at__isnull=False) \
+        .values("queue").annotate(at=Max("skipped_at")).values("at")
+    opened = F("round__opened_at")
+    return list(Queue.objects.filter(round__closed_at__isnull=True, stopped_at__isnull=True, done__lt=F("total"),
+                                     annotator__is_active=True)
+                .annotate(last_moved=Greatest(Coalesce(Subquery(last_label), opened),
+                                              Coalesce(Subquery(last_skip), opened)))
+                .filter(last_moved__lte=now - timedelta(days=settings.QUEUE_IDLE_DAYS))
+                .select_related("round__study", "annotator").order_by("pk"))
+
+
+def tell_idle(now=None) -> int:
+    """Tell of every idle queue not told of yet; the number of queues found idle."""
+    found = idle_queues(now)
+    for queue in found:
+        study, since = queue.round.study, f"{queue.last_moved:%Y-%m-%d}"
+        key = f"idle:{queue.pk}:{queue.last_moved:%Y%m%d%H%M%S}"
+        left = queue.total - queue.done
+        notices.notify([queue.annotator], "idle", key, {"study": study.name, "since": since, "left": left},
+                       url=reverse("annotation:queue", args=[study.pk]), study_id=study.pk, once=True)
+        notices.notify(leads(study).exclude(pk=queue.annotator_id), "stuck", key,
+                       {"annotator": queue.annotator.username, "study": study.name, "since": since, "left": left},
+                       url=reverse("annotation:annotators", args=[study.pk]), study_id=study.pk, once=True)
+    return len(found)
+
+
+# Celery beat runs it (settings.CELERY_BEAT_SCHEDULE) on the statistics worker: a few queries.
+tell_idle_task = jobs.task(tell_idle, queue="statistics")
