@@ -27,7 +27,7 @@ def test_rating_the_vllm_reports_with_the_built_in_model(vllm_study):
     figures = measurement(rater, level="type")
     # The figures in the README: an honest, low kappa. The humans agree far better with each other.
     assert figures["reports"] == 974 and figures["rated"] == 974
-    assert figures["cohen_plurality"]["value"] == pytest.approx(0.337, abs=0.002)
+    assert figures["cohen_plurality"]["value"] == pytest.approx(0.342, abs=0.002)
     assert figures["humans_fleiss"]["value"] > 0.9
     assert not figures["alt_test"]["passed"]
     assert len(figures["cohen_humans"]) == 7 and len(figures["replacing"]) == 7
