@@ -11,6 +11,7 @@ from django.db.models import Count, Max
 from annotation.models import FinalLabel, Round, Seat
 from annotation.selectors.labels import counted_in_round
 from annotation.selectors.seats import standing_seats
+from annotation.services import webhooks
 from concord import jobs, replica
 from stats.planner import simulate
 
@@ -34,10 +35,16 @@ def snapshot(round: Round, level: str = "theme", by=None) -> AgreementSnapshot:
         if (watched := round_watch(round)) is not None:
             figures["watch"] = watched
         counted = counted_in_round(round).count()
-    return AgreementSnapshot.objects.create(
+    kept = AgreementSnapshot.objects.create(
         study_id=round.study_id, round=round, level=level, labels=counted,
         figures=figures, computed_by=by, seconds=time.perf_counter() - started, as_of=read.as_of,
     )
+    if round.closed_at is not None:
+        # Not while the round runs: a lab's chat may be read by the annotators still labeling it blind.
+        webhooks.emit(round.study, "agreement.updated", {
+            "round": {"number": round.number, "kind": round.kind}, "level": level, "labels": counted,
+            "type": figures["type"], "per_type": {t["type"]: t["fleiss"] for t in figures["per_type"]}})
+    return kept
 
 
 def is_current(found: AgreementSnapshot | Plan | None, round: Round) -> bool:

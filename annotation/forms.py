@@ -174,3 +174,11 @@ class StudySettingsForm(forms.Form):
         required=False, label="Measure whether the summary anchors labels",
         help_text="Each annotator sees the summary on a seeded half of their reports only, and the summary "
                   "experiment page compares the two halves. Fixed once the independent round begins.")
+
+
+class WebhookForm(forms.Form):
+    url = forms.URLField(max_length=500, assume_scheme="https", label=_("Address that receives the messages"))
+    events = forms.MultipleChoiceField(
+        required=False, widget=forms.CheckboxSelectMultiple, label=_("Events (none ticked: every event)"),
+        choices=[(e, e) for e in ("label.saved", "tie.created", "proposal.decided", "round.closed",
+                                  "agreement.updated", "machine.flagged")])

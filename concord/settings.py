@@ -318,13 +318,14 @@ CELERY_TASK_ROUTES = ("concord.jobs.route",)
 CELERY_IMPORTS = (
     "ingest.services.work", "ingest.services.summaries", "agreement.services", "machines.services.runs",
     "machines.services.measurements", "machines.services.jury_kept", "findings.kept", "concord.digests",
-    "annotation.services.idle",
+    "annotation.services.idle", "annotation.services.webhooks",
 )
 # Celery beat (a worker started with -B, or `celery -A concord beat`): the notice digests, looked for hourly
-# (each person gets one a day at most), and queues left idle, looked for hourly.
+# (each person gets one a day at most), queues left idle, looked for hourly, and webhook messages due, every minute.
 CELERY_BEAT_SCHEDULE = {
     "notice-digests": {"task": "concord.digests.send_digests", "schedule": env_int("NOTICE_DIGEST_EVERY", 3600)},
     "idle-queues": {"task": "annotation.services.idle.tell_idle", "schedule": 3600},
+    "webhooks": {"task": "annotation.services.webhooks.send_due", "schedule": 60},
 }
 
 # E-mail: the console on `make run` (DEBUG), SMTP from the environment in production.
@@ -408,6 +409,15 @@ for _net in LLM_ALLOWED_NETWORKS.split(","):
         ipaddress.ip_network(_net.strip(), strict=False) if _net.strip() else None
     except ValueError as _exc:
         raise ImproperlyConfigured(f"LLM_ALLOWED_NETWORKS: {_exc}") from None
+# Addresses webhooks may reach although they are not public, as for LLM_ALLOWED_NETWORKS; and how often saved
+# labels are counted into a `label.saved` message.
+WEBHOOK_ALLOWED_NETWORKS = os.environ.get("WEBHOOK_ALLOWED_NETWORKS", "")
+for _net in WEBHOOK_ALLOWED_NETWORKS.split(","):
+    try:
+        ipaddress.ip_network(_net.strip(), strict=False) if _net.strip() else None
+    except ValueError as _exc:
+        raise ImproperlyConfigured(f"WEBHOOK_ALLOWED_NETWORKS: {_exc}") from None
+WEBHOOK_LABEL_MINUTES = env_int("WEBHOOK_LABEL_MINUTES", 15)
 LLM_TIMEOUT_SECONDS = float(os.environ.get("LLM_TIMEOUT_SECONDS", "60"))
 LLM_ATTEMPTS = env_int("LLM_ATTEMPTS", 4)
 

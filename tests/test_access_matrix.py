@@ -14,7 +14,7 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from annotation.models import Invitation, Label, Study
+from annotation.models import Invitation, Label, Study, Webhook, WebhookDelivery
 from annotation.services.labels import stop_labeling
 from annotation.services.phases import advance
 from annotation.services.studies import create_study
@@ -134,6 +134,10 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     # Members and invitations
     "annotation:members": (manager, GET, None),
     "annotation:invitation_create": (manager, POST, {400}),
+    "annotation:webhooks": (manager, GET, None),
+    "annotation:webhook_add": (manager, POST, {400}),
+    "annotation:webhook_switch": (manager, POST, {302}),  # an empty form names no state: nothing changes
+    "annotation:webhook_again": (manager, POST, {302}),  # the message is not dead: nothing changes
     "annotation:invitation_revoke": (manager, POST, {302}),
     "annotation:member_remove": (manager, POST, {302}),
     "annotation:member_deactivate": (staff, POST, {302}),
@@ -277,9 +281,18 @@ def _world(phase: str) -> tuple[dict, dict]:
         "batch_id": SummaryBatch.objects.create(source=source, backend="extractive", prompt_version="1").pk,
         "run_id": IngestRun.objects.create(source=source, kind="file").pk,
         "sample_id": sample.pk, "item_id": sample.items.get().pk, "token": "no-such-token", "user_id": carl.pk,
+        **_webhook_values(study, lead),
         **_machine_values(study, lead2),
     }
     return users, values
+
+
+def _webhook_values(study, lead) -> dict:
+    hook = Webhook.objects.create(study=study, url="https://hooks.example.org/concord", secret="whsec_QUJD",
+                                  created_by=lead)
+    delivery = WebhookDelivery.objects.create(webhook=hook, message_id="msg_1", event="round.closed", body="{}",
+                                              delivered_at="2026-01-01T00:00:00Z")
+    return {"webhook_id": hook.pk, "delivery_id": delivery.pk}
 
 
 def _machine_values(study, lead) -> dict:

@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from annotation.models import FinalLabel, Label, Queue, Study
 from annotation.selectors.studies import agreement_round, leads
+from annotation.services import webhooks
 from concord import jobs, notices
 from taxonomy.models import Codebook
 
@@ -103,6 +104,9 @@ def _tell_leads(decision: ReplacementDecision) -> None:
     notices.notify(leads(study), "flagged", f"flagged:{decision.pk}",
                    {"rater": decision.rater.name, "study": study.name, "level": decision.level},
                    url=reverse("annotation:study_detail", args=[study.pk]), study_id=study.pk, once=True)
+    webhooks.emit(study, "machine.flagged", {"rater": {"id": decision.rater_id, "name": decision.rater.name},
+                                             "decision": decision.pk, "level": decision.level,
+                                             "type": decision.type_code or None})
 
 
 def measure_by_id(run_id: int, level: str, type_code: str, epsilon: float, decision_id: int | None) -> None:

@@ -18,6 +18,8 @@ NOT_CARRIED = {
     "ingest.historicalsummaryreview": "earlier versions of summary reviews (the reviews themselves are carried)",
     "machines.measurement": "figures a worker computes again from the carried labels and machine labels",
     "agreement.plan": "the planner's simulations, which a worker computes again from the carried labels",
+    "annotation.webhook": "an address outside the study and its signing secret, a credential of this installation",
+    "annotation.webhookdelivery": "messages sent to such an address, not part of the study",
 }
 
 # Fields that are not values of their own: primary keys, a study's members (its Membership rows are carried),
