@@ -99,14 +99,15 @@ class NoticeSubject:
     study_id: int | None = None
 
 
-def tell_owner(job: Job) -> None:
-    """The person who started the job hears that it ended: always when it failed, when it succeeded only if it
-    took JOB_NOTICE_SECONDS or more (a shorter one ended while they watched its page)."""
+def tell_owner(job: Job, always: bool = False) -> None:
+    """The person who started a long job hears that it ended, succeeded or failed: one that took
+    JOB_NOTICE_SECONDS or more, or (`always`) whose worker died. A shorter one, an upload refused at once among
+    them, ended while they watched its page."""
     if job.created_by_id is None or job.status not in FINISHED:
         return
     failed = job.status == JobStatus.FAILED
     began = job.started_at or job.created_at
-    if not failed and (job.finished_at - began).total_seconds() < settings.JOB_NOTICE_SECONDS:
+    if not always and (job.finished_at - began).total_seconds() < settings.JOB_NOTICE_SECONDS:
         return
     subject = job.notice_subject()
     if subject is None:
@@ -325,5 +326,5 @@ def interrupt_stale(model: type[Job], kept: Callable[[Job], tuple[str, dict]],
                         f"killed). {said}"):
             marked += 1
             job.status, job.finished_at = JobStatus.FAILED, now
-            tell_owner(job)
+            tell_owner(job, always=True)
     return marked

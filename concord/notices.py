@@ -28,7 +28,7 @@ KINDS = {
                 _("%(rater)s agrees less with people on the sentinel reports of %(study)s than when it was given "
                   "a seat at the %(level)s level.")),
     "job_done": (_("A long job of yours finished"), _("%(job)s “%(name)s” finished.")),
-    "job_failed": (_("A job of yours failed"), _("%(job)s “%(name)s” failed; its page says why.")),
+    "job_failed": (_("A long job of yours failed"), _("%(job)s “%(name)s” failed; its page says why.")),
 }
 
 # Values kept as codes and named in the reader's language when the notice is read.

@@ -352,7 +352,7 @@ TASKS_APART_IDLE = env_int("TASKS_APART_IDLE", 20)
 # A running job (an ingest, a summary batch, a machine rater's run) whose heartbeat is older than this was
 # killed; it is marked interrupted.
 JOB_HEARTBEAT_STALE_SECONDS = env_int("JOB_HEARTBEAT_STALE_SECONDS", 5 * 60)
-# Who started a job hears when it failed, and when it succeeded after this long (a shorter one ended on screen).
+# Who started a job hears when it ended after this long, or when its worker died (a shorter one ended on screen).
 JOB_NOTICE_SECONDS = env_int("JOB_NOTICE_SECONDS", 60)
 
 # Ingest: platform APIs (tests point the base URLs at a local server)

@@ -1,5 +1,5 @@
-"""Notices no one's click sends: a queue left idle for days (its annotator and the leads), a job that ended
-(whoever started it: always when it failed, when it succeeded only if it was long). Each is told once."""
+"""Notices no one's click sends: a queue left idle for days (its annotator and the leads), a long job that
+ended, or one whose worker died (whoever started it). Each is told once."""
 from __future__ import annotations
 
 from datetime import timedelta
@@ -70,15 +70,17 @@ def test_the_idle_kind_switched_off_reaches_no_one():
 def _run(owner, seconds: float) -> IngestRun:
     now = timezone.now()
     return IngestRun.objects.create(source=make_source("mindspore/mindspore"), kind="api", created_by=owner,
-                                    status="running", started_at=now - timedelta(seconds=seconds))
+                                    status="running", started_at=now - timedelta(seconds=seconds),
+                                    worker="ingest@host")
 
 
-def test_a_job_tells_whoever_started_it_when_it_failed_or_was_long(settings):
+def test_a_long_job_tells_whoever_started_it_that_it_ended(settings):
     settings.JOB_NOTICE_SECONDS = 60
     admin = make_user("admin")
     jobs.finish(_run(admin, 5), "succeeded", "done")  # ended while they watched: nothing
+    jobs.finish(_run(admin, 5), "failed", "not a JSON Lines file")  # refused at once, on their screen
     assert _texts(admin) == []
-    jobs.finish(_run(admin, 5), "failed", "the token was refused")
+    jobs.finish(_run(admin, 90), "failed", "the token was refused")
     jobs.finish(_run(admin, 600), "succeeded", "done")
     assert sorted(_texts(admin)) == ["The import “mindspore/mindspore” failed; its page says why.",
                                      "The import “mindspore/mindspore” finished."]
