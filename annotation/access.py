@@ -5,6 +5,7 @@ from collections.abc import Callable
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
+from django.utils.translation import gettext as _
 
 from concord import rows
 from concord.textcheck import INT64_MAX
@@ -13,6 +14,7 @@ from taxonomy.models import Codebook
 from . import sql
 from .models import Round, Study
 from .permissions import can_view_study, is_lead, labels_blind
+from .signin import through_provider
 
 
 def load_study(study_id: int, user_id: int | None) -> Study | None:
@@ -40,6 +42,9 @@ def get_study_for(request, study_id: int, allowed: Callable[..., bool] | None = 
     study = load_study(study_id, user.pk if user.is_authenticated else None)
     if study is None or not can_view_study(user, study):
         raise Http404("No such study.")
+    if study.sso_required and not user.is_staff and not through_provider(request):
+        raise PermissionDenied(_("This study asks its members to sign in through their institution, GitHub or "
+                                 "Gitee account: sign out, then sign in that way."))
     if allowed is not None and not allowed(user, study):
         if is_lead(user, study) and labels_blind(user, study):
             # The lead is refused only for as long as they label blind: say how that ends.

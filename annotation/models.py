@@ -52,6 +52,9 @@ class Study(models.Model):
     # as a share of a disagreement (at the type: a whole one). An analysis choice, changed at any time.
     tree_sibling = models.FloatField(default=1 / 3)
     tree_same_type = models.FloatField(default=2 / 3)
+    # Set by an admin: members sign in through the institution, GitHub or Gitee to open the study (a password
+    # sign-in is refused here), so that leaving the institution ends their access.
+    sso_required = models.BooleanField(default=False)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -29,6 +29,7 @@ urlpatterns = [
     # Members and invitations
     path("studies/<id:study_id>/members/", members.members, name="members"),
     path("studies/<id:study_id>/invitations/", members.invitation_create, name="invitation_create"),
+    path("studies/<id:study_id>/sso/", studies.study_sso, name="study_sso"),
     path("studies/<id:study_id>/webhooks/", webhooks.webhook_list, name="webhooks"),
     path("studies/<id:study_id>/webhooks/add/", webhooks.webhook_add, name="webhook_add"),
     path("studies/<id:study_id>/webhooks/<id:webhook_id>/switch/", webhooks.webhook_switch, name="webhook_switch"),

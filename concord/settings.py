@@ -60,6 +60,13 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "simple_history",
     "axes",
+    # Signing in through an institution (OpenID Connect), GitHub or Gitee: django-allauth's social accounts.
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.openid_connect",
+    "allauth.socialaccount.providers.github",
+    "concord.gitee",
     "concord",
     "ingest",
     "taxonomy",
@@ -89,6 +96,7 @@ MIDDLEWARE = [
     # A lost database connection is a 503 saying nothing was saved (its process_exception).
     "concord.faults.DatabaseConnectionLost",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
     # A person's own language, chosen in the header, wins over the browser's Accept-Language.
     "concord.language.PersonsLanguage",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -198,6 +206,55 @@ TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 if CLIENT_IP_HEADER and TRUSTED_PROXY_COUNT < 1:
     raise ImproperlyConfigured("CLIENT_IP_HEADER needs TRUSTED_PROXY_COUNT (how many proxies append to it).")
 AXES_CLIENT_IP_CALLABLE = "concord.client_ip.client_ip"
+
+# Single sign-on (django-allauth), each provider on when its client id is set: an institution's OpenID Connect
+# provider (OIDC_SERVER_URL, its issuer), GitHub (GITHUB_URL for GitHub Enterprise) and Gitee (GITEE_URL).
+SOCIALACCOUNT_PROVIDERS: dict = {}
+OIDC_NAME = os.environ.get("OIDC_NAME", "")  # the institution, as its sign-in button names it
+if os.environ.get("OIDC_CLIENT_ID"):
+    SOCIALACCOUNT_PROVIDERS["openid_connect"] = {"APPS": [{
+        "provider_id": "oidc", "name": OIDC_NAME or "OpenID Connect",
+        "client_id": os.environ["OIDC_CLIENT_ID"], "secret": env_secret("OIDC_CLIENT_SECRET"),
+        "settings": {"server_url": os.environ.get("OIDC_SERVER_URL", ""), "scope": ["openid", "profile", "email"]},
+    }]}
+if os.environ.get("GITHUB_CLIENT_ID"):
+    SOCIALACCOUNT_PROVIDERS["github"] = {
+        "APPS": [{"client_id": os.environ["GITHUB_CLIENT_ID"], "secret": env_secret("GITHUB_CLIENT_SECRET")}],
+        **({"GITHUB_URL": os.environ["GITHUB_URL"]} if os.environ.get("GITHUB_URL") else {})}
+if os.environ.get("GITEE_CLIENT_ID"):
+    SOCIALACCOUNT_PROVIDERS["gitee"] = {
+        "APPS": [{"client_id": os.environ["GITEE_CLIENT_ID"], "secret": env_secret("GITEE_CLIENT_SECRET")}],
+        "GITEE_URL": os.environ.get("GITEE_URL") or "https://gitee.com"}
+SOCIALACCOUNT_ADAPTER = "annotation.signin.SocialAdapter"
+ACCOUNT_ADAPTER = "annotation.signin.AccountAdapter"
+# A sign-in starts with a POST (a link cannot sign anyone in), makes the account at once, keeps no token and
+# never joins an account to another by a matching e-mail address (a provider may not have checked it).
+SOCIALACCOUNT_LOGIN_ON_GET = False
+SOCIALACCOUNT_AUTO_SIGNUP = True
+SOCIALACCOUNT_STORE_TOKENS = False
+SOCIALACCOUNT_EMAIL_AUTHENTICATION = False
+SOCIALACCOUNT_EMAIL_VERIFICATION = "none"
+ACCOUNT_EMAIL_VERIFICATION = "none"
+ACCOUNT_LOGIN_METHODS = {"username"}
+ACCOUNT_SIGNUP_FIELDS = ["username*"]
+# Which providers may make an account for someone with no invitation: by default the institution's only (anyone
+# on GitHub or Gitee needs a study's invitation link first).
+SSO_OPEN_SIGNUP = {p.strip() for p in os.environ.get("SSO_OPEN_SIGNUP", "oidc").split(",") if p.strip()}
+# Roles from the identity provider's claims, at every sign-in: SSO_ROLE_CLAIM names the claim holding the
+# person's groups; SSO_ADMIN_GROUPS the groups that make an admin; SSO_GROUP_ROLES "group:study id:role, …" the
+# groups that make a member (annotator or lead) of a study.
+SSO_ROLE_CLAIM = os.environ.get("SSO_ROLE_CLAIM", "groups")
+SSO_ADMIN_GROUPS = {g.strip() for g in os.environ.get("SSO_ADMIN_GROUPS", "").split(",") if g.strip()}
+SSO_GROUP_ROLES: list[tuple[str, int, str]] = []
+for _entry in os.environ.get("SSO_GROUP_ROLES", "").split(","):
+    if _entry.strip():
+        try:
+            _group, _study, _role = (part.strip() for part in _entry.rsplit(":", 2))
+            if _role not in ("annotator", "lead"):
+                raise ValueError(f"the role is {_role!r}, not annotator or lead")
+            SSO_GROUP_ROLES.append((_group, int(_study), _role))
+        except ValueError as _exc:
+            raise ImproperlyConfigured(f"SSO_GROUP_ROLES: {_entry.strip()!r}: {_exc}") from None
 AXES_USERNAME_CALLABLE = "concord.lockout.attempted_username"
 
 # Content-Security-Policy on every response (django-csp): scripts and styles from Concord's own origin only, so

@@ -1,3 +1,4 @@
+from allauth.socialaccount import views as social_views
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
@@ -8,6 +9,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 from agreement import urls as agreement_urls
 from annotation import urls as annotation_urls
+from annotation.views import signin
 from annotation.views.members import join
 from codebook import urls as codebook_urls
 from corpus import urls as corpus_urls
@@ -33,7 +35,19 @@ urlpatterns = [
     # Accounts and admin
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # The same page under the name allauth sends people back to.
+    path("accounts/login/", auth_views.LoginView.as_view(), name="account_login"),
     path("accounts/language/", choose_language, name="choose_language"),
+    # Signing in through an institution, GitHub or Gitee (django-allauth); each answers 404 where not set up.
+    path("accounts/oidc/<str:provider_id>/login/", signin.oidc_login, name="openid_connect_login"),
+    path("accounts/oidc/<str:provider_id>/login/callback/", signin.oidc_callback, name="openid_connect_callback"),
+    path("accounts/github/login/", signin.github_login, name="github_login"),
+    path("accounts/github/login/callback/", signin.github_callback, name="github_callback"),
+    path("accounts/gitee/login/", signin.gitee_login, name="gitee_login"),
+    path("accounts/gitee/login/callback/", signin.gitee_callback, name="gitee_callback"),
+    path("accounts/social/cancelled/", social_views.login_cancelled, name="socialaccount_login_cancelled"),
+    path("accounts/social/error/", social_views.login_error, name="socialaccount_login_error"),
+    path("accounts/social/signup/", social_views.signup, name="socialaccount_signup"),
     # The labeling script's messages in the reader's language. The catalogue changes only with a deployment, so
     # a browser revalidates it against the time this process started.
     path("jsi18n/", last_modified(lambda request: STARTED)(JavaScriptCatalog.as_view()), name="javascript_catalog"),

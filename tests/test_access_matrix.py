@@ -85,6 +85,17 @@ GET, POST = "GET", "POST"
 MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     # Accounts and invitation links
     "login": (anyone, GET, {200, 302}),
+    "account_login": (anyone, GET, {200, 302}),
+    # Signing in through a provider: none is set up in this test, so each answers 404 to everyone.
+    "openid_connect_login": (anyone, GET, {404}),
+    "openid_connect_callback": (anyone, GET, {404}),
+    "github_login": (anyone, GET, {404}),
+    "github_callback": (anyone, GET, {404}),
+    "gitee_login": (anyone, GET, {404}),
+    "gitee_callback": (anyone, GET, {404}),
+    "socialaccount_login_cancelled": (anyone, GET, None),
+    "socialaccount_login_error": (anyone, GET, None),
+    "socialaccount_signup": (anyone, GET, {302}),  # nothing to sign up with: back to the sign-in page
     "logout": (logged_in, POST, {302}),
     "join": (anyone, GET, {410}),  # an unknown link: gone, whoever asks
     "choose_language": (anyone, POST, {302}),  # the sign-in page has the switcher too
@@ -135,6 +146,7 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "annotation:members": (manager, GET, None),
     "annotation:invitation_create": (manager, POST, {400}),
     "annotation:webhooks": (manager, GET, None),
+    "annotation:study_sso": (staff, POST, {302}),  # an empty form names no state: nothing changes
     "annotation:webhook_add": (manager, POST, {400}),
     "annotation:webhook_switch": (manager, POST, {302}),  # an empty form names no state: nothing changes
     "annotation:webhook_again": (manager, POST, {302}),  # the message is not dead: nothing changes
@@ -281,6 +293,7 @@ def _world(phase: str) -> tuple[dict, dict]:
         "batch_id": SummaryBatch.objects.create(source=source, backend="extractive", prompt_version="1").pk,
         "run_id": IngestRun.objects.create(source=source, kind="file").pk,
         "sample_id": sample.pk, "item_id": sample.items.get().pk, "token": "no-such-token", "user_id": carl.pk,
+        "provider_id": "oidc",
         **_webhook_values(study, lead),
         **_machine_values(study, lead2),
     }

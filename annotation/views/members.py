@@ -22,6 +22,7 @@ from ..permissions import can_manage
 from ..selectors.phases import open_round
 from ..services.invitations import InvitationError, accept, invite, revoke, usable
 from ..services.studies import StudyError, add_member, deactivate, remove_member
+from ..signin import INVITATION_SESSION_KEY
 
 
 def _members_context(study, **extra) -> dict:
@@ -133,6 +134,9 @@ def join(request: HtmxHttpRequest, token: str):
                       % {"study": study.name})
         return redirect("annotation:study_detail", study_id=study.pk)
     form = None if request.user.is_authenticated else UserCreationForm(request.POST or None)
+    if form is not None:
+        # Signing in through a provider instead of choosing a password may make the account: it reads this.
+        request.session[INVITATION_SESSION_KEY] = token
     if request.method == "POST":
         try:
             if form is None:
@@ -149,6 +153,7 @@ def join(request: HtmxHttpRequest, token: str):
             form.add_error("username", _("That username is taken; choose another."))
             user = None
         if user is not None:
+            request.session.pop(INVITATION_SESSION_KEY, None)
             messages.success(request, _("Welcome to %(study)s.") % {"study": invitation.study.name})
             return redirect("annotation:study_detail", study_id=invitation.study.pk)
     return render(request, "annotation/join.html", {"invitation": invitation, "form": form},

@@ -6,9 +6,11 @@ import secrets
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from concord.audit import record as audit
@@ -209,3 +211,22 @@ def study_settings(request: HtmxHttpRequest, study_id: int):
             return redirect("annotation:study_detail", study_id=study.pk)
     return render(request, "annotation/study_settings.html", {"study": study, "form": form},
                   status=400 if form.errors else 200)
+
+
+@login_required
+@require_POST
+def study_sso(request: HtmxHttpRequest, study_id: int):
+    """An admin requires members to sign in through a provider to open the study, or no longer does. The form
+    names the state it showed, so a double click changes it once."""
+    study = get_study_for(request, study_id, can_manage)
+    if not request.user.is_staff:
+        raise PermissionDenied(_("Only an admin decides how a study's members sign in."))
+    shown = request.POST.get("expected")
+    if shown not in ("on", "off"):
+        messages.error(request, _("The form did not say which setting it showed; nothing was changed."))
+    elif Study.objects.filter(pk=study.pk, sso_required=shown == "on").update(sso_required=shown != "on"):
+        audit("single sign-on required" if shown == "off" else "single sign-on no longer required", request.user,
+              study)
+    else:
+        messages.info(request, _("Someone changed this already; nothing was changed."))
+    return redirect("annotation:study_settings", study_id=study.pk)

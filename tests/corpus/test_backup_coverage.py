@@ -26,7 +26,9 @@ NOT_CARRIED = {
 # the study's current round (written beside its fields, once the rounds exist); and a credential.
 NOT_FIELDS = {"id", "history_id", "annotation.study.members", "annotation.study.current_round",
               "machines.machinerater.api_key",  # a credential of the rater's own endpoint: never leaves the server
-              "machines.machinerun.worker"}  # the worker that ran it names a host of this installation
+              "machines.machinerun.worker",
+              # Whether members must sign in through a provider: the installation's providers, not the study's data.
+              "annotation.study.sso_required"}  # the worker that ran it names a host of this installation
 
 
 def _fields(model) -> set[str]:

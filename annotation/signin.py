@@ -1,0 +1,102 @@
+"""Signing in through an institution (OpenID Connect), GitHub or Gitee, with django-allauth: who may make an
+account that way, the roles an institution's claims give at every sign-in, and the mark in the session that a
+study requiring single sign-on reads.
+
+An account is made by signing in when the provider is open (SSO_OPEN_SIGNUP: the institution's, by default) or
+when the person arrived through a study's invitation link, which the join page keeps in the session. Such an
+account has no password; it is a person like any other, so the lock-out, the roles and blind labeling apply to
+it unchanged. A person removed at the provider can no longer sign in; their labels stay, as every label does."""
+from __future__ import annotations
+
+from allauth.account.adapter import DefaultAccountAdapter
+from allauth.socialaccount.adapter import DefaultSocialAccountAdapter
+from django.conf import settings
+from django.contrib import messages
+from django.shortcuts import redirect
+from django.utils.translation import gettext as _
+
+from concord.audit import record
+
+from .models import Membership, Study
+
+# The provider a person signed in through this session ("oidc", "github", "gitee"); absent after a password.
+SSO_SESSION_KEY = "concord_sso"
+# The invitation link a person opened before signing in, so that signing in may make their account.
+INVITATION_SESSION_KEY = "concord_invitation"
+
+
+class AccountAdapter(DefaultAccountAdapter):
+    def is_open_for_signup(self, request) -> bool:
+        # Password accounts come from invitation links and admins, through Concord's own forms.
+        return False
+
+    def respond_user_inactive(self, request, user):
+        messages.error(request, _("This account was deactivated; the study's lead can tell you why."))
+        return redirect("login")
+
+
+class SocialAdapter(DefaultSocialAccountAdapter):
+    def is_open_for_signup(self, request, sociallogin) -> bool:
+        if sociallogin.account.provider in settings.SSO_OPEN_SIGNUP:
+            return True
+        from .services.invitations import InvitationError, usable
+
+        token = request.session.get(INVITATION_SESSION_KEY)
+        try:
+            return bool(token) and usable(token) is not None
+        except InvitationError:
+            return False
+
+
+def claims(sociallogin) -> dict:
+    """What the identity provider said of the person: the ID token's claims, and the user info's over them."""
+    data = sociallogin.account.extra_data or {}
+    return {**(data.get("id_token") or {}), **(data.get("userinfo") or {})}
+
+
+def groups_of(found: dict) -> set[str]:
+    value = found.get(settings.SSO_ROLE_CLAIM)
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, list):
+        return {v for v in value if isinstance(v, str)}
+    return set()
+
+
+def apply_claims(user, sociallogin) -> None:
+    """An institution's groups give roles at every sign-in: admin (kept in step both ways, a superuser aside) and
+    membership of studies (added, never taken away here: removing someone from a study keeps a record, and is
+    the lead's)."""
+    if sociallogin.account.provider != "oidc":
+        return
+    groups = groups_of(claims(sociallogin))
+    if settings.SSO_ADMIN_GROUPS and not user.is_superuser:
+        staff = bool(groups & settings.SSO_ADMIN_GROUPS)
+        if user.is_staff != staff:
+            type(user).objects.filter(pk=user.pk).update(is_staff=staff)
+            user.is_staff = staff
+            record("admin role from sign-in", None, None, user=user.username, admin=staff)
+    from .services.studies import add_member
+
+    for group, study_id, role in settings.SSO_GROUP_ROLES:
+        study = Study.objects.filter(pk=study_id).first()
+        if group in groups and study is not None and not Membership.objects.filter(study=study, user=user).exists():
+            add_member(study, user, role)
+
+
+def signed_in_through_provider(sender, request, user, sociallogin=None, **kwargs) -> None:
+    """allauth's signal, after Django's: the session was signed into through a provider."""
+    if sociallogin is None or request is None:
+        return
+    request.session[SSO_SESSION_KEY] = sociallogin.account.provider
+    apply_claims(user, sociallogin)
+
+
+def signed_in(sender, request, user, **kwargs) -> None:
+    """Django's signal, sent for every sign-in: a password sign-in leaves no provider's mark behind."""
+    if request is not None and hasattr(request, "session"):
+        request.session.pop(SSO_SESSION_KEY, None)
+
+
+def through_provider(request) -> bool:
+    return bool(getattr(request, "session", None) and request.session.get(SSO_SESSION_KEY))

@@ -1,0 +1,32 @@
+"""Signing in through a provider: allauth's views, answered with a 404 where the provider is not configured (an
+installation sets up the ones it uses, from the environment)."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from allauth.socialaccount.providers.github import views as github
+from allauth.socialaccount.providers.openid_connect import views as oidc
+from django.conf import settings
+from django.http import Http404
+
+from concord.gitee import views as gitee
+
+
+def _configured(key: str, view: Callable, provider_id: str | None = None) -> Callable:
+    def guarded(request, *args, **kwargs):
+        if key not in settings.SOCIALACCOUNT_PROVIDERS:
+            raise Http404("That way of signing in is not set up here.")
+        if provider_id is not None and kwargs.get("provider_id") != provider_id:
+            raise Http404("No such identity provider.")
+        return view(request, *args, **kwargs)
+
+    guarded.__name__ = guarded.__qualname__ = view.__name__ if hasattr(view, "__name__") else key
+    return guarded
+
+
+oidc_login = _configured("openid_connect", oidc.login, "oidc")
+oidc_callback = _configured("openid_connect", oidc.callback, "oidc")
+github_login = _configured("github", github.oauth2_login)
+github_callback = _configured("github", github.oauth2_callback)
+gitee_login = _configured("gitee", gitee.oauth2_login)
+gitee_callback = _configured("gitee", gitee.oauth2_callback)
