@@ -8,6 +8,8 @@ account has no password; it is a person like any other, so the lock-out, the rol
 it unchanged. A person removed at the provider can no longer sign in; their labels stay, as every label does."""
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from allauth.account.adapter import DefaultAccountAdapter
 from allauth.socialaccount.adapter import DefaultSocialAccountAdapter
 from django.conf import settings
@@ -96,6 +98,40 @@ def signed_in(sender, request, user, **kwargs) -> None:
     """Django's signal, sent for every sign-in: a password sign-in leaves no provider's mark behind."""
     if request is not None and hasattr(request, "session"):
         request.session.pop(SSO_SESSION_KEY, None)
+
+
+def provider_origins() -> list[str]:
+    """Where a sign-in form's POST is sent on to: each configured provider's origin (its authorize page)."""
+    providers = settings.SOCIALACCOUNT_PROVIDERS
+    urls = [app.get("settings", {}).get("server_url", "")
+            for app in providers.get("openid_connect", {}).get("APPS", [])]
+    if "github" in providers:
+        urls.append(providers["github"].get("GITHUB_URL") or "https://github.com")
+    if "gitee" in providers:
+        urls.append(providers["gitee"].get("GITEE_URL") or "https://gitee.com")
+    found = []
+    for url in urls:
+        parts = urlsplit(url)
+        if parts.scheme in ("http", "https") and parts.netloc and f"{parts.scheme}://{parts.netloc}" not in found:
+            found.append(f"{parts.scheme}://{parts.netloc}")
+    return found
+
+
+class SigninFormAction:
+    """The policy's form-action lets a sign-in button's POST be sent on to the provider's page: a browser holds
+    the redirect that follows a form to the form's policy, and the policy is Concord's own origin otherwise."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        origins = provider_origins()
+        if origins:
+            update = dict(getattr(response, "_csp_update", None) or {})
+            update["form-action"] = [*update.get("form-action", []), *origins]
+            response._csp_update = update
+        return response
 
 
 def through_provider(request) -> bool:

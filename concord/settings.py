@@ -84,6 +84,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Early, so that every response carries the policy, error pages and the lock-out page included.
     "csp.middleware.CSPMiddleware",
+    # Inside the policy's middleware, so that what it adds is written into the policy.
+    "annotation.signin.SigninFormAction",
     # Before anything reads the body (the CSRF check parses a whole upload).
     "concord.boundary.RefuseOversizedBodies",
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -94,7 +94,7 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "gitee_login": (anyone, GET, {404}),
     "gitee_callback": (anyone, GET, {404}),
     "socialaccount_login_cancelled": (anyone, GET, None),
-    "socialaccount_login_error": (anyone, GET, None),
+    "socialaccount_login_error": (anyone, GET, {401}),  # the error page says nobody was signed in
     "socialaccount_signup": (anyone, GET, {302}),  # nothing to sign up with: back to the sign-in page
     "logout": (logged_in, POST, {302}),
     "join": (anyone, GET, {410}),  # an unknown link: gone, whoever asks

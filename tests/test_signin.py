@@ -11,7 +11,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
-from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
+from urllib.parse import parse_qs, urljoin, urlsplit
 
 import pytest
 import requests
@@ -19,17 +19,16 @@ from allauth.socialaccount.providers.github.views import GitHubOAuth2Adapter
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
-from werkzeug import Response
 
 from annotation.models import Label, Membership, Study
 from annotation.services.invitations import invite
 from annotation.signin import SSO_SESSION_KEY
 from tests.factories import label_with, make_study, make_user
+from tests.oauth_replay import Platform
 
 pytestmark = pytest.mark.django_db
 
 ROOT = Path(__file__).resolve().parent.parent
-OAUTH = Path(__file__).resolve().parent / "data" / "oauth"
 SECRET = "client-secret-of-the-tests"
 CALLBACK = "http://testserver/accounts/oidc/oidc/login/callback/"
 
@@ -166,37 +165,6 @@ def test_a_person_removed_at_the_provider_cannot_sign_in_and_their_labels_stay(o
     finally:
         with sqlite3.connect(oidc["database"]) as idp_db:
             idp_db.execute("UPDATE auth_user SET is_active = 1 WHERE username = ?", ["li.wei"])
-
-
-class Platform:
-    """GitHub or Gitee as a real HTTP server on 127.0.0.1: its authorize page sends the person straight back with
-    a code, as after a click on "Authorize"; its token and user answers are the recorded ones."""
-
-    def __init__(self, httpserver, name: str, token_path: str, user_path: str):
-        self.server, self.requests = httpserver, []
-        httpserver.expect_request(f"/{'login/oauth/authorize' if name == 'github' else 'oauth/authorize'}") \
-            .respond_with_handler(self._authorize)
-        token = json.loads((OAUTH / f"{name}-token.json").read_text())
-        user = json.loads((OAUTH / f"{name}-user.json").read_text(encoding="utf-8"))
-        httpserver.expect_request(token_path, method="POST").respond_with_handler(self._keep(token))
-        httpserver.expect_request(user_path).respond_with_handler(self._keep(user))
-        self.url = httpserver.url_for("/").rstrip("/")
-
-    def _authorize(self, request):
-        back = request.args["redirect_uri"] + "?" + urlencode({"code": "recorded-code", "state": request.args["state"]})
-        return Response(status=302, headers={"Location": back})
-
-    def _keep(self, body):
-        def answer(request):
-            self.requests.append((request.path, dict(request.args), dict(request.form), dict(request.headers)))
-            return Response(json.dumps(body, ensure_ascii=False), content_type="application/json")
-        return answer
-
-    def sign_in(self, client: Client, login_url: str, next_url: str = "/"):
-        start = client.post(login_url, {"next": next_url})
-        assert start.status_code == 302 and start["Location"].startswith(self.url), start.content[:300]
-        back = requests.get(start["Location"], allow_redirects=False).headers["Location"]
-        return client.get(back)
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from annotation.services.invitations import invite
 from codebook.services import changes
 from codebook.services.proposals import open_proposal
 from tests.factories import category, make_issue, make_source, make_study, make_user
+from tests.oauth_replay import Platform
 
 User = get_user_model()
 
@@ -158,5 +159,47 @@ def test_a_chinese_volunteer_labels_without_meeting_english(live_server, browser
         assert _english(page, data) == [], "a proposal after the vote"
         assert proposal.votes.get(voter=li).choice is True
         assert errors == []
+    finally:
+        context.close()
+
+
+def test_a_chinese_volunteer_joins_by_signing_in_with_gitee_and_labels(live_server, browser, chinese_study, settings,
+                                                                         httpserver):
+    """The invitation accepted by signing in with Gitee (its recorded answers, from a real HTTP server on
+    127.0.0.1), in Chinese from the link to the first saved label."""
+    study, issues, data = chinese_study
+    gitee = Platform(httpserver, "gitee", "/oauth/token", "/api/v5/user")
+    settings.SOCIALACCOUNT_PROVIDERS = {"gitee": {"APPS": [{"client_id": "ge-client", "secret": "ge-secret"}],
+                                                  "GITEE_URL": gitee.url}}
+    data = [*data, "wang-xiaoming", "王小明"]
+    context = browser.new_context(locale="zh-CN")
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    try:
+        _, token = invite(study, study.memberships.get(role="lead").user)
+        page.goto(f"{live_server.url}/join/{token}/")
+        assert _english(page, data) == [], "the invitation, with its sign-in buttons"
+        page.get_by_role("button", name="使用 Gitee 登录").click()
+        join = page.get_by_role("button", name="以 wang-xiaoming 的身份加入")
+        join.wait_for()  # back from Gitee, signed in, on the invitation
+        assert _english(page, data) == [], "the invitation, signed in"
+        join.click()
+        page.get_by_role("heading", name=study.name).wait_for()
+        assert _english(page, data) == [], "the study page"
+        person = User.objects.get(username="wang-xiaoming")
+        assert not person.has_usable_password() and study.memberships.filter(user=person).exists()
+        page.get_by_role("link", name="标注", exact=True).click()
+        page.wait_for_selector("#label-form[data-ready]")
+        assert _english(page, data) == [], "the labeling page"
+        first = page.inner_text("h1.issue-title")
+        page.keyboard.press("/")
+        page.keyboard.type("内存")
+        page.get_by_role("option", name="缺陷 › C.2 内存", exact=True).wait_for()
+        page.keyboard.press("Enter")
+        page.keyboard.press("Enter")
+        page.get_by_text("已保存。").wait_for()
+        saved = Label.objects.get(annotator=person)
+        assert (saved.issue.title, saved.code) == (first, "C.2")
+        assert [path for path, *_ in gitee.requests] == ["/oauth/token", "/api/v5/user"]
     finally:
         context.close()
