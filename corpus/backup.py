@@ -184,7 +184,8 @@ def _rows(study) -> Iterator[dict]:
     levels = {"type": 0, "theme": 1, "sub_theme": 2}
     categories = _records(codebook.categories.all(), m2m=("examples",))
     yield from sorted(categories, key=lambda r: (levels[r["fields"]["level"]], r["pk"]))
-    for record in _records(Study.objects.filter(pk=study.pk), skip=("current_round",), m2m=("issues",)):
+    # Whether members must sign in through a provider is the installation's policy, not the study's data.
+    for record in _records(Study.objects.filter(pk=study.pk), skip=("current_round", "sso_required"), m2m=("issues",)):
         yield record | {"current_round": study.current_round_id}
     for model, query in (
         (Membership, {"study": study}), (Round, {"study": study}), (Queue, {"round__study": study}),
