@@ -73,41 +73,48 @@ class CommentForm(forms.Form):
 class StudySetupForm(forms.Form):
     """A new study: its reports (by rules or a saved list), its people, and how the labeling is spread."""
 
-    name = forms.CharField(max_length=200)
-    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
-    codebook = forms.ModelChoiceField(queryset=None, help_text="The study gets its own copy, which its pilot may grow.")
+    name = forms.CharField(max_length=200, label=_("Name"))
+    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), label=_("Description"))
+    codebook = forms.ModelChoiceField(queryset=None, label=_("Codebook"),
+                                      help_text=_("The study gets its own copy, which its pilot may grow."))
     # Long lists: the page turns them into searchable pickers (a click chooses, no Ctrl needed).
-    sources = IdsField(queryset=None, required=False, help_text="None chosen: every source.",
+    sources = IdsField(queryset=None, required=False, label=_("Sources"), help_text=_("None chosen: every source."),
                        widget=forms.SelectMultiple(attrs={"data-picker": ""}))
-    keywords = IdsField(queryset=None, required=False, help_text="Reports that matched any of these keywords.",
+    keywords = IdsField(queryset=None, required=False, label=_("Keywords"),
+                        help_text=_("Reports that matched any of these keywords."),
                         widget=forms.SelectMultiple(attrs={"data-picker": ""}))
-    verdict = forms.ChoiceField(required=False, choices=[
-        ("", "Any screening verdict"), ("included", "Screened in"), ("excluded", "Screened out"),
-        ("undecided", "Not decided yet")])
-    created_from = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
-    created_to = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
-    saved_list = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}),
-                                 help_text="One report per line, owner/repo#123 or its URL; replaces the rules above.")
-    lead = forms.ModelChoiceField(queryset=None)
-    annotators = IdsField(queryset=None, required=False, help_text="More can join later through invitation links.",
+    verdict = forms.ChoiceField(required=False, label=_("Screening verdict"), choices=[
+        ("", _("Any screening verdict")), ("included", _("Screened in")), ("excluded", _("Screened out")),
+        ("undecided", _("Not decided yet"))])
+    created_from = forms.DateField(required=False, label=_("Opened from"),
+                                   widget=forms.DateInput(attrs={"type": "date"}))
+    created_to = forms.DateField(required=False, label=_("Opened until"),
+                                 widget=forms.DateInput(attrs={"type": "date"}))
+    saved_list = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}), label=_("Saved list"),
+                                 help_text=_("One report per line, owner/repo#123 or its URL; replaces the rules "
+                                             "above."))
+    lead = forms.ModelChoiceField(queryset=None, label=_("Lead annotator"))
+    annotators = IdsField(queryset=None, required=False, label=_("Annotators"),
+                          help_text=_("More can join later through invitation links."),
                           widget=forms.SelectMultiple(attrs={"data-picker": ""}))
-    overlap = forms.IntegerField(required=False, min_value=1, max_value=50,
-                                 help_text="Empty: every annotator labels every report. k: k annotators per report.")
-    with_pilot = forms.BooleanField(required=False, initial=True, label="Start with the lead's pilot")
-    pilot_percent = forms.FloatField(min_value=0, max_value=100, initial=18, label="Pilot sample (%)")
-    seed = forms.IntegerField(min_value=0, max_value=INT64_MAX,
-                              help_text="The same seed draws the same pilot sample and spread.")
+    overlap = forms.IntegerField(required=False, min_value=1, max_value=50, label=_("Annotators per report"),
+                                 help_text=_("Empty: every annotator labels every report. k: k annotators per "
+                                             "report."))
+    with_pilot = forms.BooleanField(required=False, initial=True, label=_("Start with the lead's pilot"))
+    pilot_percent = forms.FloatField(min_value=0, max_value=100, initial=18, label=_("Pilot sample (%)"))
+    seed = forms.IntegerField(min_value=0, max_value=INT64_MAX, label=_("Seed"),
+                              help_text=_("The same seed draws the same pilot sample and spread."))
     queue_order = forms.ChoiceField(
-        required=False, choices=[("oldest", "Oldest report first"), ("random", "Seeded random order")],
+        required=False, choices=[("oldest", _("Oldest report first")), ("random", _("Seeded random order"))],
         initial="oldest",
-        label="Order of the queues",
-        help_text="In the seeded random order, the reports labeled by any moment are a random sample: estimates "
-                  "that combine people's labels with a machine's need one. Fixed once the independent round "
-                  "begins; the machine raters' page can order them by a machine's doubt.")
+        label=_("Order of the queues"),
+        help_text=_("In the seeded random order, the reports labeled by any moment are a random sample: estimates "
+                    "that combine people's labels with a machine's need one. Fixed once the independent round "
+                    "begins; the machine raters' page can order them by a machine's doubt."))
     lead_labels_blind = forms.BooleanField(
-        required=False, initial=True, label="The lead labels blind",
-        help_text="While the lead's own queue of the independent round is unfinished, the lead sees what an "
-                  "annotator sees: no one else's labels, counts, agreement, history or exports.")
+        required=False, initial=True, label=_("The lead labels blind"),
+        help_text=_("While the lead's own queue of the independent round is unfinished, the lead sees what an "
+                    "annotator sees: no one else's labels, counts, agreement, history or exports."))
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -128,7 +135,7 @@ class StudySetupForm(forms.Form):
         data = super().clean()
         start, end = data.get("created_from"), data.get("created_to")
         if start and end and start > end:
-            self.add_error("created_to", "The end date is before the start date.")
+            self.add_error("created_to", _("The end date is before the start date."))
         return data
 
 
@@ -144,36 +151,36 @@ class InvitationForm(forms.Form):
 
 
 class StudySettingsForm(forms.Form):
-    name = forms.CharField(max_length=200)
-    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
-    overlap = forms.IntegerField(required=False, min_value=1, max_value=50,
-                                 help_text="Empty: every annotator labels every report. Fixed once the "
-                                           "independent round begins.")
-    pilot_percent = forms.FloatField(min_value=0, max_value=100, label="Pilot sample (%)",
-                                     help_text="With the seed, fixed once the pilot's first label is saved.")
-    seed = forms.IntegerField(min_value=0, max_value=INT64_MAX)
+    name = forms.CharField(max_length=200, label=_("Name"))
+    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), label=_("Description"))
+    overlap = forms.IntegerField(required=False, min_value=1, max_value=50, label=_("Annotators per report"),
+                                 help_text=_("Empty: every annotator labels every report. Fixed once the "
+                                             "independent round begins."))
+    pilot_percent = forms.FloatField(min_value=0, max_value=100, label=_("Pilot sample (%)"),
+                                     help_text=_("With the seed, fixed once the pilot's first label is saved."))
+    seed = forms.IntegerField(min_value=0, max_value=INT64_MAX, label=_("Seed"))
     lead_labels_blind = forms.BooleanField(
-        required=False, label="The lead labels blind",
-        help_text="While the lead's own queue of the independent round is unfinished, the lead sees what an "
-                  "annotator sees. Fixed once the independent round begins.")
+        required=False, label=_("The lead labels blind"),
+        help_text=_("While the lead's own queue of the independent round is unfinished, the lead sees what an "
+                    "annotator sees. Fixed once the independent round begins."))
     queue_order = forms.ChoiceField(
-        required=False, choices=[("oldest", "Oldest report first"), ("random", "Seeded random order")],
-        label="Order of the queues",
-        help_text="In the seeded random order, the reports labeled by any moment are a random sample: estimates "
-                  "that combine people's labels with a machine's need one. Fixed once the independent round "
-                  "begins; the machine raters' page can order them by a machine's doubt.")
+        required=False, choices=[("oldest", _("Oldest report first")), ("random", _("Seeded random order"))],
+        label=_("Order of the queues"),
+        help_text=_("In the seeded random order, the reports labeled by any moment are a random sample: estimates "
+                    "that combine people's labels with a machine's need one. Fixed once the independent round "
+                    "begins; the machine raters' page can order them by a machine's doubt."))
     tree_sibling = forms.FloatField(
-        required=False, min_value=0, max_value=1, label="Tree distance: sibling sub-themes",
-        help_text="What two labels that part at the sub-theme count as, a share of a disagreement, in alpha with the "
-                  "codebook's tree distance (1/3 by default; empty keeps it as it is).")
+        required=False, min_value=0, max_value=1, label=_("Tree distance: sibling sub-themes"),
+        help_text=_("What two labels that part at the sub-theme count as, a share of a disagreement, in alpha with "
+                    "the codebook's tree distance (1/3 by default; empty keeps it as it is)."))
     tree_same_type = forms.FloatField(
-        required=False, min_value=0, max_value=1, label="Tree distance: themes of the same type",
-        help_text="What two labels that part at the theme count as (2/3 by default); at the type, a whole one. "
-                  "No less than the sibling distance.")
+        required=False, min_value=0, max_value=1, label=_("Tree distance: themes of the same type"),
+        help_text=_("What two labels that part at the theme count as (2/3 by default); at the type, a whole one. "
+                    "No less than the sibling distance."))
     summary_experiment = forms.BooleanField(
-        required=False, label="Measure whether the summary anchors labels",
-        help_text="Each annotator sees the summary on a seeded half of their reports only, and the summary "
-                  "experiment page compares the two halves. Fixed once the independent round begins.")
+        required=False, label=_("Measure whether the summary anchors labels"),
+        help_text=_("Each annotator sees the summary on a seeded half of their reports only, and the summary "
+                    "experiment page compares the two halves. Fixed once the independent round begins."))
 
 
 class WebhookForm(forms.Form):

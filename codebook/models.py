@@ -73,14 +73,14 @@ class ChangeLogEntry(models.Model):
     Every entry makes a new revision of the codebook; rendered, the log is the study's Table 2."""
 
     class Kind(models.TextChoices):
-        ADD = "add", "Add"
-        RENAME = "rename", "Rename"
-        CLARIFY = "clarify", "Clarify definition"
-        SPLIT = "split", "Split"
-        MERGE = "merge", "Merge"
-        RETIRE = "retire", "Retire"
-        INSTRUCTIONS = "instructions", "Instructions"
-        TRANSLATE = "translate", "Second language"
+        ADD = "add", _("Add")
+        RENAME = "rename", _("Rename")
+        CLARIFY = "clarify", _("Clarify definition")
+        SPLIT = "split", _("Split")
+        MERGE = "merge", _("Merge")
+        RETIRE = "retire", _("Retire")
+        INSTRUCTIONS = "instructions", _("Instructions")
+        TRANSLATE = "translate", _("Second language")
 
     codebook = models.ForeignKey(Codebook, on_delete=models.CASCADE, related_name="changes")
     revision = models.PositiveIntegerField()

@@ -13,6 +13,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, Max
 from django.db.models.functions import TruncDate
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from ..models import Assignment, Label, Membership, Queue, Round, Study
 from ..permissions import can_manage_seeing_labels
@@ -49,7 +50,7 @@ def _agreement(labels) -> tuple[dict, dict]:
     """Per annotator, and per annotator and ISO week of their label: [agreeing pairs, pairs] with the others'
     labels of the same reports."""
     by_issue = defaultdict(list)
-    for annotator_id, issue_id, key, day, _ in labels:
+    for annotator_id, issue_id, key, day, _took in labels:
         by_issue[issue_id].append((annotator_id, key, day))
     overall: dict[int, list[int]] = defaultdict(lambda: [0, 0])
     weekly: dict[int, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
@@ -87,7 +88,7 @@ def annotator_rows(viewer, study: Study, round: Round | None, *, now: dt.datetim
     overall, weekly = _agreement(labels)
     per_day: dict[int, Counter] = defaultdict(Counter)
     seconds: dict[int, list[int]] = defaultdict(list)
-    for annotator_id, _, _, day, took in labels:
+    for annotator_id, _issue, _key, day, took in labels:
         per_day[annotator_id][day] += 1
         if took is not None:
             seconds[annotator_id].append(took)
@@ -124,17 +125,21 @@ def _flag(rows: list[AnnotatorRow], now: dt.datetime, round: Round) -> None:
         if left > 0 and round.is_open:
             since = row.last_label or round.opened_at
             if since is not None and now - since >= STUCK_AFTER:
-                what = "no label yet" if row.last_label is None else f"no label for {(now - since).days} days"
-                row.flags.append(f"stuck: {what}, {left} left")
+                if row.last_label is None:
+                    row.flags.append(_("stuck: no label yet, %(left)s left") % {"left": left})
+                else:
+                    row.flags.append(_("stuck: no label for %(days)s days, %(left)s left")
+                                     % {"days": (now - since).days, "left": left})
             elif row.skips >= SKIPS_STUCK:
-                row.flags.append(f"stuck: {row.skips} reports skipped")
+                row.flags.append(_("stuck: %(n)s reports skipped") % {"n": row.skips})
         if middle and row.median_seconds is not None:
+            pace = {"seconds": f"{row.median_seconds:.0f}", "middle": f"{middle:.0f}"}
             if row.median_seconds >= PACE_FACTOR * middle:
-                row.flags.append(f"slow: {row.median_seconds:.0f} s per report, the middle is {middle:.0f} s")
+                row.flags.append(_("slow: %(seconds)s s per report, the middle is %(middle)s s") % pace)
             elif row.median_seconds * PACE_FACTOR <= middle:
-                row.flags.append(f"fast: {row.median_seconds:.0f} s per report, the middle is {middle:.0f} s")
+                row.flags.append(_("fast: %(seconds)s s per report, the middle is %(middle)s s") % pace)
         weeks = [(w, share, p) for w, share, p in row.by_week if share is not None]
         if row.agreement is not None and weeks and weeks[-1][2] >= DRIFT_PAIRS and len(weeks) > 1 \
                 and weeks[-1][1] <= row.agreement - DRIFT:
-            row.flags.append(f"drifting: {weeks[-1][1]:.0%} agreement in {weeks[-1][0]}, "
-                             f"{row.agreement:.0%} overall")
+            row.flags.append(_("drifting: %(week)s agreement in %(when)s, %(overall)s overall")
+                             % {"week": f"{weeks[-1][1]:.0%}", "when": weeks[-1][0], "overall": f"{row.agreement:.0%}"})

@@ -6,6 +6,7 @@ import math
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
+from django.utils.translation import gettext as _
 
 from concord.audit import record
 from concord.errors import FieldError
@@ -24,7 +25,7 @@ def _check_order(queue_order: str) -> None:
     """Oldest first or seeded random here; a machine's doubt orders the queues only from the machine raters'
     page, which says whose."""
     if queue_order not in (Study.QueueOrder.OLDEST, Study.QueueOrder.RANDOM):
-        raise StudyError("queue_order", "oldest report first, or the seeded random order")
+        raise StudyError("queue_order", _("oldest report first, or the seeded random order"))
 
 
 def _new_order(study: Study, queue_order: str | None, in_pilot: bool) -> str:
@@ -33,7 +34,7 @@ def _new_order(study: Study, queue_order: str | None, in_pilot: bool) -> str:
         return study.queue_order
     _check_order(queue_order)
     if not in_pilot:
-        raise StudyError("queue_order", "the independent round has begun; its queues are already dealt")
+        raise StudyError("queue_order", _("the independent round has begun; its queues are already dealt"))
     return queue_order
 
 
@@ -45,16 +46,16 @@ def create_study(*, name: str, codebook: Codebook, issues, lead, annotators=(), 
     """A study with its members and its first round: the lead's pilot, or the independent round."""
     _check_order(queue_order)
     if overlap is not None and overlap < 1:
-        raise StudyError("overlap", "at least one annotator per report")
+        raise StudyError("overlap", _("at least one annotator per report"))
     if not 0 <= pilot_fraction <= 1:
-        raise StudyError("pilot_fraction", "a share between 0 and 1")
+        raise StudyError("pilot_fraction", _("a share between 0 and 1"))
     try:
         with transaction.atomic():
             study = Study.objects.create(name=name, codebook=codebook, description=description, overlap=overlap,
                                          pilot_fraction=pilot_fraction, seed=seed, created_by=created_by,
                                          lead_labels_blind=lead_labels_blind, queue_order=queue_order)
     except IntegrityError as exc:
-        raise StudyError("name", f"a study named {name!r} exists already") from exc
+        raise StudyError("name", _("a study named %(name)s exists already") % {"name": repr(name)}) from exc
     # Ids, not rows: a queryset given whole would load every report's body and payload to link them.
     study.issues.set(issues.values_list("pk", flat=True) if isinstance(issues, QuerySet) else issues)
     Membership.objects.create(study=study, user=lead, role=Membership.Role.LEAD)
@@ -86,13 +87,13 @@ def remove_member(study: Study, by, user_id: int) -> int:
         raise PermissionDenied("Only the study's lead or an admin removes members.")
     membership = Membership.objects.select_for_update().filter(study=study, user_id=user_id).first()
     if membership is None:
-        raise StudyError("member", "they are not a member of this study (removed already?); nothing was changed")
+        raise StudyError("member", _("they are not a member of this study (removed already?); nothing was changed"))
     if membership.role == Membership.Role.LEAD:
-        raise StudyError("member", "the study keeps its lead; make someone else the lead first")
+        raise StudyError("member", _("the study keeps its lead; make someone else the lead first"))
     left = 0
     for queue in Queue.objects.select_for_update().filter(round__study=study, round__closed_at__isnull=True,
                                                           annotator_id=user_id):
-        gone, _ = queue.assignments.filter(done=False).delete()
+        gone = queue.assignments.filter(done=False).delete()[0]
         left += gone
         queue.total = queue.done
         queue.save(update_fields=["total"])
@@ -106,7 +107,7 @@ def deactivate(by, user) -> None:
     if not by.is_staff:
         raise PermissionDenied("Only an admin deactivates accounts.")
     if user.pk == by.pk:
-        raise StudyError("member", "you cannot deactivate your own account")
+        raise StudyError("member", _("you cannot deactivate your own account"))
     user.is_active = False
     user.save(update_fields=["is_active"])
     record("account deactivated", by, None, account=user.username)
@@ -124,34 +125,34 @@ def update_settings(study: Study, user, *, name: str, description: str, overlap:
         raise PermissionDenied("Only the study's lead or an admin changes its set-up.")
     study = Study.objects.select_for_update().get(pk=study.pk)
     if overlap is not None and overlap < 1:
-        raise StudyError("overlap", "at least one annotator per report")
+        raise StudyError("overlap", _("at least one annotator per report"))
     if not 0 <= pilot_fraction <= 1:
-        raise StudyError("pilot_fraction", "a share between 0 and 1")
+        raise StudyError("pilot_fraction", _("a share between 0 and 1"))
     if Study.objects.filter(name=name).exclude(pk=study.pk).exists():
-        raise StudyError("name", f"a study named {name!r} exists already")
+        raise StudyError("name", _("a study named %(name)s exists already") % {"name": repr(name)})
     in_pilot = study.phase == Study.Phase.PILOT
     if overlap != study.overlap and not in_pilot:
-        raise StudyError("overlap", "the independent round has begun; its queues are already dealt")
+        raise StudyError("overlap", _("the independent round has begun; its queues are already dealt"))
     if lead_labels_blind is None:
         lead_labels_blind = study.lead_labels_blind
     if lead_labels_blind != study.lead_labels_blind and not in_pilot:
-        raise StudyError("lead_labels_blind", "the independent round has begun; whether the lead labels blind is "
-                         "part of how its labels were made")
+        raise StudyError("lead_labels_blind", _("the independent round has begun; whether the lead labels blind "
+                                                "is part of how its labels were made"))
     if summary_experiment is None:
         summary_experiment = study.summary_experiment
     if summary_experiment != study.summary_experiment and not in_pilot:
-        raise StudyError("summary_experiment", "the independent round has begun; whether summaries are shown is "
-                         "part of how its labels were made")
+        raise StudyError("summary_experiment", _("the independent round has begun; whether summaries are shown "
+                                                 "is part of how its labels were made"))
     queue_order = _new_order(study, queue_order, in_pilot)
     sibling, same_type = tree_distance if tree_distance is not None else (study.tree_sibling, study.tree_same_type)
     if not (math.isfinite(sibling) and math.isfinite(same_type) and 0 <= sibling <= same_type <= 1):
-        raise StudyError("tree_sibling", "the tree distance grows up the tree: 0 ≤ sibling sub-themes ≤ themes of "
-                                         "the same type ≤ 1")
+        raise StudyError("tree_sibling", _("the tree distance grows up the tree: 0 ≤ sibling sub-themes ≤ themes "
+                                           "of the same type ≤ 1"))
     redraw = (pilot_fraction, seed) != (study.pilot_fraction, study.seed)
     if redraw:
         pilot = study.current_round if in_pilot else None
         if pilot is None or Label.objects.filter(round=pilot).exists():
-            raise StudyError("seed", "the pilot sample is drawn and labeling has begun; it can no longer change")
+            raise StudyError("seed", _("the pilot sample is drawn and labeling has begun; it can no longer change"))
     study.name, study.description, study.overlap = name, description, overlap
     study.pilot_fraction, study.seed, study.lead_labels_blind = pilot_fraction, seed, lead_labels_blind
     study.summary_experiment = summary_experiment

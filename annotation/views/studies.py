@@ -11,6 +11,7 @@ from django.db import transaction
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from concord.audit import record as audit
@@ -97,7 +98,7 @@ def study_advance(request: HtmxHttpRequest, study_id: int):
         # Closing a round or the study cannot be undone: the lead confirms what the page said it does.
         step = next_step(study, (round := open_round(study)), missing_labels(round) if round else [])
         said = " ".join(step.consequences) if step else ""
-        messages.error(request, f"Nothing changed: tick the box to confirm. {said}".strip())
+        messages.error(request, (_("Nothing changed: tick the box to confirm.") + " " + said).strip())
         return redirect("annotation:study_detail", study_id=study.pk)
     try:
         study = advance(study, request.user, confirm_missing=True,
@@ -105,7 +106,8 @@ def study_advance(request: HtmxHttpRequest, study_id: int):
     except PhaseError as exc:
         messages.error(request, str(exc))
         return redirect("annotation:study_detail", study_id=study.pk)
-    messages.success(request, f"{study.name} is now in its {study.get_phase_display().lower()} phase.")
+    messages.success(request, _("%(study)s is now in its %(phase)s phase.")
+                     % {"study": study.name, "phase": study.get_phase_display().lower()})
     return redirect("annotation:study_detail", study_id=study.pk)
 
 
@@ -116,15 +118,15 @@ def stop_labeling(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, is_lead)
     expected = parse_id(request.POST.get("expected_round"))
     if request.POST.get("confirm") != "yes" or expected is None:
-        messages.error(request, "Tick the box to confirm: your labels of this round will be set aside.")
+        messages.error(request, _("Tick the box to confirm: your labels of this round will be set aside."))
         return redirect("annotation:study_detail", study_id=study.pk)
     try:
         stop_labeling_blind(request.user, study, expected)
     except LabelError as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, "You stopped labeling this round and see everything now; your labels of it are "
-                                  "set aside from agreement and final labels.")
+        messages.success(request, _("You stopped labeling this round and see everything now; your labels of it "
+                                    "are set aside from agreement and final labels."))
     return redirect("annotation:study_detail", study_id=study.pk)
 
 
@@ -146,11 +148,13 @@ def study_new(request: HtmxHttpRequest):
             issues = select_reports(_selection(data))
             count = issues.count()
             if count == 0:
-                raise SelectionError("", "No stored report matches these rules; widen them or check the sources.")
+                raise SelectionError("", _("No stored report matches these rules; widen them or check the sources."))
             if not request.POST.get("preview"):
                 with transaction.atomic():
                     study = _create(request, data, issues)
-                messages.success(request, f"Study {study.name} created with {count} reports.")
+                messages.success(request, ngettext("Study %(study)s created with %(n)s report.",
+                                                   "Study %(study)s created with %(n)s reports.", count)
+                                 % {"study": study.name, "n": count})
                 return redirect("annotation:study_detail", study_id=study.pk)
         except (SelectionError, StudyError) as exc:
             exc.add_to(form)
@@ -160,7 +164,7 @@ def study_new(request: HtmxHttpRequest):
 
 def _create(request, data: dict, issues):
     if Study.objects.filter(name=data["name"]).exists():
-        raise StudyError("name", f"a study named {data['name']!r} exists already")
+        raise StudyError("name", _("a study named %(name)s exists already") % {"name": repr(data["name"])})
     codebook = copy_codebook(data["codebook"], version=f"{data['codebook'].version} for {data['name']}")
     return create_study(
         name=data["name"], description=data["description"], codebook=codebook, issues=issues,
@@ -192,7 +196,8 @@ def study_settings(request: HtmxHttpRequest, study_id: int):
     if study.queue_order == Study.QueueOrder.CONFIDENCE:
         # Set on the machine raters' page; offered here so that saving the form keeps it.
         form.fields["queue_order"].choices += [
-            ("confidence", f"What a machine is least sure of first ({study.queue_order_from or 'a machine'})")]
+            ("confidence", _("What a machine is least sure of first (%(machine)s)")
+             % {"machine": study.queue_order_from or _("a machine")})]
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -207,7 +212,7 @@ def study_settings(request: HtmxHttpRequest, study_id: int):
         except StudyError as exc:
             exc.add_to(form)
         else:
-            messages.success(request, "The study's set-up is saved.")
+            messages.success(request, _("The study's set-up is saved."))
             return redirect("annotation:study_detail", study_id=study.pk)
     return render(request, "annotation/study_settings.html", {"study": study, "form": form},
                   status=400 if form.errors else 200)

@@ -1,10 +1,15 @@
 from __future__ import annotations
 
 from django import template
+from django.utils.translation import gettext_lazy as _
 
-from ..wording import changed_fields
+from ..wording import FIELDS, changed_fields
 
 register = template.Library()
+# The wording fields in the reader's language (the pure module names them in English).
+FIELD_NAMES = {"Name": _("Name"), "Definition": _("Definition"), "Includes": _("Includes"),
+               "Excludes": _("Excludes"), "Instructions": _("Instructions")}
+assert set(FIELD_NAMES) == set(FIELDS.values())
 
 
 @register.filter
@@ -12,4 +17,4 @@ def wording_changes(entry) -> list:
     """What a rename, a clarification or new instructions changed, field by field, word by word."""
     if len(entry.before) != 1 or len(entry.after) != 1:
         return []
-    return changed_fields(entry.before[0], entry.after[0])
+    return [(FIELD_NAMES.get(label, label), runs) for label, runs in changed_fields(entry.before[0], entry.after[0])]
