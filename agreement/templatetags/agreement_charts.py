@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import template
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext as _
 
 register = template.Library()
 
@@ -45,7 +46,7 @@ def interval_chart(rows, title: str, low: float = 0.0, high: float = 1.0):
         '<text x="0" y="{0}" class="label"><title>{1}</title>{2}</text>{3}'
         '<text x="{4}" y="{0}" class="value{5}" text-anchor="end">{6}</text>'),
         ((ROW * i + 15, label, _label(label), _mark(value, ci_low, ci_high, ROW * i + 11, low, high, label),
-          WIDTH - 2, "" if value is not None else " undefined", f"{value:.3f}" if value is not None else "undefined")
+          WIDTH - 2, "" if value is not None else " undefined", f"{value:.3f}" if value is not None else _("undefined"))
          for i, (label, value, ci_low, ci_high) in enumerate(rows)))
     return _svg(title, height, _axis(low, high, height), body)
 
@@ -78,7 +79,7 @@ def bar_chart(rows, title: str, low: float = 0.0, high: float = 1.0):
         '<text x="0" y="{0}" class="label"><title>{1}</title>{2}</text>{3}'
         '<text x="{4}" y="{0}" class="value{5}" text-anchor="end">{6}</text>'),
         ((ROW * i + 15, label, _label(label), _bar(value, ROW * i + 5, low, high, label), WIDTH - 2,
-          "" if value is not None else " undefined", f"{value:.3f}" if value is not None else "undefined")
+          "" if value is not None else " undefined", f"{value:.3f}" if value is not None else _("undefined"))
          for i, (label, value) in enumerate(rows)))
     return _svg(title, height, _axis(low, high, height), body)
 
