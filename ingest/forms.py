@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.utils.translation import gettext_lazy as _
 
 from .importers import FORMATS
 from .models import Keyword, Source
@@ -16,7 +17,9 @@ class SourceForm(forms.ModelForm):
             "created_from": forms.DateInput(attrs={"type": "date"}),
             "created_to": forms.DateInput(attrs={"type": "date"}),
         }
-        labels = {"full_name": "Owner/name"}
+        labels = {"platform": _("Platform"), "full_name": _("Owner/name"), "display_name": _("Display name"),
+                  "kind": _("Kind"), "keyword_list": _("Keyword list"), "created_from": _("Issues created from"),
+                  "created_to": _("Issues created until")}
 
     def clean_full_name(self) -> str:
         try:
@@ -28,15 +31,17 @@ class SourceForm(forms.ModelForm):
         data = super().clean()
         start, end = data.get("created_from"), data.get("created_to")
         if start and end and start > end:
-            self.add_error("created_to", "The window ends before it starts.")
+            self.add_error("created_to", _("The window ends before it starts."))
         if data.get("kind") == Source.Kind.FRAMEWORK and not data.get("keyword_list"):
-            self.add_error("keyword_list", "A framework source keeps only keyword matches: choose a keyword list.")
+            self.add_error("keyword_list", _("A framework source keeps only keyword matches: choose a keyword list."))
         return data
 
 
 class UploadForm(forms.Form):
-    file = forms.FileField(help_text="GitHub API JSON, gh issue list --json output, JSON Lines or CSV")
-    format = forms.ChoiceField(choices=[("", "Detect from the file"), *[(f, f) for f in FORMATS]], required=False)
+    file = forms.FileField(label=_("File"),
+                           help_text=_("GitHub API JSON, gh issue list --json output, JSON Lines or CSV"))
+    format = forms.ChoiceField(choices=[("", _("Detect from the file")), *[(f, f) for f in FORMATS]], required=False,
+                               label=_("Format"))
 
 
 def _screeners():

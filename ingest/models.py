@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from concord.history import HistoricalRecords
 from concord.jobs import Job, NoticeSubject
@@ -57,12 +58,12 @@ class Source(models.Model):
     class Platform(models.TextChoices):
         GITHUB = "github", "GitHub"
         GITEE = "gitee", "Gitee"
-        FILE = "file", "File"
+        FILE = "file", _("File")
 
     class Kind(models.TextChoices):
         # Framework sources are keyword-filtered, toolkit sources keep everything.
-        FRAMEWORK = "framework", "Framework"
-        TOOLKIT = "toolkit", "Toolkit"
+        FRAMEWORK = "framework", _("Framework")
+        TOOLKIT = "toolkit", _("Toolkit")
 
     platform = models.CharField(max_length=16, choices=Platform.choices, default=Platform.GITHUB)
     full_name = models.CharField(max_length=200, help_text="owner/name on the platform")
@@ -133,8 +134,8 @@ class IngestRun(Job):
     interrupted (concord.jobs.interrupt_stale)."""
 
     class Kind(models.TextChoices):
-        API = "api", "Platform API"
-        FILE = "file", "File"
+        API = "api", _("Platform API")
+        FILE = "file", _("File")
 
     source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="runs")
     kind = models.CharField(max_length=8, choices=Kind.choices)
