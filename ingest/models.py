@@ -174,9 +174,9 @@ class Summary(models.Model):
     """A short summary and pre-verdict of one issue by one backend, model and prompt version."""
 
     class Verdict(models.TextChoices):
-        RELEVANT = "relevant", "Relevant"
-        NOT_RELEVANT = "not_relevant", "Not relevant"
-        UNCLEAR = "unclear", "Unclear"
+        RELEVANT = "relevant", _("Relevant")
+        NOT_RELEVANT = "not_relevant", _("Not relevant")
+        UNCLEAR = "unclear", _("Unclear")
 
     class Status(models.TextChoices):
         OK = "ok", "Made"
@@ -237,14 +237,14 @@ class ScreeningSample(models.Model):
     the matches of a candidate keyword, or one stratum of pre-verdicts of a source."""
 
     class Kind(models.TextChoices):
-        KEYWORD = "keyword", "Keyword validation"
-        STRATUM = "stratum", "Screening verification"
+        KEYWORD = "keyword", _("Keyword validation")
+        STRATUM = "stratum", _("Screening verification")
 
     class Status(models.TextChoices):
-        OPEN = "open", "Open"
-        ACCEPTED = "accepted", "Accepted"
-        REJECTED = "rejected", "Rejected"
-        CLOSED = "closed", "Closed"
+        OPEN = "open", _("Open")
+        ACCEPTED = "accepted", _("Accepted")
+        REJECTED = "rejected", _("Rejected")
+        CLOSED = "closed", _("Closed")
 
     kind = models.CharField(max_length=16, choices=Kind.choices)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
@@ -283,8 +283,9 @@ class ScreeningSample(models.Model):
 
     def __str__(self) -> str:
         if self.kind == self.Kind.KEYWORD:
-            return f"Validation of keyword '{self.keyword}'"
-        return f"Verification of '{self.get_stratum_display()}' in {self.source}"
+            return _("Validation of keyword '%(keyword)s'") % {"keyword": self.keyword}
+        return _("Verification of '%(stratum)s' in %(source)s") % {"stratum": self.get_stratum_display(),
+                                                                  "source": self.source}
 
 
 class ScreeningItem(models.Model):

@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from ..keywords import KeywordMatcher
 from ..models import Issue, Keyword, ScreeningItem, ScreeningSample, ScreeningVote, Source, Summary, SummaryReview
@@ -115,11 +116,15 @@ def cast_vote(user, item: ScreeningItem, is_relevant: bool, note: str = "") -> S
         pk=item.sample_id)
     item.sample = sample
     if sample.status != ScreeningSample.Status.OPEN:
-        raise ScreeningError(f"this sample is {sample.get_status_display().lower()}; its votes can no longer "
-                             "change" + (f" (its confidence sequence cleared the threshold after "
-                                         f"{sample.sequence_stop['n']} verdicts)" if sample.sequence_stop else ""))
+        status = sample.get_status_display().lower()
+        if sample.sequence_stop:
+            raise ScreeningError(gettext("this sample is %(status)s; its votes can no longer change (its confidence "
+                                         "sequence cleared the threshold after %(n)s verdicts)")
+                                 % {"status": status, "n": sample.sequence_stop["n"]})
+        raise ScreeningError(gettext("this sample is %(status)s; its votes can no longer change") % {"status": status})
     if not can_vote(user, item):
-        raise PermissionDenied("Only the sample's two screeners, or its tie-breaker on a disagreement, may judge.")
+        raise PermissionDenied(gettext("Only the sample's two screeners, or its tie-breaker on a disagreement, may "
+                                       "judge."))
     vote, _ = ScreeningVote.objects.update_or_create(
         item=item, reviewer=user, defaults={"is_relevant": is_relevant, "note": note.strip()}
     )

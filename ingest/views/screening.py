@@ -10,6 +10,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import slugify
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from concord import once
@@ -44,7 +45,7 @@ def screening_list(request: HtmxHttpRequest):
         done=Count("items", filter=Q(items__votes__reviewer=user), distinct=True),
     )
     rows = [{"sample": s, "done": s.done, "total": s.total,
-             "role": "tie-breaker" if s.tiebreaker_id == user.pk else "screener"}
+             "role": _("tie-breaker") if s.tiebreaker_id == user.pk else _("screener")}
             for s in mine.select_related("keyword", "source")]
     context = {"rows": rows}
     if user.is_staff:
@@ -164,7 +165,8 @@ def item_judge(request: HtmxHttpRequest, sample_id: int, item_id: int):
                           status=400)
     else:
         return render(request, "ingest/sample_queue.html",
-                      _queue_context(request, sample, item, "Choose relevant or not relevant."), status=400)
+                      _queue_context(request, sample, item, _("Choose relevant or not relevant.")),
+                      status=400)
     if request.htmx:
         return _render_next(request, sample)
     return redirect("ingest:sample_queue", sample_id=sample.pk)
