@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from stats.alt_test import EPSILONS
 
@@ -15,32 +16,36 @@ EPSILON_CHOICES = [(str(v), f"{v} ({who} annotators)") for who, v in EPSILONS.it
 class RaterForm(forms.Form):
     """Limits here are the model's; the service checks them again (it is also called by the command)."""
 
-    name = forms.CharField(max_length=100)
-    kind = forms.ChoiceField(choices=MachineRater.Kind.choices)
+    name = forms.CharField(max_length=100, label=_("Name"))
+    kind = forms.ChoiceField(choices=MachineRater.Kind.choices, label=_("Kind"))
     training = forms.ChoiceField(choices=MachineRater.Training.choices, initial=MachineRater.Training.FINAL,
-                                 required=False, help_text="Built-in model: what it learns from")
-    folds = forms.IntegerField(min_value=2, max_value=20, required=False, help_text="Built-in model (default 5)")
+                                 required=False, label=_("Training"),
+                                 help_text=_("Built-in model: what it learns from"))
+    folds = forms.IntegerField(min_value=2, max_value=20, required=False, label=_("Folds"),
+                               help_text=_("Built-in model (default 5)"))
     features = forms.ChoiceField(choices=[(name, name) for name in FEATURES], initial=DEFAULT_FEATURES,
-                                 required=False, help_text="Built-in model: what it reads (members of a jury "
-                                                           "differ in this and in their seed)")
-    endpoint = forms.ChoiceField(required=False, help_text="Language model: one of the server's endpoints, which "
-                                                           "carry the server's keys")
-    base_url = forms.CharField(max_length=500, required=False, label="Or an endpoint of its own",
-                               help_text="Language model: an OpenAI-compatible address this server may call "
-                                         "(public addresses only, unless the operator allows more)")
-    api_key = forms.CharField(max_length=500, required=False, label="Its own endpoint's key",
+                                 required=False, label=_("Features"),
+                                 help_text=_("Built-in model: what it reads (members of a jury differ in this and "
+                                             "in their seed)"))
+    endpoint = forms.ChoiceField(required=False, label=_("Endpoint"),
+                                 help_text=_("Language model: one of the server's endpoints, which carry the "
+                                             "server's keys"))
+    base_url = forms.CharField(max_length=500, required=False, label=_("Or an endpoint of its own"),
+                               help_text=_("Language model: an OpenAI-compatible address this server may call "
+                                           "(public addresses only, unless the operator allows more)"))
+    api_key = forms.CharField(max_length=500, required=False, label=_("Its own endpoint's key"),
                               widget=forms.PasswordInput(render_value=False),
-                              help_text="Sent to that address only; never shown again, exported or backed up")
-    model = forms.CharField(max_length=200, required=False, help_text="Language model: its name at the endpoint")
-    temperature = forms.FloatField(min_value=0, max_value=2, required=False)
-    seed = forms.IntegerField(min_value=0, max_value=2**32 - 1, required=False)
-    runs = forms.IntegerField(min_value=1, max_value=10, required=False,
-                              help_text="Language model: runs per report, to measure its agreement with itself")
-
+                              help_text=_("Sent to that address only; never shown again, exported or backed up"))
+    model = forms.CharField(max_length=200, required=False, label=_("Model"),
+                            help_text=_("Language model: its name at the endpoint"))
+    temperature = forms.FloatField(min_value=0, max_value=2, required=False, label=_("Temperature"))
+    seed = forms.IntegerField(min_value=0, max_value=2**32 - 1, required=False, label=_("Seed"))
+    runs = forms.IntegerField(min_value=1, max_value=10, required=False, label=_("Runs"),
+                              help_text=_("Language model: runs per report, to measure its agreement with itself"))
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["endpoint"].choices = [("", "— none: the address below —")] + [
+        self.fields["endpoint"].choices = [("", _("— none: the address below —"))] + [
             (name, name) for name in operator_endpoints()]
 
 

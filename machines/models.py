@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.conf import settings as django_settings
 from django.db import models
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Study
 from concord.jobs import Job, NoticeSubject
@@ -16,12 +17,12 @@ from ingest.models import Issue
 
 class MachineRater(models.Model):
     class Kind(models.TextChoices):
-        BUILTIN = "builtin", "Built-in text classifier"
-        LLM = "llm", "Language model (OpenAI-compatible endpoint)"
+        BUILTIN = "builtin", _("Built-in text classifier")
+        LLM = "llm", _("Language model (OpenAI-compatible endpoint)")
 
     class Training(models.TextChoices):
-        FINAL = "final", "Final labels (plurality where there is none yet)"
-        PLURALITY = "plurality", "Plurality of the annotators' labels"
+        FINAL = "final", _("Final labels (plurality where there is none yet)")
+        PLURALITY = "plurality", _("Plurality of the annotators' labels")
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="machine_raters")
     name = models.CharField(max_length=100)
