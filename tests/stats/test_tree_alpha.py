@@ -100,9 +100,14 @@ tables = st.integers(2, 5).flatmap(lambda raters: st.dictionaries(
     min_size=2, max_size=30))
 
 
+# Distances below the smallest normal float (5e-324, say) underflow in the products of the disagreement sums, and
+# the two implementations then lose all precision in different ways (0.4 against 0.5): no setting is that small.
+distances = st.floats(0, 1, allow_subnormal=False)
+
+
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # the package's own 0/0
 @settings(max_examples=150, deadline=None)
-@given(tables, st.floats(0, 1), st.floats(0, 1))
+@given(tables, distances, distances)
 def test_it_is_the_krippendorff_packages_alpha_given_the_same_distances(ratings, first, second):
     tree = TreeDistance(min(first, second), max(first, second))
     ours = tree_alpha(ratings, tree)
