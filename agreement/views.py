@@ -5,7 +5,6 @@ from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.access import get_study_for
@@ -16,6 +15,7 @@ from annotation.selectors.studies import agreement_round
 from concord.errors import FieldError
 from concord.http import HtmxHttpRequest
 from concord.ids import parse_id
+from concord.levels import level_name
 from stats.planner import LOOK_EVERY, STOP_RULE, enough, stop_now
 from taxonomy.codes import sort_key
 
@@ -36,11 +36,6 @@ def _same_tree(snapshot, study) -> bool:
     return (kept["sibling"], kept["same_type"]) == (study.tree_sibling, study.tree_same_type)
 
 
-def _level_name(level: str) -> str:
-    """A level as a page names it, in the reader's language."""
-    return {"type": _("type"), "theme": _("theme"), "sub_theme": _("sub-theme")}.get(level, level)
-
-
 @login_required
 @require_GET
 def study_agreement_page(request: HtmxHttpRequest, study_id: int):
@@ -48,8 +43,8 @@ def study_agreement_page(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_view_agreement)
     round = agreement_round(study)
     level = _level(request)
-    context = {"study": study, "round": round, "level": level, "level_name": _level_name(level),
-               "levels": [(lv, _level_name(lv)) for lv in LEVELS]}
+    context = {"study": study, "round": round, "level": level, "level_name": level_name(level),
+               "levels": [(lv, level_name(lv)) for lv in LEVELS]}
     if round is not None:
         current = latest(request.user, study, level)
         if current is None or current.round_id != round.pk or not _same_tree(current, study):
@@ -121,7 +116,7 @@ def planner(request: HtmxHttpRequest, study_id: int):
     width = request.GET.get("width") if request.GET.get("width") in WIDTHS else "0.1"
     context = {"study": study, "level": level, "width": width, "widths": WIDTHS, "plans": [], "round": round,
                "rule": STOP_RULE.format(width=width, every=LOOK_EVERY),
-               "levels": [(lv, _level_name(lv)) for lv in LEVELS]}
+               "levels": [(lv, level_name(lv)) for lv in LEVELS]}
     if round is not None:
         # Simulated by a worker (seconds of numpy) and kept while the labels stand, as the dashboard's figures.
         found = latest_plan(request.user, study, round, level)

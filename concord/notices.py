@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from . import levels
 from .models import Notice, Preferences
 
 # kind: (what a person switches on or off, the sentence a notice of that kind says)
@@ -33,7 +34,7 @@ KINDS = {
 
 # Values kept as codes and named in the reader's language when the notice is read.
 TERMS = {
-    "level": {"type": _("type"), "theme": _("theme"), "sub_theme": _("sub-theme")},
+    "level": levels.NAMES,
     "job": {"import": _("The import"), "machine": _("The machine run"), "summaries": _("The summaries")},
 }
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 from django import template
 from django.utils.html import format_html
 
-from concord import once
+from concord import once, stats_words
+from concord.levels import level_name
 from concord.markdown import render_markdown
 from concord.weburl import web_url
 
@@ -26,3 +27,15 @@ def web_url_filter(url: str | None) -> str:
 def once_field():
     """A form's one-time token (concord.once): the action it asks for happens once however often it is sent."""
     return format_html('<input type="hidden" name="{}" value="{}">', once.FIELD, once.new_token())
+
+
+@register.filter(name="level_name")
+def level_name_filter(level: str) -> str:
+    """A codebook level's code (`sub_theme`) as the reader names it."""
+    return level_name(level)
+
+
+@register.filter(name="stats_words")
+def stats_words_filter(text):
+    """A sentence a statistics module wrote (a method, why a figure is undefined) in the reader's language."""
+    return stats_words.translate(text)

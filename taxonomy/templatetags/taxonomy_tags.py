@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from django import template
 
+from concord.levels import level_name
 from taxonomy.languages import reads_second, word
-from taxonomy.models import Category
 
 register = template.Library()
 
@@ -20,5 +20,4 @@ def shown(category, field: str = "name") -> str:
 @register.filter
 def level_names(levels) -> str:
     """Levels ("type", "theme", "sub_theme") by their names in the reader's language, comma-separated."""
-    names = dict(Category.Level.choices)
-    return ", ".join(str(names.get(level, level)).lower() for level in levels or ())
+    return ", ".join(level_name(level) for level in levels or ())
