@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from django.utils.translation import gettext as _
+
 from annotation.models import NOT_RELEVANT
 from concord.errors import FieldError
 from taxonomy.models import Category
@@ -30,21 +32,21 @@ def asked_pair(study, params) -> AskedPair:
     """The pair named by `level`, `at`, `a` and `b`; FieldError naming the first that is wrong."""
     level = params.get("level") or "theme"
     if level not in LEVELS:
-        raise FieldError("level", f"one of {', '.join(LEVELS)}")
+        raise FieldError("level", _("one of %(levels)s") % {"levels": ", ".join(LEVELS)})
     at = params.get("at") or level
     if at not in ("type", level):
-        raise FieldError("at", f"type or {level}, the level of the figures")
+        raise FieldError("at", _("type or %(level)s, the level of the figures") % {"level": level})
     codes = []
     for name in ("a", "b"):
         code = params.get(name) or ""
         if not code or len(code) > CODE_LIMIT or "\x00" in code:
-            raise FieldError(name, f"a code of this study's codebook ({CODE_LIMIT} characters at most) or "
-                                   f"{NOT_RELEVANT}")
+            raise FieldError(name, _("a code of this study's codebook (%(limit)s characters at most) or %(none)s")
+                             % {"limit": CODE_LIMIT, "none": NOT_RELEVANT})
         codes.append(code)
     if codes[0] == codes[1]:
-        raise FieldError("b", "the other category of the pair, not the same one again")
+        raise FieldError("b", _("the other category of the pair, not the same one again"))
     known = set(Category.objects.filter(codebook=study.codebook_id, code__in=codes).values_list("code", flat=True))
     for name, code in zip(("a", "b"), codes, strict=True):
         if code != NOT_RELEVANT and code not in known:
-            raise FieldError(name, f"{code!r} is not a code of this study's codebook")
+            raise FieldError(name, _("%(code)s is not a code of this study's codebook") % {"code": repr(code)})
     return AskedPair(level, at, *codes)

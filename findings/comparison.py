@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from django.db.models import Count
+from django.utils.translation import gettext_lazy as _
 
 from annotation.models import NOT_RELEVANT, FinalLabel, Study, Subset
 from annotation.selectors.labels import screening_verdicts
@@ -20,11 +21,11 @@ from taxonomy.codes import sort_key
 from taxonomy.models import Category
 
 RULES = {
-    "source": "source repository",
-    "year": "year the report was opened",
-    "keyword_group": "keyword group (the origin of the matched keywords)",
-    "verdict": "screening verdict",
-    "subset": "saved subsets (the no-keyword baseline, lists)",
+    "source": _("source repository"),
+    "year": _("year the report was opened"),
+    "keyword_group": _("keyword group (the origin of the matched keywords)"),
+    "verdict": _("screening verdict"),
+    "subset": _("saved subsets (the no-keyword baseline, lists)"),
 }
 LEVELS = ("type", "theme", "sub_theme")
 # A report matched by keywords of several groups counts in the most specific one.

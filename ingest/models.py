@@ -26,17 +26,17 @@ class KeywordList(models.Model):
 class Keyword(models.Model):
     class Origin(models.TextChoices):
         # Section 4.1 of the study: the four sources its keywords came from.
-        MODEL_NAME = "model_name", "Model or project name"
-        FRAMEWORK_API = "framework_api", "Framework API or module"
-        PARALLELISM = "parallelism", "Optimisation or parallelism technique"
-        HARDWARE_PRECISION = "hardware_precision", "Hardware or precision"
-        OTHER = "other", "Other"
+        MODEL_NAME = "model_name", _("Model or project name")
+        FRAMEWORK_API = "framework_api", _("Framework API or module")
+        PARALLELISM = "parallelism", _("Optimisation or parallelism technique")
+        HARDWARE_PRECISION = "hardware_precision", _("Hardware or precision")
+        OTHER = "other", _("Other")
 
     class Status(models.TextChoices):
         # A candidate filters nothing until its sample's precision has been judged.
-        ACCEPTED = "accepted", "Accepted"
-        CANDIDATE = "candidate", "Candidate"
-        REJECTED = "rejected", "Rejected"
+        ACCEPTED = "accepted", _("Accepted")
+        CANDIDATE = "candidate", _("Candidate")
+        REJECTED = "rejected", _("Rejected")
 
     keyword_list = models.ForeignKey(KeywordList, on_delete=models.CASCADE, related_name="keywords")
     term = models.CharField(max_length=200, help_text="Matched case-insensitively, on word boundaries")
@@ -179,8 +179,8 @@ class Summary(models.Model):
         UNCLEAR = "unclear", _("Unclear")
 
     class Status(models.TextChoices):
-        OK = "ok", "Made"
-        FAILED = "failed", "Failed"
+        OK = "ok", _("Made")
+        FAILED = "failed", _("Failed")
 
     issue = models.ForeignKey(Issue, on_delete=models.CASCADE, related_name="summaries")
     backend = models.CharField(max_length=32)

@@ -11,6 +11,8 @@ from django.db.models import Count
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.access import get_study_for
@@ -19,6 +21,7 @@ from annotation.permissions import can_manage_seeing_labels
 from concord.errors import FieldError
 from concord.http import HtmxHttpRequest, job_progress
 from concord.ids import parse_id
+from concord.levels import level_name
 from stats.alt_test import EPSILONS
 from stats.jury import ALPHA_MIN, CONFIDENCE_MIN
 
@@ -32,6 +35,9 @@ from .services.queue_order import QueueOrderError, order_by_doubt
 from .services.raters import RaterError, add_rater
 from .services.runs import RunError, interrupt_stale, start_run
 from .services.seats import offers
+
+# Who the annotators are, in the words of the alternative annotator test's rule of thumb for ε.
+EXPERTISE = {"expert": gettext_lazy("expert"), "skilled": gettext_lazy("skilled"), "crowd": gettext_lazy("crowd")}
 
 CALLS_PER_PAGE = 50
 
@@ -72,7 +78,7 @@ def add(request: HtmxHttpRequest, study_id: int):
         except RaterError as exc:
             exc.add_to(form)
         else:
-            messages.success(request, f"Added {rater.name}. Run it to make its labels.")
+            messages.success(request, _("Added %(name)s. Run it to make its labels.") % {"name": rater.name})
             return redirect("machines:rater", study.pk, rater.pk)
     return render(request, "machines/index.html", _index_context(study, form), status=400)
 
@@ -101,9 +107,10 @@ def rater_page(request: HtmxHttpRequest, study_id: int, rater_id: int):
     return render(request, "machines/rater.html", {
         "study": study, "rater": rater, "figures": figures, "computing": of_record is not None and measured is None,
         "level": level, "type_code": type_code,
-        "epsilon": epsilon_text, "levels": [(lv, lv.replace("_", "-")) for lv in LEVELS],
-        "level_name": level.replace("_", "-"), "type_codes": sorted({t for _, t in options if t}),
-        "epsilons": [(str(v), who) for who, v in EPSILONS.items()], "runs": rater.runs.order_by("-pk")[:10],
+        "epsilon": epsilon_text, "levels": [(lv, level_name(lv)) for lv in LEVELS],
+        "level_name": level_name(level), "type_codes": sorted({t for _, t in options if t}),
+        "epsilons": [(str(v), EXPERTISE.get(who, who)) for who, v in EPSILONS.items()],
+        "runs": rater.runs.order_by("-pk")[:10],
         "newest": rater.runs.order_by("-pk").first(), "of_record": of_record, "form": form,
         "decisions": _with_seats(rater, request.user),
         "withdraw_form": WithdrawForm(), "calls": LlmCall.objects.filter(rater=rater).count(),
@@ -124,7 +131,7 @@ def run(request: HtmxHttpRequest, study_id: int, rater_id: int):
     except RunError as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, f"Run {started.pk} queued.")
+        messages.success(request, _("Run %(number)s queued.") % {"number": started.pk})
     return redirect("machines:rater", study.pk, rater.pk)
 
 
@@ -161,7 +168,7 @@ def decide(request: HtmxHttpRequest, study_id: int, rater_id: int):
         except decisions.DecisionError as exc:
             messages.error(request, str(exc) if exc.field else exc.message)
         else:
-            messages.success(request, "Decision recorded, with the figures it rests on.")
+            messages.success(request, _("Decision recorded, with the figures it rests on."))
     else:
         messages.error(request, "; ".join(f"{field}: {' '.join(errs)}" for field, errs in form.errors.items()))
     query = f"?level={form.data.get('level', 'type')}&type={form.data.get('type_code', '')}"
@@ -177,14 +184,15 @@ def order_queues(request: HtmxHttpRequest, study_id: int, rater_id: int):
     rater = _rater(study, rater_id)
     expected = parse_id(request.POST.get("expected_run", ""))
     if expected is None:
-        messages.error(request, "expected_run: the run whose labels the page showed, as a number")
+        messages.error(request, _("expected_run: the run whose labels the page showed, as a number"))
     else:
         try:
             weighed = order_by_doubt(rater, expected_run=expected, by=request.user)
         except QueueOrderError as exc:
             messages.error(request, str(exc) if exc.field else exc.message)
         else:
-            messages.success(request, f"The queues will deal the {weighed} reports by {rater.name}'s doubt.")
+            messages.success(request, _("The queues will deal the %(n)s reports by %(name)s's doubt.")
+                             % {"n": weighed, "name": rater.name})
     return redirect("machines:rater", study_id=study.pk, rater_id=rater.pk)
 
 
@@ -207,16 +215,17 @@ def apply(request: HtmxHttpRequest, study_id: int, decision_id: int):
     decision = get_object_or_404(ReplacementDecision, pk=decision_id, rater__study=study)
     annotator, expected = parse_id(request.POST.get("annotator")), parse_id(request.POST.get("expected_withdrawn"))
     if annotator is None or expected is None:
-        messages.error(request, "annotator and expected_withdrawn: the person and the number of reports the page "
-                                "named, as whole numbers; nothing was changed")
+        messages.error(request, _("annotator and expected_withdrawn: the person and the number of reports the page "
+                                  "named, as whole numbers; nothing was changed"))
         return redirect("machines:rater", study.pk, decision.rater_id)
     try:
         seat = decisions.apply(decision, annotator_id=annotator, expected=expected, by=request.user)
     except FieldError as exc:
         messages.error(request, str(exc) if exc.field else exc.message)
     else:
-        messages.success(request, f"{decision.rater.name} stands in {seat.annotator.username}'s seat: "
-                                  f"{seat.labels.count()} reports left their queue.")
+        messages.success(request, _("%(machine)s stands in %(person)s's seat: %(n)s reports left their queue.")
+                         % {"machine": decision.rater.name, "person": seat.annotator.username,
+                            "n": seat.labels.count()})
     return redirect("machines:rater", study.pk, decision.rater_id)
 
 
@@ -228,15 +237,16 @@ def carry_decision(request: HtmxHttpRequest, study_id: int, decision_id: int):
     to = parse_id(request.POST.get("to"))
     target = Study.objects.filter(pk=to).first() if to is not None else None
     if target is None:
-        messages.error(request, "to: one of the studies the page offered, by its number; nothing was carried")
+        messages.error(request, _("to: one of the studies the page offered, by its number; nothing was carried"))
         return redirect("machines:rater", study.pk, decision.rater_id)
     try:
         carried = carry.carry(decision, to=target, by=request.user, reason=request.POST.get("reason", ""))
     except FieldError as exc:
         messages.error(request, str(exc) if exc.field else exc.message)
     else:
-        messages.success(request, f"The decision stands in {target.name} too, for its rater {carried.rater.name}: "
-                                  "run it there, then apply the decision in that study's independent round.")
+        messages.success(request, _("The decision stands in %(study)s too, for its rater %(rater)s: run it there, then "
+                                    "apply the decision in that study's independent round.")
+                         % {"study": target.name, "rater": carried.rater.name})
     return redirect("machines:rater", study.pk, decision.rater_id)
 
 
@@ -252,11 +262,13 @@ def withdraw(request: HtmxHttpRequest, study_id: int, decision_id: int):
         except decisions.DecisionError as exc:
             messages.error(request, exc.message)
         else:
-            back = f" {decision.seat.returned} reports returned to {decision.seat.annotator.username}'s queue." \
-                if decision.seat_id else ""
-            messages.success(request, f"Decision withdrawn.{back}")
+            said = _("Decision withdrawn.")
+            if decision.seat_id:
+                said += " " + _("%(n)s reports returned to %(person)s's queue.") % {
+                    "n": decision.seat.returned, "person": decision.seat.annotator.username}
+            messages.success(request, said)
     else:
-        messages.error(request, "reason: say why the decision is withdrawn")
+        messages.error(request, _("reason: say why the decision is withdrawn"))
     return redirect("machines:rater", study.pk, decision.rater_id)
 
 
@@ -324,7 +336,7 @@ def delegate(request: HtmxHttpRequest, study_id: int):
     expected = parse_id(request.POST.get("expected"))
     alpha, confidence = request.POST.get("alpha"), request.POST.get("confidence")
     if expected is None:
-        messages.error(request, "expected: the number of reports the page said would leave the queues")
+        messages.error(request, _("expected: the number of reports the page said would leave the queues"))
     else:
         try:
             seats = delegation.apply(study, chosen, alpha_min=alpha, confidence_min=confidence, expected=expected,
@@ -332,7 +344,8 @@ def delegate(request: HtmxHttpRequest, study_id: int):
         except FieldError as exc:
             messages.error(request, str(exc) if exc.field else exc.message)
         else:
-            messages.success(request, f"The jury stands in the seats of {len(seats)} people on the reports it took.")
+            messages.success(request, _("The jury stands in the seats of %(n)s people on the reports it took.")
+                             % {"n": len(seats)})
     query = urlencode({"rater": [r.pk for r in chosen], "alpha": alpha or "", "confidence": confidence or ""},
                       doseq=True)
     return redirect(reverse("machines:jury", args=[study.pk]) + f"?{query}")
@@ -343,5 +356,5 @@ def delegate(request: HtmxHttpRequest, study_id: int):
 def end_delegation(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_manage_seeing_labels)
     back = delegation.end(study, request.user)
-    messages.success(request, f"Delegation ended: {back} reports returned to people's queues.")
+    messages.success(request, _("Delegation ended: %(n)s reports returned to people's queues.") % {"n": back})
     return redirect("machines:jury", study.pk)
