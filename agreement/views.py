@@ -5,6 +5,7 @@ from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.access import get_study_for
@@ -62,12 +63,14 @@ def study_agreement_page(request: HtmxHttpRequest, study_id: int):
             "raters": raters(round),
             "type_rows": [(f"{t['name']} ({t['type']})", t["fleiss"]["value"], t["fleiss"]["ci_low"],
                            t["fleiss"]["ci_high"]) for t in figures["per_type"]]
-            + [("All reports, type", figures["type"]["value"], figures["type"]["ci_low"], figures["type"]["ci_high"])],
+            + [(_("All reports, type"), figures["type"]["value"], figures["type"]["ci_low"],
+                figures["type"]["ci_high"])],
             "category_rows": [(t, sorted(t["fleiss"]["per_category"].items(), key=lambda kv: sort_key(kv[0])))
                               for t in figures["per_type"]
                               if t["fleiss"]["per_category"]],
             "rater_rows": [(r["rater"], r["agreement"]) for r in figures["raters"]],
-            "trend": [(f"{s.computed_at:%Y-%m-%d %H:%M} ({s.labels} labels)", s.figures["type"]["value"])
+            "trend": [(_("%(at)s (%(n)s labels)") % {"at": f"{s.computed_at:%Y-%m-%d %H:%M}", "n": s.labels},
+                       s.figures["type"]["value"])
                       for s in snapshots if s.round_id == round.pk],
         })
     return render(request, "agreement/study_agreement.html", context)

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils import translation
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from concord.history import HistoricalRecords
@@ -350,13 +352,21 @@ class FinalLabel(Choice):
     @property
     def how(self) -> str:
         """How the label was reached, as the study reports it: "majority 5/7", "lead decision", …, and how many of
-        the votes were machines' in people's seats: "majority 2/3 (1 machine vote)"."""
+        the votes were machines' in people's seats: "majority 2/3 (1 machine vote)". In English whatever the
+        reader's language: exports and the dataset card carry it."""
+        with translation.override("en"):
+            return self.how_said
+
+    @property
+    def how_said(self) -> str:
+        """`how` in the reader's language, for pages."""
         if self.method == self.Method.MAJORITY and self.support and self.raters:
-            how = f"majority {self.support}/{self.raters}"
+            how = gettext("majority %(support)s/%(raters)s") % {"support": self.support, "raters": self.raters}
         else:
-            how = self.get_method_display().lower()
+            how = str(self.get_method_display()).lower()
         if self.machine_votes:
-            how += f" ({self.machine_votes} machine vote{'s' if self.machine_votes > 1 else ''})"
+            how += " " + ngettext("(%(n)s machine vote)", "(%(n)s machine votes)", self.machine_votes) % {
+                "n": self.machine_votes}
         return how
 
 

@@ -52,27 +52,32 @@ class VoteForm(forms.Form):
 class ChangeForm(forms.Form):
     """The lead's change to one category; which fields matter depends on the kind."""
 
-    kind = forms.ChoiceField(choices=[("rename", "Rename"), ("clarify", "Clarify definition"), ("split", "Split"),
-                                      ("merge", "Merge with…"), ("retire", "Retire"),
-                                      ("translate", "Second language")])
-    name = forms.CharField(required=False, max_length=300)
-    definition = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
-    inclusion = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
-    exclusion = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
-    parts = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}),
-                            help_text="Split: one new category per line, as “name: definition”")
-    others = forms.CharField(required=False, help_text="Merge: codes of the siblings to merge with, comma-separated")
+    kind = forms.ChoiceField(label=_("Kind"), choices=[
+        ("rename", _("Rename")), ("clarify", _("Clarify definition")), ("split", _("Split")),
+        ("merge", _("Merge with…")), ("retire", _("Retire")), ("translate", _("Second language"))])
+    name = forms.CharField(label=_("Name"), required=False, max_length=300)
+    definition = forms.CharField(label=_("Definition"), required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    inclusion = forms.CharField(label=_("Includes"), required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    exclusion = forms.CharField(label=_("Excludes"), required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    parts = forms.CharField(label=_("Parts"), required=False, widget=forms.Textarea(attrs={"rows": 3}),
+                            help_text=_("Split: one new category per line, as “name: definition”"))
+    others = forms.CharField(label=_("Others"), required=False,
+                             help_text=_("Merge: codes of the siblings to merge with, comma-separated"))
     # Second language: the codebook's second language and this category's texts in it.
-    second_language = forms.ChoiceField(required=False, choices=[("", "—"), *settings.LANGUAGES])
-    name_second = forms.CharField(required=False, max_length=300)
-    definition_second = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
-    inclusion_second = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
-    exclusion_second = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}),
-                             error_messages={"required": "Every change to the codebook needs a reason."})
+    second_language = forms.ChoiceField(label=_("Second language"), required=False,
+                                        choices=[("", "—"), *settings.LANGUAGES])
+    name_second = forms.CharField(label=_("Name in the second language"), required=False, max_length=300)
+    definition_second = forms.CharField(label=_("Definition in the second language"), required=False,
+                                        widget=forms.Textarea(attrs={"rows": 2}))
+    inclusion_second = forms.CharField(label=_("Includes, in the second language"), required=False,
+                                       widget=forms.Textarea(attrs={"rows": 2}))
+    exclusion_second = forms.CharField(label=_("Excludes, in the second language"), required=False,
+                                       widget=forms.Textarea(attrs={"rows": 2}))
+    reason = forms.CharField(label=_("Reason"), widget=forms.Textarea(attrs={"rows": 2}),
+                             error_messages={"required": _("Every change to the codebook needs a reason.")})
     # The codebook revision the page was shown at: a change made meanwhile (or a second click) refuses this one.
     revision = forms.IntegerField(min_value=0, widget=forms.HiddenInput, error_messages={
-        "required": "The form did not say which codebook revision it was shown for; reload the page."})
+        "required": _("The form did not say which codebook revision it was shown for; reload the page.")})
 
     def clean_parts(self) -> list[tuple[str, str]]:
         """A split's new categories, one per line as "name: definition" (the definition may be left out)."""
@@ -89,19 +94,19 @@ class CategoryForm(forms.Form):
 
 
     parent = forms.IntegerField()
-    name = forms.CharField(max_length=300)
-    definition = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    name = forms.CharField(label=_("Name"), max_length=300)
+    definition = forms.CharField(label=_("Definition"), required=False, widget=forms.Textarea(attrs={"rows": 2}))
     # The codebook revision the page was shown at: a change made meanwhile (or a second click) refuses this one.
     revision = forms.IntegerField(min_value=0, widget=forms.HiddenInput, error_messages={
-        "required": "The form did not say which codebook revision it was shown for; reload the page."})
+        "required": _("The form did not say which codebook revision it was shown for; reload the page.")})
 
 
 class InstructionsForm(forms.Form):
-    instructions = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 14}),
-                                   help_text="Markdown. Annotators see them on their first visit and with the "
-                                             "key i; a change opens them again for everyone.")
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=5000,
-                             error_messages={"required": "Say why: every change to the codebook needs a reason."})
+    instructions = forms.CharField(label=_("Instructions"), required=False, widget=forms.Textarea(attrs={"rows": 14}),
+                                   help_text=_("Markdown. Annotators see them on their first visit and with the "
+                                               "key i; a change opens them again for everyone."))
+    reason = forms.CharField(label=_("Reason"), widget=forms.Textarea(attrs={"rows": 2}), max_length=5000,
+                             error_messages={"required": _("Say why: every change to the codebook needs a reason.")})
     revision = forms.IntegerField(min_value=1, max_value=2**31 - 1, widget=forms.HiddenInput)
 
 
@@ -132,13 +137,13 @@ class ClarifyPairForm(forms.Form):
     second_inclusion = forms.CharField(required=False, max_length=20_000, widget=forms.Textarea(attrs={"rows": 2}))
     second_exclusion = forms.CharField(required=False, max_length=20_000, widget=forms.Textarea(attrs={"rows": 2}))
     reason = forms.CharField(max_length=5000, widget=forms.Textarea(attrs={"rows": 4}),
-                             error_messages={"required": "Every change to the codebook needs a reason."})
+                             error_messages={"required": _("Every change to the codebook needs a reason.")})
     # The codebook revision and the agreement figures the page was shown with: a change or a recomputation
     # meanwhile (or a second click) refuses this one, so the evidence kept is the evidence shown.
     revision = forms.IntegerField(min_value=0, max_value=2**31 - 1, widget=forms.HiddenInput, error_messages={
-        "required": "The form did not say which codebook revision it was shown for; reload the page."})
+        "required": _("The form did not say which codebook revision it was shown for; reload the page.")})
     snapshot = forms.IntegerField(min_value=1, max_value=INT64_MAX, widget=forms.HiddenInput, error_messages={
-        "required": "The form did not say which agreement figures it was shown with; reload the page."})
+        "required": _("The form did not say which agreement figures it was shown with; reload the page.")})
 
     def texts(self, side: str) -> dict[str, str]:
         return {part: self.cleaned_data[f"{side}_{part}"] for part in ("definition", "inclusion", "exclusion")}

@@ -12,11 +12,53 @@ from collections.abc import Iterator
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from . import rows
 from .models import AuditEntry
 
 LOCK = 0x6175646974  # "audit": the advisory lock that orders writers
+
+# An entry keeps its action in English, as hashed; the log names it in the reader's language. An action not named
+# here is shown as stored.
+ACTIONS = {
+    "sign-in": _("sign-in"),
+    "sign-in failed": _("sign-in failed"),
+    "admin role from sign-in": _("admin role from sign-in"),
+    "account deactivated": _("account deactivated"),
+    "member added": _("member added"),
+    "member removed": _("member removed"),
+    "invitation made": _("invitation made"),
+    "invitation used": _("invitation used"),
+    "invitation withdrawn": _("invitation withdrawn"),
+    "phase changed": _("phase changed"),
+    "stopped labeling to see everything": _("stopped labeling to see everything"),
+    "single sign-on required": _("single sign-on required"),
+    "export": _("export"),
+    "replication package": _("replication package"),
+    "backup written": _("backup written"),
+    "backup restored": _("backup restored"),
+    "machine rater added": _("machine rater added"),
+    "machine decision recorded": _("machine decision recorded"),
+    "machine decision carried": _("machine decision carried"),
+    "machine decision withdrawn": _("machine decision withdrawn"),
+    "queues ordered by a machine's doubt": _("queues ordered by a machine's doubt"),
+    "seat handed to a machine": _("seat handed to a machine"),
+    "seat given back": _("seat given back"),
+    # Codebook changes are logged as "codebook " and the change's kind.
+    "codebook add": _("codebook: add"),
+    "codebook rename": _("codebook: rename"),
+    "codebook clarify": _("codebook: clarify definition"),
+    "codebook split": _("codebook: split"),
+    "codebook merge": _("codebook: merge"),
+    "codebook retire": _("codebook: retire"),
+    "codebook instructions": _("codebook: instructions"),
+    "codebook translate": _("codebook: second language"),
+}
+
+
+def action_name(action: str) -> str:
+    return str(ACTIONS.get(action, action))
 
 
 def _digest(prev_hash: str, at: str, actor: str, action: str, study_id, detail) -> str:

@@ -89,6 +89,26 @@ SENTENCES = (
     gettext_noop("plurality of the panel on the sentinels"),
     gettext_noop("summary shown"),
     gettext_noop("summary hidden"),
+    # What the figures rest on, and how each rater's labels count in them.
+    gettext_noop("final labels"),
+    gettext_noop("plurality of the labels (no final labels yet)"),
+    gettext_noop("final labels where decided, else the plurality of the labels"),
+    gettext_noop("blind"),
+    gettext_noop("stopped labeling on %(date)s to see everyone's labels: set aside"),
+    gettext_noop("the lead, not blind (the study let the lead see every label while labeling)"),
+    gettext_noop("%(method)s: %(full)s of %(units)s reports, %(left)s with a rating missing left out"),
+    # The planner: its stop rule, and the kappas it plans for.
+    gettext_noop("keep labeling until the 95 %% interval of the kappa you will report is narrower than %(width)s, "
+                 "looking after every %(every)s reports every rater has labeled, then close the round; the "
+                 "interval's width decides, never the kappa's value"),
+    gettext_noop("Type"),
+    gettext_noop("%(name)s (%(code)s), at %(level)s level"),
+    gettext_noop("theme"),
+    gettext_noop("sub-theme"),
+    # The columns of the reports' tables for what has no type (kept in English in their CSV files).
+    gettext_noop("Not relevant"),
+    gettext_noop("no final label"),
+    gettext_noop("unlabeled"),
 )
 
 # A figure named `*_list` is a "; "-led list of phrases, each translated on its own.

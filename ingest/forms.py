@@ -49,10 +49,10 @@ def _screeners():
 
 
 class _ReviewersForm(forms.Form):
-    reviewer_a = forms.ModelChoiceField(queryset=_screeners(), label="First screener")
-    reviewer_b = forms.ModelChoiceField(queryset=_screeners(), label="Second screener")
-    tiebreaker = forms.ModelChoiceField(queryset=_screeners(), label="Tie-breaker")
-    seed = forms.IntegerField(initial=416, help_text="The same seed draws the same sample")
+    reviewer_a = forms.ModelChoiceField(queryset=_screeners(), label=_("First screener"))
+    reviewer_b = forms.ModelChoiceField(queryset=_screeners(), label=_("Second screener"))
+    tiebreaker = forms.ModelChoiceField(queryset=_screeners(), label=_("Tie-breaker"))
+    seed = forms.IntegerField(label=_("Seed"), initial=416, help_text=_("The same seed draws the same sample"))
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -63,19 +63,20 @@ class _ReviewersForm(forms.Form):
         data = super().clean()
         people = [data.get("reviewer_a"), data.get("reviewer_b"), data.get("tiebreaker")]
         if all(people) and len(set(people)) < 3:
-            raise forms.ValidationError("The two screeners and the tie-breaker must be three different people.")
+            raise forms.ValidationError(_("The two screeners and the tie-breaker must be three different people."))
         return data
 
 
 class KeywordSampleForm(_ReviewersForm):
-    keyword = forms.ModelChoiceField(queryset=Keyword.objects.select_related("keyword_list"))
-    size = forms.IntegerField(initial=100, min_value=1)
-    threshold = forms.FloatField(initial=0.8, min_value=0, max_value=1, help_text="Lowest precision to accept")
+    keyword = forms.ModelChoiceField(label=_("Keyword"), queryset=Keyword.objects.select_related("keyword_list"))
+    size = forms.IntegerField(label=_("Size"), initial=100, min_value=1)
+    threshold = forms.FloatField(label=_("Threshold"), initial=0.8, min_value=0, max_value=1,
+                                 help_text=_("Lowest precision to accept"))
 
 
 class StratumSampleForm(_ReviewersForm):
-    source = forms.ModelChoiceField(queryset=Source.objects.all())
-    relevant_rate = forms.FloatField(initial=0.10, min_value=0, max_value=1, label="Share of “relevant” checked")
-    unclear_rate = forms.FloatField(initial=1.0, min_value=0, max_value=1, label="Share of “unclear” checked")
+    source = forms.ModelChoiceField(label=_("Source"), queryset=Source.objects.all())
+    relevant_rate = forms.FloatField(initial=0.10, min_value=0, max_value=1, label=_("Share of “relevant” checked"))
+    unclear_rate = forms.FloatField(initial=1.0, min_value=0, max_value=1, label=_("Share of “unclear” checked"))
     not_relevant_rate = forms.FloatField(initial=0.05, min_value=0, max_value=1,
-                                         label="Share of “not relevant” checked")
+                                         label=_("Share of “not relevant” checked"))

@@ -39,7 +39,7 @@ class Keyword(models.Model):
         REJECTED = "rejected", _("Rejected")
 
     keyword_list = models.ForeignKey(KeywordList, on_delete=models.CASCADE, related_name="keywords")
-    term = models.CharField(max_length=200, help_text="Matched case-insensitively, on word boundaries")
+    term = models.CharField(max_length=200, help_text=_("Matched case-insensitively, on word boundaries"))
     origin = models.CharField(max_length=32, choices=Origin.choices, default=Origin.OTHER)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.CANDIDATE)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -66,15 +66,15 @@ class Source(models.Model):
         TOOLKIT = "toolkit", _("Toolkit")
 
     platform = models.CharField(max_length=16, choices=Platform.choices, default=Platform.GITHUB)
-    full_name = models.CharField(max_length=200, help_text="owner/name on the platform")
+    full_name = models.CharField(max_length=200, help_text=_("owner/name on the platform"))
     display_name = models.CharField(max_length=100, blank=True)
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.TOOLKIT)
     keyword_list = models.ForeignKey(
         KeywordList, null=True, blank=True, on_delete=models.PROTECT, related_name="sources",
-        help_text="Framework sources keep only issues matching one of these keywords",
+        help_text=_("Framework sources keep only issues matching one of these keywords"),
     )
-    created_from = models.DateField(null=True, blank=True, help_text="Keep issues created on or after this day")
-    created_to = models.DateField(null=True, blank=True, help_text="Keep issues created on or before this day")
+    created_from = models.DateField(null=True, blank=True, help_text=_("Keep issues created on or after this day"))
+    created_to = models.DateField(null=True, blank=True, help_text=_("Keep issues created on or before this day"))
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

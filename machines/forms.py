@@ -13,6 +13,11 @@ from .models import MachineRater
 EPSILON_CHOICES = [(str(v), f"{v} ({who} annotators)") for who, v in EPSILONS.items()]
 
 
+# What each of the built-in model's readings reads, as the form offers it.
+FEATURE_NAMES = {"words-1-2": _("single words and pairs of words"),
+                 "words-1": _("single words"),
+                 "opening": _("words and pairs of the title and the first lines only")}
+
 class RaterForm(forms.Form):
     """Limits here are the model's; the service checks them again (it is also called by the command)."""
 
@@ -23,7 +28,8 @@ class RaterForm(forms.Form):
                                  help_text=_("Built-in model: what it learns from"))
     folds = forms.IntegerField(min_value=2, max_value=20, required=False, label=_("Folds"),
                                help_text=_("Built-in model (default 5)"))
-    features = forms.ChoiceField(choices=[(name, name) for name in FEATURES], initial=DEFAULT_FEATURES,
+    features = forms.ChoiceField(choices=[(name, FEATURE_NAMES.get(name, name)) for name in FEATURES],
+                                 initial=DEFAULT_FEATURES,
                                  required=False, label=_("Features"),
                                  help_text=_("Built-in model: what it reads (members of a jury differ in this and "
                                              "in their seed)"))

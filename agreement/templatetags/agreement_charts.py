@@ -97,7 +97,7 @@ def trend_chart(points, title: str):
     """points: (label, value) in time order, as a line; the y axis runs from 0 to 1."""
     points = [(label, v) for label, v in points if v is not None]
     if len(points) < 2:
-        return format_html('<p class="muted">{}</p>', "One snapshot so far; the line appears with the next.")
+        return format_html('<p class="muted">{}</p>', _("One snapshot so far; the line appears with the next."))
     w, h, pad = WIDTH, 120, 30
     xs = [pad + (w - 2 * pad) * i / (len(points) - 1) for i in range(len(points))]
     ys = [h - pad - (h - 2 * pad) * min(max(v, 0.0), 1.0) for _, v in points]

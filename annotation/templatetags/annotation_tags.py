@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django import template
+from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
 
 register = template.Library()
@@ -43,6 +44,7 @@ def sparkline(per_day, peak: int):
     bars = format_html_join("", '<rect x="{}" y="{}" width="5" height="{}"><title>{}: {}</title></rect>', (
         (i * width, height - h, h, day.isoformat(), n)
         for i, (day, n) in enumerate(per_day) for h in [max(1, round(height * n / peak)) if n else 0]))
-    said = ", ".join(f"{day:%b} {day.day}: {n}" for day, n in per_day)
+    # The day as the reader's locale writes a month and day ("November 23", "11月23日").
+    said = ", ".join(f"{date_format(day, 'MONTH_DAY_FORMAT')}: {n}" for day, n in per_day)
     return format_html('<svg class="sparkline" role="img" aria-label="{}" viewBox="0 0 {} {}" width="{}" '
                        'height="{}">{}</svg>', said, width * len(per_day), height, width * len(per_day), height, bars)

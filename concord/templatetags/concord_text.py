@@ -3,7 +3,7 @@ from __future__ import annotations
 from django import template
 from django.utils.html import format_html
 
-from concord import once, stats_words
+from concord import audit, once, stats_words
 from concord.levels import level_name
 from concord.markdown import render_markdown
 from concord.weburl import web_url
@@ -39,3 +39,9 @@ def level_name_filter(level: str) -> str:
 def stats_words_filter(text):
     """A sentence a statistics module wrote (a method, why a figure is undefined) in the reader's language."""
     return stats_words.translate(text)
+
+
+@register.filter(name="audit_action")
+def audit_action_filter(action: str) -> str:
+    """An audit entry's action, stored in English, as the reader names it."""
+    return audit.action_name(action)
