@@ -12,6 +12,7 @@ from taxonomy.models import Codebook
 
 from .services.labels import LabelInput
 from .services.review import COMMENT_MAX_CHARS
+from .services.webhooks import EVENTS
 
 NOT_RELEVANT_CHOICE = "NR"
 
@@ -187,5 +188,4 @@ class WebhookForm(forms.Form):
     url = forms.URLField(max_length=500, assume_scheme="https", label=_("Address that receives the messages"))
     events = forms.MultipleChoiceField(
         required=False, widget=forms.CheckboxSelectMultiple, label=_("Events (none ticked: every event)"),
-        choices=[(e, e) for e in ("label.saved", "tie.created", "proposal.decided", "round.closed",
-                                  "agreement.updated", "machine.flagged")])
+        choices=[(e, e) for e in EVENTS])
