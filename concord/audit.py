@@ -34,6 +34,7 @@ ACTIONS = {
     "phase changed": _("phase changed"),
     "stopped labeling to see everything": _("stopped labeling to see everything"),
     "single sign-on required": _("single sign-on required"),
+    "single sign-on no longer required": _("single sign-on no longer required"),
     "export": _("export"),
     "replication package": _("replication package"),
     "backup written": _("backup written"),
