@@ -22,6 +22,8 @@ from collections import Counter, defaultdict
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.utils import translation
+from django.utils.translation.trans_real import DjangoTranslation
 from playwright.sync_api import expect
 
 from concord.numbers import number
@@ -75,18 +77,58 @@ def keys_of(code: str, themes_of: dict[str, int]) -> list[str]:
     return keys
 
 
-class Person:
-    """One browser context signed in as one person."""
+class Words:
+    """What the pages say, in the language the walk is made in: Django's catalogue, and the scripts' own."""
 
-    def __init__(self, browser, live_server, username: str, password: str, viewport=(1280, 800)):
+    def __init__(self, language: str):
+        self.language = language
+
+    def __call__(self, msgid: str, context: str | None = None, **params) -> str:
+        with translation.override(self.language):
+            said = translation.pgettext(context, msgid) if context else translation.gettext(msgid)
+        return said % params if params else said
+
+    def n(self, singular: str, plural: str, count: int, **params) -> str:
+        with translation.override(self.language):
+            return translation.ngettext(singular, plural, count) % {"count": count, **params}
+
+    def js(self, msgid: str, **params) -> str:
+        said = msgid if self.language == "en" else DjangoTranslation(self.language, domain="djangojs").gettext(msgid)
+        return said % params if params else said
+
+    def of(self, lazy) -> str:
+        """A lazily translated text (a model's choice, a catalogue's entry) in the walk's language."""
+        with translation.override(self.language):
+            return str(lazy)
+
+    def part(self, msgid: str, *unknown: str, **params) -> str:
+        """The longest stretch of the sentence that does not depend on the values the test does not know."""
+        said = self(msgid, **params, **{name: "\x00" for name in unknown})
+        return max(said.split("\x00"), key=len).strip()
+
+
+class Person:
+    """One browser context signed in as one person. Every page it loads is kept (its address and HTML), for the
+    walk in Chinese to read afterwards."""
+
+    def __init__(self, browser, live_server, username: str, password: str, viewport=(1280, 800), locale="en-US"):
         self.name = username
-        self.context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+        self.context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]}, locale=locale)
         self.page = self.context.new_page()
         self.page.set_default_timeout(20_000)
         self.page.on("pageerror", lambda e: pytest.fail(f"script error for {username}: {e}"))
+        self.seen: list[tuple[str, str]] = []
+        if locale != "en-US":
+            self.page.on("load", self._keep)
         self.url = live_server.url
         if password:
             self.sign_in(password)
+
+    def _keep(self, page):
+        try:
+            self.seen.append((page.url, page.content()))
+        except Exception:  # noqa: BLE001 - a page left before it could be read is read at its next load
+            pass
 
     def sign_in(self, password: str):
         self.page.goto(f"{self.url}/accounts/login/")
@@ -171,10 +213,12 @@ def _csv(body: bytes) -> list[dict]:
 class WholeStudy:
     """The study's people and what the test knows of it, with a method for each stage of the method."""
 
-    def __init__(self, browser, live_server, settings):
+    def __init__(self, browser, live_server, settings, language: str = "en"):
         from taxonomy.services import load_codebook
 
         self.browser, self.live_server = browser, live_server
+        self.t = Words(language)
+        self.locale = "zh-CN" if language.startswith("zh") else "en-US"
         source = make_source("acme/llm-runtime")
         self.issues = [make_issue(source, title=f"Report {n}: something about model serving", number=str(100 + n))
                        for n in range(8)]
@@ -183,7 +227,7 @@ class WholeStudy:
             make_user(name)
         self.codebook = load_codebook(settings.BASE_DIR / "taxonomy" / "codebooks" / "llm-centric-2025.json")
         self.ledger = Ledger()
-        self.lead = Person(browser, live_server, "lead", "pw-lead")
+        self.lead = Person(browser, live_server, "lead", "pw-lead", locale=self.locale)
         self.people = {"lead": self.lead}
         self.number_of = {issue.pk: n for n, issue in enumerate(self.issues)}
         self.title_of = {n: issue.title for n, issue in enumerate(self.issues)}
@@ -198,16 +242,19 @@ class WholeStudy:
         page.select_option("#id_codebook", value=str(self.codebook.pk))
         page.select_option("#id_lead", label="lead")
         # The annotators' picker, as a person uses it: narrow it by typing, then a click each, no Ctrl.
-        page.get_by_label("Search Annotators").fill("ann")
+        t = self.t
+        page.get_by_label(t.js("Search %(list)s", list=t("Annotators"))).fill("ann")
         for name in ("ann1", "ann2"):
             page.locator("#id_annotators option", has_text=name).click()
-        expect(page.locator("#id_annotators + .picker-chosen")).to_have_text("2 chosen: ann1, ann2")
+        expect(page.locator("#id_annotators + .picker-chosen")).to_have_text(
+            t.js("%(n)s chosen: %(names)s", n=2, names="ann1, ann2"))
         page.fill("#id_seed", "7")
         # Queues in the seeded random order: the reports labeled by any moment are a random sample.
         page.select_option("#id_queue_order", "random")
-        page.get_by_role("button", name="Count the reports").click()
-        expect(page.locator("p.notice[role=status]")).to_have_text("8 reports match these rules.")
-        page.get_by_role("button", name="Create study").click()
+        page.get_by_role("button", name=t("Count the reports")).click()
+        expect(page.locator("p.notice[role=status]")).to_have_text(
+            t.n("%(count)s report matches these rules.", "%(count)s reports match these rules.", 8))
+        page.get_by_role("button", name=t("Create study")).click()
         page.wait_for_url("**/studies/*/")
         self.study_id = int(page.url.rstrip("/").rsplit("/", 1)[1])
         assert page.locator("[data-testid=what-next]").is_visible()
@@ -215,14 +262,14 @@ class WholeStudy:
     def invite_a_volunteer(self):
         """A volunteer is invited by a link and makes an account with it, on a phone."""
         self.lead.go(f"/studies/{self.study_id}/members/")
-        self.lead.page.get_by_role("button", name="Create link").click()
+        self.lead.page.get_by_role("button", name=self.t("Create link")).click()
         link = self.lead.page.locator("#invitation-link").inner_text().strip()
-        vol = Person(self.browser, self.live_server, "vol", "", viewport=(390, 844))
+        vol = Person(self.browser, self.live_server, "vol", "", viewport=(390, 844), locale=self.locale)
         vol.page.goto(link)
         vol.page.fill("#id_username", "vol")
         vol.page.fill("#id_password1", "a volunteer's own pass 42")
         vol.page.fill("#id_password2", "a volunteer's own pass 42")
-        vol.page.get_by_role("button", name="Create my account and join").click()
+        vol.page.get_by_role("button", name=self.t("Create my account and join")).click()
         vol.page.wait_for_load_state()
         expect(vol.page.locator("body")).to_contain_text("Serving study")
         self.people["vol"] = vol
@@ -232,10 +279,10 @@ class WholeStudy:
         lead, page = self.lead, self.lead.page
         lead.go(f"/studies/{self.study_id}/queue/")
         page.locator("details.pilot-category summary").click()
-        page.select_option("#cat-parent", label="C Bug (new theme)")
+        page.select_option("#cat-parent", label=f"C Bug ({self.t('new theme')})")
         page.fill("#cat-name", "Serving engine faults")
         page.fill("#cat-definition", "Faults of the serving engine itself.")
-        page.get_by_role("button", name="Add").click()
+        page.get_by_role("button", name=self.t("Add")).click()
         page.wait_for_selector("#label-form[data-ready]")
         self.themes_of["C"] = 11
         pilot = []
@@ -243,9 +290,10 @@ class WholeStudy:
             pilot.append(label(lead, self.ledger, "pilot", "C.11" if not pilot else "A.1.i", self.themes_of,
                                note="pilot note"))
         assert len(pilot) == 2  # 18 % of 8, rounded up
-        lead.move_on(self.study_id, "Close the pilot and start the independent round", "Independent round")
+        lead.move_on(self.study_id, self.t("Close the pilot and start the independent round"),
+                     self.t("Independent round"))
         for name in ("ann1", "ann2"):
-            self.people[name] = Person(self.browser, self.live_server, name, f"pw-{name}")
+            self.people[name] = Person(self.browser, self.live_server, name, f"pw-{name}", locale=self.locale)
 
     def label_queue(self, person: Person, rater: int, twists: dict[int, dict]):
         """Label the queue in its order, each report as PLAN says, with the twists asked for on some."""
@@ -273,7 +321,7 @@ class WholeStudy:
         person.page.keyboard.press("s")
         person.page.keyboard.type("Coming back to it later")
         person.page.keyboard.press("Enter")
-        expect(person.page.locator("#status")).to_have_text("Skipped.")
+        expect(person.page.locator("#status")).to_have_text(self.t.js("Skipped."))
 
     def _reload_mid_draft(self, person: Person, code: str, n: int):
         for key in keys_of(code, self.themes_of):
@@ -294,7 +342,8 @@ class WholeStudy:
             person.page.keyboard.press(key)
         person.context.set_offline(True)
         person.page.keyboard.press("Enter")
-        expect(person.page.locator("#status .error")).to_contain_text("connection was lost")
+        expect(person.page.locator("#status .error")).to_contain_text(self.t.js(
+            "Not saved: the connection was lost. Your choices are kept here; press Enter to try again."))
         person.context.set_offline(False)
         shown = self.ledger.record(person, "independent")
         person.page.keyboard.press("Enter")
@@ -305,7 +354,11 @@ class WholeStudy:
         """Back with p, and the label revised to what the plan says."""
         person.page.keyboard.press("p")
         expect(person.page.locator("h1.issue-title")).to_have_text(self.title_of[n])
-        expect(person.page.locator("#label-form")).to_contain_text("You labeled this report already")
+        expect(person.page.locator("#label-form")).to_contain_text(self.t.part(
+            "You labeled this report already (%(code)s); saving revises your label, and its history keeps the "
+            "earlier one.", "code"))
+        # p opens the report as a whole page: keys pressed before its script is ready do nothing.
+        person.page.wait_for_selector("#label-form[data-ready]")
         for _ in range(3):  # undo the choices down to nothing
             person.page.keyboard.press("Backspace")
         label(person, self.ledger, "independent", code, self.themes_of)
@@ -327,24 +380,37 @@ class WholeStudy:
         lead.go(f"/studies/{old.pk}/machines/{decision.rater_id}/")
         page.select_option(f"#carry-to-{decision.pk}", label="Serving study")
         page.fill(f"#carry-reason-{decision.pk}", "The same frameworks, a year on.")
-        page.get_by_role("button", name="Carry the decision").click()
-        expect(page.locator("body")).to_contain_text("The decision stands in Serving study too")
+        t = self.t
+        page.get_by_role("button", name=t("Carry the decision")).click()
+        expect(page.locator("body")).to_contain_text(t.part(
+            "The decision stands in %(study)s too, for its rater %(rater)s: run it there, then apply the decision "
+            "in that study's independent round.", "rater", study="Serving study"))
         lead.go(f"/studies/{self.study_id}/machines/")
         page.get_by_role("link", name="oracle").first.click()
-        expect(page.locator("[data-testid=carried-from]")).to_contain_text("Carried from the study Last year")
-        expect(page.locator("[data-testid=decision]")).to_contain_text("has not rated this study's reports yet")
-        page.get_by_role("button", name="Run", exact=True).click()
-        expect(page.locator("body")).to_contain_text("Succeeded", timeout=120_000)
+        expect(page.locator("[data-testid=carried-from]")).to_contain_text(t.part(
+            "Carried from the study %(study)s, where %(who)s decided it on %(on)s: the figures above are that "
+            "study's. Here its sentinels are watched against the sentinels of that study.", "who", "on",
+            study="Last year"))
+        expect(page.locator("[data-testid=decision]")).to_contain_text(t(
+            "%(name)s has not rated this study's reports yet: run it, then apply the decision during the "
+            "independent round.", name="oracle"))
+        page.get_by_role("button", name=t("Run", "verb"), exact=True).click()
+        expect(page.locator("body")).to_contain_text(t("Succeeded"), timeout=120_000)
         page.reload()
-        hand = page.get_by_role("button", name=re.compile(r"^Hand vol's seat to oracle: \d+ reports leave"))
-        taken = int(re.search(r": (\d+) reports", hand.inner_text()).group(1))
+        hand_says = re.escape(t("Hand %(person)s's seat to %(name)s: %(n)s reports leave their queue",
+                                person="vol", name="oracle", n="\x00")).replace("\x00", r"\d+")
+        hand = page.get_by_role("button", name=re.compile(f"^{hand_says}$"))
+        taken = int(re.findall(r"\d+", hand.inner_text())[-1])
         assert 0 < taken < waiting  # the sentinels keep the volunteer
         hand.click()
-        expect(page.locator("body")).to_contain_text(f"oracle stands in vol's seat: {taken} reports left their queue.")
+        expect(page.locator("body")).to_contain_text(t(
+            "%(machine)s stands in %(person)s's seat: %(n)s reports left their queue.", machine="oracle",
+            person="vol", n=taken))
         assert vol_queue.count() == waiting - taken
-        page.get_by_label("Why withdraw").fill("Our volunteers want to label every report this year.")
-        page.get_by_role("button", name="Withdraw").click()
-        expect(page.locator("body")).to_contain_text(f"Decision withdrawn. {taken} reports returned to vol's queue.")
+        page.get_by_label(t("Why withdraw")).fill("Our volunteers want to label every report this year.")
+        page.get_by_role("button", name=t("Withdraw")).click()
+        expect(page.locator("body")).to_contain_text(
+            t("Decision withdrawn.") + " " + t("%(n)s reports returned to %(person)s's queue.", n=taken, person="vol"))
         assert vol_queue.count() == waiting
 
     def propose(self):
@@ -356,24 +422,25 @@ class WholeStudy:
         ann1.page.fill("#id_name", "Tokenizer mismatch")
         ann1.page.fill("#id_definition", "The tokenizer of the served model differs from its training one.")
         ann1.page.fill("#id_examples", f"acme/llm-runtime#{self.issues[1].number}")
-        ann1.page.get_by_role("button", name="Open the proposal").click()
+        ann1.page.get_by_role("button", name=self.t("Open the proposal")).click()
         ann1.page.wait_for_load_state()
         proposal_url = ann1.page.url
         assert "/proposals/" in proposal_url
         for person in self.people.values():
             person.page.goto(proposal_url)
-            person.page.get_by_label("Yes").check()
-            person.page.get_by_role("button", name="Vote").click()
+            person.page.get_by_label(self.t("Yes")).check()
+            person.page.get_by_role("button", name=self.t("Vote", "verb")).click()
             person.page.wait_for_load_state()
         self.lead.page.goto(proposal_url)
-        self.lead.page.get_by_role("button", name="Add to the codebook").click()
+        self.lead.page.get_by_role("button", name=self.t("Add to the codebook")).click()
         self.lead.page.wait_for_load_state()
         self.lead.go(f"/studies/{self.study_id}/codebook/changes/")
         expect(self.lead.page.locator("body")).to_contain_text("Tokenizer mismatch")
 
     def review(self):
         """The ties are listed; a comment (c, Ctrl+Enter) and a re-label that settles report 4."""
-        self.lead.move_on(self.study_id, "Close round 2 and start the review", "Review")
+        self.lead.move_on(self.study_id, self.t("Close round %(number)s and start the review", number=2),
+                          self.t("Review"))
         self.lead.go(f"/studies/{self.study_id}/review/")
         for n in (2, 4):
             expect(self.lead.page.locator("body")).to_contain_text(self.title_of[n])
@@ -396,7 +463,7 @@ class WholeStudy:
     def adjudicate_and_close(self):
         """Report 2 is still tied two against two; the lead decides it with a rationale, then closes the study."""
         lead = self.lead
-        lead.move_on(self.study_id, "Close the review and start adjudication", "Adjudication")
+        lead.move_on(self.study_id, self.t("Close the review and start adjudication"), self.t("Adjudication"))
         lead.go(f"/studies/{self.study_id}/adjudication/")
         lead.page.get_by_role("link", name=self.title_of[2]).click()
         lead.page.wait_for_selector("#label-form[data-ready]")
@@ -406,9 +473,10 @@ class WholeStudy:
         lead.page.keyboard.type("The stack trace is the engine's.")
         with lead.page.expect_navigation():
             lead.page.keyboard.press("Control+Enter")
-        lead.move_on(self.study_id, "Close the study and write the final labels", "Closed")
+        lead.move_on(self.study_id, self.t("Close the study and write the final labels"), self.t("Closed"))
         lead.go(f"/studies/{self.study_id}/")
-        expect(lead.page.locator("[data-testid=what-next]")).to_contain_text("closed")
+        expect(lead.page.locator("[data-testid=what-next]")).to_contain_text(self.t.part(
+            "The study is closed: download the labeled corpus, its dataset card and the replication package below."))
 
     def check_exports(self):
         """Every export, and what they say against the ledger."""
@@ -468,13 +536,16 @@ class WholeStudy:
         expect(lead.page.locator("tr[data-figure=type] td").first).to_contain_text(number(kappa))
         self.open_the_most_confused_types()
         lead.go(f"/studies/{study_id}/agreement/")
-        lead.page.get_by_role("link", name="How many reports are enough?").click()
+        t = self.t
+        lead.page.get_by_role("link", name=t("How many reports are enough?")).click()
         expect(lead.page.locator("[data-testid=plan]").first).to_be_visible(timeout=120_000)
         lead.go(f"/studies/{study_id}/annotators/")
-        expect(lead.page.locator("body")).to_contain_text("Round 2 (independent")
+        expect(lead.page.locator("body")).to_contain_text(
+            t("Round %(number)s (%(kind)s, closed).", number=2, kind=t("Independent").lower()))
         with lead.page.expect_navigation():
             lead.page.select_option("#round-choice", "3")
-        expect(lead.page.locator("body")).to_contain_text("Round 3 (review")
+        expect(lead.page.locator("body")).to_contain_text(
+            t("Round %(number)s (%(kind)s, closed).", number=3, kind=t("Review").lower()))
 
         lead.go(f"/studies/{study_id}/issues/")
         lead.page.get_by_role("link", name=self.title_of[2]).click()
@@ -483,7 +554,7 @@ class WholeStudy:
         for (person, issue_id, kind), (code, note) in self.ledger.last.items():
             if issue_id == self.issues[2].pk and kind != "pilot":
                 assert any(person in row and code in row and note in row for row in rows), (person, code, rows)
-        expect(lead.page.locator("[data-testid=final-label]")).to_contain_text("C.1 (lead decision)")
+        expect(lead.page.locator("[data-testid=final-label]")).to_contain_text(f"C.1 ({t('Lead decision').lower()})")
         expect(lead.page.locator("[data-testid=final-label]")).to_contain_text("The stack trace is the engine's.")
 
     def open_the_most_confused_types(self):
@@ -509,42 +580,64 @@ class WholeStudy:
         lead.go(f"/studies/{study_id}/machines/")
         page.fill("#id_name", "built-in")
         page.select_option("#id_kind", "builtin")
+        t = self.t
         with page.expect_navigation():
-            page.get_by_role("button", name="Add").click()
+            page.get_by_role("button", name=t("Add")).click()
         expect(page.locator("h1")).to_contain_text("built-in")
-        page.get_by_role("button", name="Run", exact=True).click()
+        page.get_by_role("button", name=t("Run", "verb"), exact=True).click()
         # Run eagerly the page shows it done at once; with a worker, its progress fills in where it stands.
-        expect(page.locator("body")).to_contain_text("Succeeded", timeout=120_000)
+        expect(page.locator("body")).to_contain_text(t("Succeeded"), timeout=120_000)
         lead.go(f"/studies/{study_id}/statistics/")
         page.locator("[data-testid=shares-link]").click()
         # A worker computes them; the page fills in when they are kept.
-        expect(page.locator("[data-testid=shares-population]")).to_contain_text("people labeled 8 of them",
-                                                                               timeout=120_000)
-        expect(page.locator("[data-testid=shares-population]")).to_contain_text("seeded random order")
-        bugs = page.locator("[data-testid=shares-type] tr", has_text="all years").filter(has_text="Bug")
+        expect(page.locator("[data-testid=shares-population]")).to_contain_text(t.part(
+            "%(name)s, run %(run)s, labeled %(reports)s reports; people labeled %(labeled)s of them", "run",
+            name="built-in", reports=8, labeled=8), timeout=120_000)
+        expect(page.locator("[data-testid=shares-population]")).to_contain_text(t.part(
+            "The queues deal reports in the study's seeded random order: the estimates use the %(n)s reports before "
+            "the first in that order still without people's label, a random sample", "n"))
+        bugs = page.locator("[data-testid=shares-type] tr", has_text=t("all years")).filter(has_text="Bug")
         cells = bugs.locator("td.num").all_inner_texts()
         assert cells[0].startswith("62.50 %") and "n 8" in cells[0], cells
-        assert cells[1].endswith("N 8") and cells[2] == "too few of people's labels (5 of 8)", cells
+        assert cells[1].endswith("N 8") and cells[2] == t("too few of people's labels (%(inside)s of %(of)s)",
+                                                          inside=5, of=8), cells
 
     def read_the_audit_log(self):
         """From the admin's link in the header: the study's whole path is in it, the chain whole."""
-        from concord.audit import broken_links
+        from concord.audit import ACTIONS, broken_links
 
-        page = self.lead.page
-        page.get_by_role("link", name="Audit log").click()
+        page, t = self.lead.page, self.t
+        page.get_by_role("link", name=t("Audit log")).click()
         audit = page.locator("[data-testid=audit]")
         for action in ("phase changed", "invitation made", "invitation used", "codebook add", "export"):
-            expect(audit).to_contain_text(action)
+            expect(audit).to_contain_text(t.of(ACTIONS[action]))
         page.select_option("#audit-action", "phase changed")
-        page.get_by_role("button", name="Show").click()
+        page.get_by_role("button", name=t("Show")).click()
         expect(audit.locator("tbody tr")).to_have_count(4)  # into independent, review, adjudication, closed
         assert list(broken_links()) == []
 
+    def no_english_was_shown(self):
+        """Every page any of the study's people loaded, read for English: names, identifiers, codes and what the
+        study's people wrote (its codebook is in English) aside."""
+        from tests.test_chinese_pages import data_words, english
 
-def test_a_whole_study_through_its_pages(live_server, browser, request, settings):
+        allowed = data_words()
+        left = {}
+        for person in self.people.values():
+            for url, html in person.seen:
+                if words := english(html, allowed):
+                    left.setdefault(url.replace(person.url, ""), set()).update(words)
+        assert sum(len(p.seen) for p in self.people.values()) > 50
+        assert not left, "\n".join(f"{url}: {' '.join(sorted(words))}" for url, words in sorted(left.items()))
+
+
+# Once as an English-speaking lab runs it, once in Chinese: every browser asks for Chinese, every button is found by
+# its Chinese name, and no page any of them loaded holds an English word but names, codes and the study's data.
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_a_whole_study_through_its_pages(live_server, browser, request, settings, language):
     if REAL_WORKER:
         request.getfixturevalue("celery_worker_process")
-    study = WholeStudy(browser, live_server, settings)
+    study = WholeStudy(browser, live_server, settings, language)
     study.set_up()
     study.invite_a_volunteer()
     study.pilot()
@@ -564,3 +657,5 @@ def test_a_whole_study_through_its_pages(live_server, browser, request, settings
     study.read_the_audit_log()
     for person in people.values():
         person.context.close()
+    if language != "en":
+        study.no_english_was_shown()
