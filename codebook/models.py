@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from concord.numbers import days_left
 from taxonomy.models import Category, Codebook
 
 
@@ -31,6 +33,8 @@ class Proposal(models.Model):
     proposer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="proposals")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
     opened_at = models.DateTimeField(auto_now_add=True)
+    vote_by = models.DateTimeField(null=True, blank=True,
+                                   help_text="Votes are taken until then; not passed by then, the proposal lapses")
     closed_at = models.DateTimeField(null=True, blank=True)
     closing_note = models.TextField(blank=True)
     category = models.ForeignKey(Category, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
@@ -48,6 +52,10 @@ class Proposal(models.Model):
     @property
     def is_open(self) -> bool:
         return self.status == self.Status.OPEN
+
+    def days_left(self, now=None) -> int | None:
+        """Whole days of voting left, the day it ends counted (1 on its last day); None without a deadline."""
+        return None if self.vote_by is None else days_left(self.vote_by, now or timezone.now())
 
 
 class Vote(models.Model):

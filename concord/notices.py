@@ -4,18 +4,21 @@ switched off, and writes each out in the language of whoever reads it."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from . import levels
 from .models import Notice, Preferences
+from .numbers import days_left
 
 # kind: (what a person switches on or off, the sentence a notice of that kind says)
 KINDS = {
     "vote": (_("A proposal awaits your vote"),
-             _("“%(proposal)s” under %(parent)s in %(study)s awaits your vote.")),
+             _("“%(proposal)s” under %(parent)s in %(study)s awaits your vote%(days_left)s.")),
     "ties": (_("Ties wait for your decision"),
              _("The reports of %(study)s still tied after the review wait for your decision.")),
     "comment": (_("A comment on a report you labeled"),
@@ -84,12 +87,27 @@ def text(notice: Notice) -> str:
     sentence = str(KINDS[notice.kind][1]) if notice.kind in KINDS else notice.kind
     values = {k: str(TERMS[k].get(v, v) if k in TERMS and isinstance(v, str) else v)
               for k, v in (notice.params or {}).items()}
+    values["days_left"] = _days_left(values.get("vote_by"))
 
     class Missing(dict):
         def __missing__(self, name):
             return "?"
 
     return sentence % Missing(values)
+
+
+def _days_left(vote_by: str | None) -> str:
+    """", 3 days left" to the end of a vote, counted at reading (a notice is read days after it was written)."""
+    try:
+        end = datetime.fromisoformat(vote_by) if vote_by else None
+    except (TypeError, ValueError):
+        end = None
+    if end is None:
+        return ""
+    days = days_left(end, timezone.now())
+    if not days:
+        return gettext(": its vote has ended")
+    return ngettext(", %(n)s day left", ", %(n)s days left", days) % {"n": days}
 
 
 def unread(user) -> int:

@@ -377,13 +377,15 @@ CELERY_TASK_ROUTES = ("concord.jobs.route",)
 CELERY_IMPORTS = (
     "ingest.services.work", "ingest.services.summaries", "agreement.services", "machines.services.runs",
     "machines.services.measurements", "machines.services.jury_kept", "findings.kept", "concord.digests",
-    "annotation.services.idle", "annotation.services.webhooks",
+    "annotation.services.idle", "annotation.services.webhooks", "codebook.services.proposals",
 )
 # Celery beat (a worker started with -B, or `celery -A concord beat`): the notice digests, looked for hourly
-# (each person gets one a day at most), queues left idle, looked for hourly, and webhook messages due, every minute.
+# (each person gets one a day at most), queues left idle, looked for hourly, proposals past their vote, every ten
+# minutes, and webhook messages due, every minute.
 CELERY_BEAT_SCHEDULE = {
     "notice-digests": {"task": "concord.digests.send_digests", "schedule": env_int("NOTICE_DIGEST_EVERY", 3600)},
     "idle-queues": {"task": "annotation.services.idle.tell_idle", "schedule": 3600},
+    "overdue-proposals": {"task": "codebook.services.proposals.lapse_overdue", "schedule": 600},
     "webhooks": {"task": "annotation.services.webhooks.send_due", "schedule": 60},
 }
 
@@ -402,6 +404,8 @@ SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
 NOTICE_DIGEST_HOURS = env_int("NOTICE_DIGEST_HOURS", 24)
 # A queue with reports left that nobody has labeled from for this many days tells its annotator and the leads.
 QUEUE_IDLE_DAYS = env_int("QUEUE_IDLE_DAYS", 3)
+# Days a proposal takes votes; one that not every member voted yes on by then lapses (silence is not a yes).
+PROPOSAL_VOTE_DAYS = env_int("PROPOSAL_VOTE_DAYS", 14)
 # The queues of concord.jobs.QUEUES and Celery's default one, which `make worker` and the tests' worker take.
 CELERY_QUEUES_ALL = "ingest,summaries,statistics,celery"
 # Agreement figures and machine raters run in a child process of the worker, kept this many seconds after its

@@ -1,5 +1,6 @@
 """The sentences the statistics write about themselves (a method's name, why a figure is undefined, where two
-coefficients part, what was left out) in the reader's language.
+coefficients part, what was left out), and the few other fixed notes kept with data (what closed a proposal, the
+columns of a table for reports without a type), in the reader's language.
 
 The statistics modules know nothing of Django, and their sentences are stored with the figures they describe, so
 they are translated where they are shown: each known sentence is matched whole, its figures carried over into the
@@ -105,6 +106,10 @@ SENTENCES = (
     gettext_noop("%(name)s (%(code)s), at %(level)s level"),
     gettext_noop("theme"),
     gettext_noop("sub-theme"),
+    # What closed a proposal, kept with it.
+    gettext_noop("every member voted yes"),
+    gettext_noop("%(who)s voted no"),
+    gettext_noop("not every member voted yes by %(date)s"),
     # The columns of the reports' tables for what has no type (kept in English in their CSV files).
     gettext_noop("Not relevant"),
     gettext_noop("no final label"),

@@ -76,7 +76,7 @@ from taxonomy.services import free_version
 from . import copy_insert
 from .backup_format import FORMATS, REFERENCES_RENAMED, RENAMED, Kind
 
-FORMAT, VERSION = "concord-study", 11
+FORMAT, VERSION = "concord-study", 12
 # A record's own keys; the study's record also names its current round.
 RECORD_KEYS = {"kind", "pk", "fields", "fk", "m2m"}
 

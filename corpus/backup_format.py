@@ -340,9 +340,14 @@ V11["taxonomy.category"] = V10["taxonomy.category"]._replace(
     fields=(*V10["taxonomy.category"].fields, "name_second", "definition_second", "inclusion_second",
             "exclusion_second"))
 
-FORMATS = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6, 7: V7, 8: V8, 9: V9, 10: V10, 11: V11}
+# Version 12: when a proposal's vote ends. Older backups restore their proposals with no end: they stay open until
+# they pass, are rejected or the lead closes them, as they were made.
+V12: dict[str, Kind] = dict(V11)
+V12["codebook.proposal"] = V11["codebook.proposal"]._replace(fields=(*V11["codebook.proposal"].fields, "vote_by"))
+
+FORMATS = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6, 7: V7, 8: V8, 9: V9, 10: V10, 11: V11, 12: V12}
 # What each version's kinds, and its records' references, are called in this Concord.
 RENAMED = {1: MOVED | FINAL | CODEBOOK, 2: FINAL | CODEBOOK, 3: FINAL | CODEBOOK, 4: CODEBOOK, 5: {}, 6: {}, 7: {},
-           8: {}, 9: {}, 10: {}, 11: {}}
+           8: {}, 9: {}, 10: {}, 11: {}, 12: {}}
 REFERENCES_RENAMED = {1: {"taxonomy": "codebook"}, 2: {"taxonomy": "codebook"}, 3: {"taxonomy": "codebook"},
-                      4: {"taxonomy": "codebook"}, 5: {}, 6: {}, 7: {}, 8: {}, 9: {}, 10: {}, 11: {}}
+                      4: {"taxonomy": "codebook"}, 5: {}, 6: {}, 7: {}, 8: {}, 9: {}, 10: {}, 11: {}, 12: {}}

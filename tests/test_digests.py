@@ -74,7 +74,7 @@ def test_each_person_gets_one_digest_in_their_language(smtp, waiting):
     assert set(mails) == {"li@example.cn", "bob@example.org"}
     assert mails["li@example.cn"]["Subject"] == "Concord：有 1 件事等待你处理"
     body = _text(mails["li@example.cn"])
-    assert "“大模型问题研究”中 C Bug 下的“Drift”等待你投票。" in body
+    assert "“大模型问题研究”中 C Bug 下的“Drift”等待你投票，还剩 14 天。" in body
     assert f"https://concord.example.org/studies/{study.pk}/proposals/" in body
     assert "https://concord.example.org/notices/" in body
     assert mails["bob@example.org"]["Subject"] == "Concord: 1 thing waits on you"

@@ -42,6 +42,7 @@ def test_every_task_is_made_in_a_module_the_worker_imports_and_goes_to_its_queue
         "findings.kept.keep_by_id": "statistics", "concord.digests.send_digests": "statistics",
         "annotation.services.idle.tell_idle": "statistics",
         "annotation.services.webhooks.deliver": "statistics", "annotation.services.webhooks.send_due": "statistics",
+        "codebook.services.proposals.lapse_overdue": "statistics",
     }
     for name, queue in made.items():
         assert jobs.route(name, (), {}, {}) == {"queue": queue}

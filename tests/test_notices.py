@@ -40,9 +40,9 @@ def test_a_proposal_tells_every_other_voter_and_a_vote_settles_ones_own(people):
     study, lead, ann, bob, issues = people
     proposal = _propose(study, ann, issues)
     assert _unread(ann) == []
-    assert _unread(bob) == ["“Drift” under C Bug in Study of LLM bugs awaits your vote."]
+    assert _unread(bob) == ["“Drift” under C Bug in Study of LLM bugs awaits your vote, 14 days left."]
     with translation.override("zh-hans"):
-        assert _unread(lead) == ["“Study of LLM bugs”中 C Bug 下的“Drift”等待你投票。"]
+        assert _unread(lead) == ["“Study of LLM bugs”中 C Bug 下的“Drift”等待你投票，还剩 14 天。"]
     cast_vote(proposal, bob, True)
     assert _unread(bob) == [] and len(_unread(lead)) == 1
     # One no closes the proposal: no vote is awaited any more.

@@ -5,6 +5,9 @@ arriving together are counted one after the other and exactly one of them can be
 """
 from __future__ import annotations
 
+from datetime import timedelta
+
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
@@ -15,7 +18,7 @@ from django.utils.translation import gettext as _
 from annotation.models import Study
 from annotation.permissions import can_label, can_manage
 from annotation.services import webhooks
-from concord import notices
+from concord import jobs, notices
 from concord.errors import FieldError
 from taxonomy.models import Category
 
@@ -54,15 +57,19 @@ def open_proposal(study, user, *, parent_id: int, name: str, definition: str, ex
     examples = list(study.issues.filter(pk__in=example_ids).values_list("pk", flat=True))
     if not examples:
         raise ProposalError("examples", _("give at least one report of this study as an example"))
+    # Votes are taken for a fixed time: one that never comes is not a yes, so a proposal that has not passed by
+    # then lapses (lapse_overdue) and can be proposed again.
     proposal = Proposal.objects.create(study=study, parent=parent, name=name, definition=definition, proposer=user,
-                                       quote=quote)
+                                       quote=quote,
+                                       vote_by=timezone.now() + timedelta(days=settings.PROPOSAL_VOTE_DAYS))
     proposal.examples.set(examples)
     # The electorate is fixed now: members who join later do not vote on it.
     voters = electorate(study)
     Vote.objects.bulk_create([Vote(proposal=proposal, voter=voter) for voter in voters])
     # The one who proposed it knows; everyone else hears that their vote is awaited.
     notices.notify([v for v in voters if v.pk != user.pk], "vote", _key(proposal),
-                   {"proposal": proposal.name, "parent": f"{parent.code} {parent.name}", "study": study.name},
+                   {"proposal": proposal.name, "parent": f"{parent.code} {parent.name}", "study": study.name,
+                    "vote_by": proposal.vote_by.isoformat()},
                    url=reverse("codebook:proposal", args=[study.pk, proposal.pk]), study_id=study.pk)
     return proposal
 
@@ -78,6 +85,9 @@ def cast_vote(proposal: Proposal, user, yes: bool, comment: str = "") -> Proposa
     if not proposal.is_open:
         raise ProposalError("proposal", _("it is %(status)s; votes can no longer be cast")
                             % {"status": proposal.get_status_display().lower()})
+    if proposal.vote_by is not None and proposal.vote_by <= timezone.now():
+        raise ProposalError("proposal", _("its vote ended on %(date)s; it lapses, and can be proposed again")
+                            % {"date": f"{timezone.localtime(proposal.vote_by):%Y-%m-%d %H:%M}"})
     ballot = Vote.objects.filter(proposal=proposal, voter=user).first()
     if ballot is None:
         raise PermissionDenied(_("Only the members who belonged to the study when the proposal opened vote on it."))
@@ -116,3 +126,23 @@ def lapse(proposal: Proposal, user, reason: str) -> Proposal:
         raise ProposalError("reason", _("say why the proposal lapses"))
     _close(proposal, Proposal.Status.LAPSED, reason.strip())
     return proposal
+
+
+def lapse_overdue(now=None) -> int:
+    """Close as lapsed every open proposal whose vote has ended without every member's yes. Each is locked and
+    looked at again first, so a last yes cast in the same moment is counted or refused, never both. The number
+    lapsed."""
+    now = now or timezone.now()
+    lapsed = 0
+    for pk in Proposal.objects.filter(status=Proposal.Status.OPEN, vote_by__lte=now).values_list("pk", flat=True):
+        with transaction.atomic():
+            proposal = Proposal.objects.select_for_update().get(pk=pk)
+            if proposal.is_open and proposal.vote_by is not None and proposal.vote_by <= now:
+                _close(proposal, Proposal.Status.LAPSED, LAPSED_NOTE % {"date": f"{proposal.vote_by:%Y-%m-%d}"})
+                lapsed += 1
+    return lapsed
+
+
+# Kept in English with the proposal, as the other closing notes; pages show it in the reader's language.
+LAPSED_NOTE = "not every member voted yes by %(date)s"
+lapse_overdue_task = jobs.task(lapse_overdue, queue="statistics")

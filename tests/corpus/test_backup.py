@@ -124,7 +124,7 @@ def test_a_version_1_file_written_before_the_interviews_app_restores_its_intervi
     path, old = tmp_path / "study.gz", tmp_path / "v1.gz"
     call_command("export_study", finished.name, str(path))
     lines = [json.loads(line) for line in gzip.open(path, "rt")]
-    assert lines[0]["version"] == 11
+    assert lines[0]["version"] == 12
     assert {"interviews.quote", "interviews.participant"} <= {r["kind"] for r in lines[1:]}
     # As a Concord of version 1 wrote it: the interview records were the taxonomy app's, a tied report was a
     # review item, a final label a decision, a codebook a taxonomy (and so were the references to one), and
@@ -137,7 +137,7 @@ def test_a_version_1_file_written_before_the_interviews_app_restores_its_intervi
         for field in ("instructions", "instructions_revision", "instructions_seen", "seconds", "summary_experiment",
                       "summary_shown", "queue_order", "queue_order_from", "machine_votes", "type_confidence",
                       "evidence", "sequence_stop", "tree_sibling", "tree_same_type", "second_language",
-                      "name_second", "definition_second", "inclusion_second", "exclusion_second"):
+                      "name_second", "definition_second", "inclusion_second", "exclusion_second", "vote_by"):
             record.get("fields", {}).pop(field, None)
         if "codebook" in record.get("fk", {}):
             record["fk"]["taxonomy"] = record["fk"].pop("codebook")
