@@ -27,7 +27,7 @@ from standardwebhooks.webhooks import Webhook as Signer
 from concord import jobs
 from ingest.fetchers.guard import AddressGuard, Forbidden, GuardedAdapter, networks
 
-from ..models import Label, Queue, Study, Webhook, WebhookDelivery
+from ..models import Label, Queue, Round, Study, Webhook, WebhookDelivery
 
 log = logging.getLogger(__name__)
 
@@ -174,7 +174,7 @@ def send_again(delivery: WebhookDelivery) -> bool:
 
 def count_labels(now=None) -> int:
     """`label.saved` for every study whose webhooks take it: how many labels were saved since the last message,
-    and the round's progress; counts only. The number of messages written."""
+    and, but in the independent round, the round's progress; counts only. The number of messages written."""
     now = now or timezone.now()
     written = 0
     for hook in Webhook.objects.filter(active=True).select_related("study__current_round"):
@@ -186,12 +186,15 @@ def count_labels(now=None) -> int:
         round = hook.study.current_round
         saved = Label.objects.filter(study_id=hook.study_id, updated_at__gt=since, updated_at__lte=now).count()
         if saved and round is not None:
-            progress = Queue.objects.filter(round=round).aggregate(done=Sum("done"), total=Sum("total"))
-            written += _write([hook], "label.saved", {
-                "study": {"id": hook.study_id, "name": hook.study.name},
-                "round": {"number": round.number, "kind": round.kind}, "saved": saved,
-                "since": since.isoformat(), "until": now.isoformat(),
-                "done": progress["done"] or 0, "total": progress["total"] or 0}, now)
+            data = {"study": {"id": hook.study_id, "name": hook.study.name},
+                    "round": {"number": round.number, "kind": round.kind}, "saved": saved,
+                    "since": since.isoformat(), "until": now.isoformat()}
+            # The independent round's progress is not told: its pages hide it from a lead who labels blind, and
+            # a lab's chat is read by the people still labeling. How many labels were saved is.
+            if round.kind != Round.Kind.INDEPENDENT:
+                progress = Queue.objects.filter(round=round).aggregate(done=Sum("done"), total=Sum("total"))
+                data |= {"done": progress["done"] or 0, "total": progress["total"] or 0}
+            written += _write([hook], "label.saved", data, now)
         Webhook.objects.filter(pk=hook.pk).update(labels_counted_to=now)
     return written
 
