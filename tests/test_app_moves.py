@@ -25,6 +25,8 @@ def _migrate(targets) -> MigrationExecutor:
     return executor
 
 
+# Migrating a database back and forth: CI's, not the quick suite's.
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_a_database_from_before_the_move_keeps_its_interviews(django_user_model):
     _migrate(AT_RENAME)

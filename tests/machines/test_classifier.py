@@ -9,6 +9,8 @@ import random
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from machines.classifier import Settings, rate
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -78,6 +80,8 @@ def test_the_vllm_reports_against_the_panels_final_labels():
     assert len(labels) == 974 and types > commonest + 0.05, (types, themes, commonest)
 
 
+# Half a minute of fitting: CI's, not the quick suite's.
+@pytest.mark.slow
 def test_on_noisy_labels_the_model_is_no_weaker_than_a_plain_logistic_regression():
     """The study's final labels as truth; the models learn from labels a third of which a seeded hand replaced
     with a random theme (what a panel's plurality looks like). The built-in model must do as well as TF-IDF and a

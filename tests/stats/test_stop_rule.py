@@ -34,6 +34,8 @@ def _fleiss(counts: np.ndarray) -> float:
     return (observed - expected) / (1 - expected)
 
 
+# 600 seeded studies: CI's, not the quick suite's.
+@pytest.mark.slow
 @pytest.mark.parametrize(("right", "raters"), [(0.8, 3), (0.7, 4)])
 def test_stopping_when_the_interval_is_narrow_enough_keeps_its_coverage(right, raters):
     rng = np.random.default_rng(int(right * 10) + raters)
