@@ -17,8 +17,8 @@ from tests.factories import make_study, make_user
 HOSTILE = [None, "", "ON", "on ", "o\x00n", "true", "1", "x" * 100_000, "开"]
 
 
-@pytest.fixture
-def world(db):
+def _world():
+    """An admin, a lead, their study with a webhook that is on, and a message to it that is dead."""
     admin = make_user("admin", is_staff=True, is_superuser=True)
     lead = make_user("lead")
     study = make_study(lead, [], n_issues=1)
@@ -26,6 +26,11 @@ def world(db):
     dead = WebhookDelivery.objects.create(webhook=hook, message_id="msg_1", event="round.closed", body="{}",
                                           attempts=8, dead_at=timezone.now(), next_attempt_at=None)
     return admin, lead, study, hook, dead
+
+
+@pytest.fixture
+def world(db):
+    return _world()
 
 
 def _client(user) -> Client:
@@ -65,12 +70,7 @@ def test_the_refusal_says_what_the_form_left_out(world):
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="two writers at once need PostgreSQL")
 def test_two_clicks_at_once_change_each_switch_once():
-    admin = make_user("admin", is_staff=True, is_superuser=True)
-    lead = make_user("lead")
-    study = make_study(lead, [], n_issues=1)
-    hook = Webhook.objects.create(study=study, url="https://hooks.example.org/c", secret="whsec_QUJD", created_by=lead)
-    dead = WebhookDelivery.objects.create(webhook=hook, message_id="msg_1", event="round.closed", body="{}",
-                                          attempts=8, dead_at=timezone.now(), next_attempt_at=None)
+    admin, lead, study, hook, dead = _world()
     sso = reverse("annotation:study_sso", args=[study.pk])
     switch = reverse("annotation:webhook_switch", args=[study.pk, hook.pk])
     again = reverse("annotation:webhook_again", args=[study.pk, dead.pk])
