@@ -29,6 +29,13 @@ demo: migrate
 demo-passwords: install
 	$(BIN)/python manage.py demo_passwords
 
+# A Celery worker takes every queue: `make run` starts one beside the server, `make worker` one for when REDIS_URL
+# is set. Threads, not prefork's two children that would each hold Django and the statistics stack: half the
+# memory on this 2-core machine (`make bench-memory`), and the long tasks spend their time in the database or in
+# numpy, which release the interpreter lock. Agreement figures and machine raters run in a child process the
+# worker ends when idle (concord.apart).
+WORKER_ARGS := --queues ingest,summaries,statistics,celery --pool=threads --concurrency=2
+
 DEMO_PASSWORDS_FILE ?= var/demo-passwords.txt
 run: demo
 	@# The passwords last, framed, so that they are not lost in the install's output.
@@ -37,8 +44,9 @@ run: demo
 	@# A worker beside the server on the folder broker (no Redis needed): long jobs run in the background
 	@# with their progress bars, as in production, and its beat (-B) looks for notice digests due (printed to
 	@# the console); it stops with the server.
-	@$(BIN)/celery -A concord worker -B --schedule var/celerybeat-schedule --pool=threads --concurrency=2 --queues ingest,summaries,statistics,celery \
-	  --loglevel=warning --quiet & worker=$$!; trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
+	@# Celery's global options (-A, --quiet) go before the subcommand: after `worker` it refuses them and exits.
+	@$(BIN)/celery -A concord --quiet worker -B --schedule var/celerybeat-schedule $(WORKER_ARGS) \
+	  --loglevel=warning & worker=$$!; trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	  $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 # A newcomer's quick run: both cores, the bounded but long tests (marked slow) left out. FULL=1 runs the whole
@@ -47,11 +55,6 @@ run: demo
 test: install
 	$(BIN)/python -m pytest $(if $(FULL),--durations=40,-n 2 -m "not slow")
 
-# A Celery worker for every queue, for when REDIS_URL is set. Threads, not prefork's two children that would
-# each hold Django and the statistics stack: half the memory on this 2-core machine (`make bench-memory`), and
-# the long tasks spend their time in the database or in numpy, which release the interpreter lock. Agreement
-# figures and machine raters run in a child process the worker ends when idle (concord.apart).
-WORKER_ARGS := --queues ingest,summaries,statistics,celery --pool=threads --concurrency=2
 worker: install
 	$(BIN)/celery -A concord worker $(WORKER_ARGS) --loglevel=info
 
