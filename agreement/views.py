@@ -48,7 +48,9 @@ def study_agreement_page(request: HtmxHttpRequest, study_id: int):
                "levels": [(lv, level_name(lv)) for lv in LEVELS]}
     if round is not None:
         current = latest(request.user, study, level)
-        if current is None or current.round_id != round.pk or not _same_tree(current, study):
+        # Figures follow the labels: a label saved, a seat changed or a final label written (closing the study
+        # writes them all) since the snapshot was taken sends a computation, once however many pages ask.
+        if not is_current(current, round) or not _same_tree(current, study):
             request_snapshot(round, level, by=request.user)
             current = latest(request.user, study, level)
         if current is None or current.round_id != round.pk:

@@ -339,6 +339,18 @@ if REDIS_URL:
     }}
     DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
     SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+else:
+    # Without Redis the cache is a folder that every process of the set-up shares (`make run`'s server and its
+    # worker, `concord run`'s): what one process marks there — a computation under way, a throttle's count — the
+    # others see, and the worker's "done" clears the server's "under way". Django's default, a cache in each
+    # process's own memory, kept a computation "under way" in the server for its whole timeout after the worker
+    # had finished it, and no new one was sent meanwhile (docs/decisions/shared-cache.md).
+    CACHE_DIR = Path(os.environ.get("CACHE_DIR") or BASE_DIR / "var" / "cache")
+    CACHES = {"default": {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": str(CACHE_DIR),
+        # Past MAX_ENTRIES a third of the files are culled at random; a lab's keys stay well under this.
+        "OPTIONS": {"MAX_ENTRIES": 20000},
+    }}
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 30 * 60)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 35 * 60)

@@ -4,7 +4,8 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from django.test import Client
+from django.conf import settings
+from django.test import Client, override_settings
 from django.utils import translation
 
 from concord.celery import app as celery_app
@@ -16,6 +17,19 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if item.get_closest_marker("integration"):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _cache_of_this_process(tmp_path_factory):
+    # The default cache is a folder every process of an installation shares; test processes (pytest-xdist's
+    # workers) each have a database of their own, so each gets a folder of its own too, or one process's
+    # "under way" for round 1 would hold up another's. With Redis (CI) the cache stays Redis.
+    if settings.REDIS_URL:
+        yield
+        return
+    location = str(tmp_path_factory.mktemp("cache"))
+    with override_settings(CACHES={"default": settings.CACHES["default"] | {"LOCATION": location}}):
+        yield
 
 
 @pytest.fixture(autouse=True)
