@@ -5,7 +5,7 @@ import os
 import sys
 
 from celery import Celery
-from celery.signals import task_postrun, worker_init
+from celery.signals import task_postrun, worker_init, worker_ready, worker_shutdown
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "concord.settings")
 # Celery's Django fix-up runs every system check when a worker starts, and the URL checks import the URL conf:
@@ -41,3 +41,19 @@ def _trim(**kwargs) -> None:
         ctypes.CDLL(None).malloc_trim(0)
     except AttributeError:  # not glibc
         pass
+
+
+# The worker's heartbeat in the database (concord.workers), from the moment it takes tasks until it stops. Imported
+# here, when the signal comes: concord.workers needs Django's models, which `celery -A concord` has not loaded yet.
+@worker_ready.connect
+def start_heartbeat(sender=None, **kwargs) -> None:
+    from . import workers
+
+    workers.start_beating(sender)
+
+
+@worker_shutdown.connect
+def stop_heartbeat(sender=None, **kwargs) -> None:
+    from . import workers
+
+    workers.stop_beating(sender)

@@ -91,3 +91,17 @@ class Notice(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} {self.kind} {self.key}"
+
+
+class WorkerBeat(models.Model):
+    """A Celery worker that is up, as its own heartbeat says: which queues it takes and when it last beat. Kept in
+    the database, which every process of every set-up shares, so that a page (or `/readyz`) can tell that no
+    worker takes its work rather than wait for ever; a worker that stops cleanly removes its row."""
+
+    name = models.CharField(max_length=255, unique=True)  # Celery's name@host
+    queues = models.CharField(max_length=255)  # comma-separated
+    started_at = models.DateTimeField()
+    seen_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.queues}) seen {self.seen_at:%Y-%m-%d %H:%M:%S}"

@@ -429,6 +429,10 @@ TASKS_APART_IDLE = env_int("TASKS_APART_IDLE", 20)
 JOB_HEARTBEAT_STALE_SECONDS = env_int("JOB_HEARTBEAT_STALE_SECONDS", 5 * 60)
 # Who started a job hears when it ended after this long, or when its worker died (a shorter one ended on screen).
 JOB_NOTICE_SECONDS = env_int("JOB_NOTICE_SECONDS", 60)
+# A worker writes its heartbeat this often; one not heard from for WORKER_SEEN_SECONDS is taken to be down
+# (pages that wait on it say so, `/readyz` answers 503).
+WORKER_BEAT_SECONDS = env_int("WORKER_BEAT_SECONDS", 15)
+WORKER_SEEN_SECONDS = env_int("WORKER_SEEN_SECONDS", 60)
 
 # Ingest: platform APIs (tests point the base URLs at a local server)
 GITHUB_API_URL = os.environ.get("GITHUB_API_URL", "https://api.github.com")

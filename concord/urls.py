@@ -19,7 +19,7 @@ from interviews import urls as interviews_urls
 from machines import urls as machines_urls
 from taxonomy import urls as taxonomy_urls
 
-from . import audit_views, notice_views
+from . import audit_views, health_views, notice_views
 from .language_views import choose_language
 
 STARTED = timezone.now()
@@ -32,6 +32,9 @@ api_patterns = [
 ]
 
 urlpatterns = [
+    # For balancers, Compose and monitoring: the process answers; what it needs answers too.
+    path("healthz", health_views.healthz, name="healthz"),
+    path("readyz", health_views.readyz, name="readyz"),
     # Accounts and admin
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -1,18 +1,22 @@
 """Background work seen from every process of a set-up: what the worker marks done, the server sees done; figures
-follow the labels."""
+follow the labels; a page that waits on a worker says when none is up; `/healthz` and `/readyz`."""
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from agreement.models import AgreementSnapshot
 from annotation.models import Study
 from annotation.services.phases import advance
+from concord.celery import app as celery_app
+from concord.models import WorkerBeat
 from tests.factories import label_with, make_issue, make_study
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,3 +62,54 @@ def test_the_dashboard_follows_new_labels_and_the_close(client_as, lead, annotat
     page = client.get(url).content.decode()
     assert AgreementSnapshot.objects.latest("pk").figures["basis"] == "final labels"
     assert "Reports are grouped by type using the final labels." in page
+
+
+@pytest.fixture
+def tasks_to_a_worker():
+    # As a real set-up: tasks go to a worker (the tests otherwise run them in the request).
+    celery_app.conf.task_always_eager = False
+    yield
+    celery_app.conf.task_always_eager = True
+
+
+@pytest.mark.django_db
+def test_a_page_waiting_on_background_work_says_when_no_worker_is_up(client_as, study, lead, annotator_a,
+                                                                      tasks_to_a_worker, monkeypatch):
+    from agreement import views
+
+    monkeypatch.setattr(views, "request_snapshot", lambda *args, **kwargs: None)  # sent; nobody takes it
+    label_with(annotator_a, study, study.issues.first(), "C.1")
+    url = reverse("agreement:study_agreement", args=[study.pk])
+    page = client_as(lead).get(url).content.decode()
+    assert 'data-testid="computing"' in page and 'data-testid="no-worker"' in page
+    assert "Background work is not running" in page and "<code>make run</code>" in page
+    # A worker that beat a moment ago takes the statistics queue: the page waits, quietly.
+    WorkerBeat.objects.create(name="celery@here", queues="celery,statistics", started_at=timezone.now(),
+                              seen_at=timezone.now())
+    page = client_as(lead).get(url).content.decode()
+    assert 'data-testid="computing"' in page and 'data-testid="no-worker"' not in page
+    # One whose last beat is two minutes old is not up; nor is one that takes other queues only.
+    WorkerBeat.objects.update(seen_at=timezone.now() - timedelta(minutes=2))
+    assert 'data-testid="no-worker"' in client_as(lead).get(url).content.decode()
+    WorkerBeat.objects.update(seen_at=timezone.now(), queues="ingest")
+    assert 'data-testid="no-worker"' in client_as(lead).get(url).content.decode()
+
+
+@pytest.mark.django_db
+def test_healthz_answers_and_readyz_names_what_is_missing(client, tasks_to_a_worker):
+    assert client.get("/healthz").json() == {"status": "ok"}
+    answer = client.get("/readyz")
+    checks = answer.json()["checks"]
+    assert answer.status_code == 503 and answer.json()["status"] == "not ready"
+    assert checks["database"]["ok"] and checks["migrations"]["ok"] and checks["broker"]["ok"]
+    assert not checks["worker"]["ok"] and "start one with" in checks["worker"]["detail"]
+    # A web host is ready without the worker: a balancer must not take every web host out for want of one.
+    assert client.get("/readyz", {"role": "web"}).status_code == 200
+    WorkerBeat.objects.create(name="celery@here", queues="celery,ingest,statistics,summaries",
+                              started_at=timezone.now(), seen_at=timezone.now())
+    answer = client.get("/readyz")
+    assert answer.status_code == 200 and answer.json()["checks"]["worker"]["detail"].startswith("celery@here")
+    for hostile in ("", "WEB", "web\x00", "x" * 10_000, "全部"):
+        answer = client.get("/readyz", {"role": hostile})
+        assert answer.status_code == 400 and answer.json() == {"role": "one of all, web"}
+    assert client.post("/readyz").status_code == 405 and client.post("/healthz").status_code == 405
