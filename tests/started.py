@@ -1,0 +1,120 @@
+"""Commands started as people start them: from a fresh clone, with a newcomer's environment, in a process group of
+their own, and stopped as Ctrl+C stops them (SIGINT to the whole group, as a terminal sends it)."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent
+# What this test run's own set-up puts in the environment; a newcomer's shell has none of it.
+OURS = {"DATABASE_URL", "DATABASE_REPLICA_URL", "REDIS_URL", "CELERY_EAGER", "CELERY_BROKER_DIR", "CACHE_DIR",
+        "DJANGO_SETTINGS_MODULE", "DEMO_PASSWORDS_FILE", "VIRTUAL_ENV", "PYTHONPATH"}
+
+
+def newcomer_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in OURS and not k.startswith(("CONCORD_", "PYTEST_"))}
+    # The clone's own venv, not the one running the tests.
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep)
+                                  if not p.startswith(str(ROOT / ".venv")))
+    return env | extra
+
+
+def fresh_clone(where: Path) -> Path:
+    """A clone of the committed tree, as a newcomer gets it: nothing untracked, no venv, no var/."""
+    dest = where / "concord"
+    subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(dest)], check=True, timeout=120)
+    return dest
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _default_sigint() -> None:
+    # A shell that starts a command in the background starts it with SIGINT ignored, and Python then never
+    # raises KeyboardInterrupt: the command would be deaf to the Ctrl+C this test sends. A terminal's is not.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@dataclass
+class Started:
+    process: subprocess.Popen
+    log: Path
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def group_left(self) -> list[str]:
+        """The processes of the command's group still running (its own children included)."""
+        left = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[2]) == self.process.pid and fields[0] != "Z":
+                    left.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+            except (OSError, IndexError, ValueError):
+                continue
+        return left
+
+    def ctrl_c(self, timeout: float = 60) -> int:
+        """Stop it as Ctrl+C in its terminal does; its exit status."""
+        os.killpg(self.process.pid, signal.SIGINT)
+        try:
+            return self.process.wait(timeout=timeout)
+        finally:
+            deadline = time.monotonic() + timeout
+            while self.group_left() and time.monotonic() < deadline:
+                time.sleep(0.5)
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.process.wait(timeout=30)
+
+
+def start(args: list[str], cwd: Path, env: dict[str, str], log: Path) -> Started:
+    out = log.open("wb")
+    process = subprocess.Popen(args, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
+                               stdin=subprocess.DEVNULL, process_group=0, preexec_fn=_default_sigint)
+    return Started(process, log)
+
+
+def wait_for(what: str, check: Callable[[], object], seconds: float, started: Started | None = None,
+             every: float = 1.0):
+    """check() until it gives something true, failing with what the command printed if it dies or time runs out."""
+    deadline = time.monotonic() + seconds
+    last: object = None
+    while time.monotonic() < deadline:
+        if started is not None and not started.alive():
+            raise AssertionError(f"stopped before {what}:\n{started.output()[-4000:]}")
+        try:
+            last = check()
+        except (requests.RequestException, OSError) as exc:
+            last = exc
+        if last:
+            return last
+        time.sleep(every)
+    tail = started.output()[-4000:] if started is not None else ""
+    raise AssertionError(f"no {what} within {seconds:.0f} s (last: {last!r}):\n{tail}")
+
+
+def get_ok(url: str, **kwargs) -> requests.Response | None:
+    answer = requests.get(url, timeout=10, **kwargs)
+    return answer if answer.status_code == 200 else None
