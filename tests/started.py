@@ -107,9 +107,10 @@ def wait_for(what: str, check: Callable[[], object], seconds: float, started: St
         try:
             last = check()
         except (requests.RequestException, OSError) as exc:
-            last = exc
-        if last:
-            return last
+            last = exc  # not up yet
+        else:
+            if last:
+                return last
         time.sleep(every)
     tail = started.output()[-4000:] if started is not None else ""
     raise AssertionError(f"no {what} within {seconds:.0f} s (last: {last!r}):\n{tail}")
