@@ -63,6 +63,7 @@ demo-passwords: install
 # numpy, which release the interpreter lock. Agreement figures and machine raters run in a child process the
 # worker ends when idle (concord.apart).
 WORKER_ARGS := --queues ingest,summaries,statistics,celery --pool=threads --concurrency=2
+SUPERVISE := $(BIN)/python -m concord.supervise
 
 DEMO_PASSWORDS_FILE ?= var/demo-passwords.txt
 run: demo
@@ -73,7 +74,8 @@ run: demo
 	@# with their progress bars, as in production, and its beat (-B) looks for notice digests due (printed to
 	@# the console); it stops with the server.
 	@# Celery's global options (-A, --quiet) go before the subcommand: after `worker` it refuses them and exits.
-	@$(BIN)/celery -A concord --quiet worker -B --schedule var/celerybeat-schedule $(WORKER_ARGS) \
+	@# concord.supervise starts the worker again if it fails.
+	@$(SUPERVISE) $(BIN)/celery -A concord --quiet worker -B --schedule var/celerybeat-schedule $(WORKER_ARGS) \
 	  --loglevel=warning & worker=$$!; trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	  $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
@@ -83,8 +85,9 @@ run: demo
 test: install
 	$(BIN)/python -m pytest $(if $(FULL),--durations=40,-n 2 -m "not slow")
 
+# Started again whenever it exits with an error (a worker whose Redis drops mid-task can); Ctrl+C stops it.
 worker: install
-	$(BIN)/celery -A concord worker $(WORKER_ARGS) --loglevel=info
+	$(SUPERVISE) $(BIN)/celery -A concord worker $(WORKER_ARGS) --loglevel=info
 
 lint: install
 	$(BIN)/ruff check .

@@ -8,7 +8,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import requests
@@ -50,6 +50,7 @@ def _default_sigint() -> None:
 class Started:
     process: subprocess.Popen
     log: Path
+    _stopped_tree: dict[int, str] = field(default_factory=dict)
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")
@@ -57,31 +58,60 @@ class Started:
     def alive(self) -> bool:
         return self.process.poll() is None
 
-    def group_left(self) -> list[str]:
-        """The processes of the command's group still running (its own children included)."""
-        left = []
+    def tree(self) -> dict[int, str]:
+        """Every process the command started, its children's children included (by pid: command line), whatever
+        process group they put themselves in."""
+        parents: dict[int, int] = {}
+        lines: dict[int, str] = {}
         for entry in Path("/proc").iterdir():
             if not entry.name.isdigit():
                 continue
             try:
                 fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                if int(fields[2]) == self.process.pid and fields[0] != "Z":
-                    left.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+                if fields[0] == "Z":
+                    continue
+                parents[int(entry.name)] = int(fields[1])
+                lines[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
             except (OSError, IndexError, ValueError):
                 continue
-        return left
+        found, frontier = {}, [self.process.pid]
+        while frontier:
+            pid = frontier.pop()
+            if pid in lines:
+                found[pid] = lines[pid]
+            frontier.extend(child for child, parent in parents.items() if parent == pid and child not in found)
+        return found
+
+    def left(self) -> list[str]:
+        """Of the processes the command had started when it was stopped, those still running."""
+        alive = []
+        for pid, line in self._stopped_tree.items():
+            try:
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue
+            if state != "Z":
+                alive.append(f"{pid} {line}")
+        return alive
 
     def ctrl_c(self, timeout: float = 60) -> int:
-        """Stop it as Ctrl+C in its terminal does; its exit status."""
+        """Stop it as Ctrl+C in its terminal does (SIGINT to its process group); its exit status."""
+        self._stopped_tree = self.tree()
         os.killpg(self.process.pid, signal.SIGINT)
         try:
             return self.process.wait(timeout=timeout)
         finally:
             deadline = time.monotonic() + timeout
-            while self.group_left() and time.monotonic() < deadline:
+            while self.left() and time.monotonic() < deadline:
                 time.sleep(0.5)
 
     def kill(self) -> None:
+        """Whatever is left of it, killed (a test's clean-up)."""
+        for pid in {*self.tree(), *(int(line.split()[0]) for line in self.left())}:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except ProcessLookupError:

@@ -105,7 +105,7 @@ def test_make_run_does_its_background_work_and_ctrl_c_stops_it_all(tmp_path):
         wait_for("digest", lambda: "To: lead@example.org" in run.output(), 90, run)
     finally:
         status = run.ctrl_c() if run.alive() else run.process.returncode
-        left = run.group_left()
+        left = run.left()
         run.kill()
     assert not left, f"still running after Ctrl+C: {left}"
     assert status in {0, 2, 130, -2}, status  # make reports an interrupted recipe as 2
