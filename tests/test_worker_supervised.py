@@ -78,4 +78,4 @@ def test_a_worker_that_loses_redis_mid_task_comes_back_and_the_job_finishes_once
         worker.kill()
         redis.kill()
     assert not left, f"still running after Ctrl+C: {left}"
-    assert status in {0, 2}, worker.output()[-3000:]
+    assert status in {0, 2, 130, -2}, worker.output()[-3000:]  # make ends by the SIGINT it was sent
