@@ -55,3 +55,15 @@ def test_the_app_reads_stale_data_from_the_replica_and_is_reached_through_the_ba
     assert published == {"balancer"}, "only the balancer is reached from outside"
     balancer = data["configs"]["haproxy"]["content"]
     assert "server web web:8000 check" in balancer and "server web2 web2:8000 check" in balancer
+
+
+def test_every_process_of_the_app_is_started_again_and_checked_by_what_it_needs():
+    data = _load()
+    services = data["services"]
+    for name in ("web", "web2", "worker-ingest", "worker-summaries", "worker-statistics", "beat", "balancer"):
+        assert services[name]["restart"] == "unless-stopped", name
+    for name in ("web", "web2"):
+        assert "/readyz?role=web" in " ".join(services[name]["healthcheck"]["test"])
+    for name in ("worker-ingest", "worker-summaries", "worker-statistics"):
+        assert "inspect ping" in " ".join(services[name]["healthcheck"]["test"])
+    assert "uri /readyz?role=web " in data["configs"]["haproxy"]["content"]

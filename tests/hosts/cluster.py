@@ -203,7 +203,7 @@ frontend concord
 backend web
     balance roundrobin
     option httpchk
-    http-check send meth GET uri /accounts/login/ ver HTTP/1.1 hdr Host {HOST_NAME}
+    http-check send meth GET uri /readyz?role=web ver HTTP/1.1 hdr Host {HOST_NAME}
     http-check expect status 200
     # Two failed checks half a second apart take a host out; two good ones put it back.
     default-server inter 500ms fall 2 rise 2
