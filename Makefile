@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install lock upgrade lock-check migrate demo demo-passwords worker lint messages check-deploy clean bench-ingest bench-label bench-agreement bench-export bench-machine bench-memory bench-growth bench-hosts
+.PHONY: run test install lock upgrade lock-check docs migrate demo demo-passwords worker lint messages check-deploy clean bench-ingest bench-label bench-agreement bench-export bench-machine bench-memory bench-growth bench-hosts
 
 # Every package comes from the hashed lock files in requirements/ (made by `make lock` from pyproject.toml): the
 # same versions and bytes on every machine. pip installs the installer, uv, from its own hashed file; uv then
@@ -88,6 +88,10 @@ test: install
 # Started again whenever it exits with an error (a worker whose Redis drops mid-task can); Ctrl+C stops it.
 worker: install
 	$(SUPERVISE) $(BIN)/celery -A concord worker $(WORKER_ARGS) --loglevel=info
+
+# The manual (docs/) as a site in var/site; --strict fails on a broken link or a page left out of the nav.
+docs: install
+	$(BIN)/mkdocs build --strict --site-dir var/site
 
 lint: install
 	$(BIN)/ruff check .

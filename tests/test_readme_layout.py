@@ -1,5 +1,5 @@
-"""The README's Layout section is the tree: every folder and file kept at the top is in its table, every row
-names something that exists, and each app's row names every module of the app."""
+"""The manual's Layout section (docs/development.md) is the tree: every folder and file kept at the top is in its
+table, every row names something that exists, and each app's row names every module of the app."""
 from __future__ import annotations
 
 import re
@@ -12,7 +12,7 @@ UNREMARKABLE = {"__init__", "apps", "migrations", "templates", "static"}
 
 
 def _section(heading: str) -> str:
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "development.md").read_text()
     return text.split(f"\n{heading}\n", 1)[1].split("\n#", 1)[0]
 
 
@@ -42,7 +42,7 @@ def test_every_top_level_entry_is_in_the_layout_and_every_row_exists():
     rows = _layout()
     assert set(rows) - {path for path in rows if (ROOT / path).exists()} == set(), "rows naming nothing"
     missing = {name for name in _tracked_top() if name not in rows}
-    assert missing == set(), f"not in the README's Layout: {sorted(missing)}"
+    assert missing == set(), f"not in the manual's Layout: {sorted(missing)}"
 
 
 def test_each_apps_row_names_every_module_of_the_app():
@@ -59,7 +59,7 @@ def test_each_apps_row_names_every_module_of_the_app():
         said = set(re.findall(r"`([a-z_][a-z_0-9]*)(?:\.py|/)?`", rows[app])) | kinds
         if modules - said:
             unnamed[app] = sorted(modules - said)
-    assert unnamed == {}, f"modules the README's Layout does not name: {unnamed}"
+    assert unnamed == {}, f"modules the manual's Layout does not name: {unnamed}"
 
 
 def test_the_layers_section_names_the_apps_in_the_order_the_linter_checks():
