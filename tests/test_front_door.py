@@ -3,6 +3,7 @@ the pages, and its worker does the background work — the demo study's agreemen
 with its progress, a notice digest sent by beat — then Ctrl+C stops every process it started."""
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 
@@ -111,3 +112,56 @@ def test_make_run_does_its_background_work_and_ctrl_c_stops_it_all(tmp_path):
     assert status in {0, 2, 130, -2}, status  # make reports an interrupted recipe as 2
     with pytest.raises(requests.ConnectionError):
         requests.get(f"{base}/healthz", timeout=5)
+
+
+def _postgres_url() -> str | None:
+    url = os.environ.get("DATABASE_URL", "")
+    return url if url.startswith(("postgres://", "postgresql://")) else None
+
+
+@pytest.mark.skipif(_postgres_url() is None or not os.environ.get("REDIS_URL"),
+                    reason="the README's PostgreSQL path needs PostgreSQL and Redis (CI has both)")
+def test_the_readme_postgresql_path_with_make_worker_and_the_server(tmp_path):
+    """As the README gives it: DATABASE_URL and REDIS_URL exported, `make migrate demo`, `make worker &`, then
+    manage.py runserver; the worker computes the seven annotators' agreement, and Ctrl+C stops both."""
+    import psycopg
+
+    clone = fresh_clone(tmp_path)
+    server_url = _postgres_url().rsplit("/", 1)[0]
+    database = f"concord_readme_{os.getpid()}"
+    with psycopg.connect(f"{server_url}/postgres", autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {database}")
+        admin.execute(f"CREATE DATABASE {database}")
+    # A Redis database of its own, so that the suite's own worker (on REDIS_URL's) does not take these tasks.
+    redis = os.environ["REDIS_URL"].rsplit("/", 1)[0] + "/13"
+    env = newcomer_env(DATABASE_URL=f"{server_url}/{database}", REDIS_URL=redis)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    worker = server = None
+    try:
+        done = subprocess.run(["make", "migrate", "demo"], cwd=clone, env=env, capture_output=True, text=True,
+                              timeout=900)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        worker = start(["make", "worker"], clone, env, tmp_path / "make-worker.log")
+        server = start([".venv/bin/python", "manage.py", "runserver", f"127.0.0.1:{port}"], clone, env,
+                       tmp_path / "runserver.log")
+        wait_for("page", lambda: get_ok(f"{base}/accounts/login/"), 120, server)
+        ready = wait_for("worker", lambda: get_ok(f"{base}/readyz"), 90, worker).json()
+        assert ready["checks"]["database"]["detail"] == "postgresql" and ready["checks"]["broker"]["ok"]
+        lead = ("lead", _passwords(clone)["lead"])
+        studies = requests.get(f"{base}/api/studies/", auth=lead, timeout=10).json()["results"]
+        seven = next(s["id"] for s in studies if "seven annotators" in s["name"])
+        figures = wait_for("agreement", lambda: get_ok(f"{base}/api/studies/{seven}/agreement/", auth=lead), 120,
+                           worker, every=2).json()
+        assert figures["type"]["n_raters"] == 7 and figures["type"]["value"] is not None
+    finally:
+        left = []
+        for started in (server, worker):
+            if started is not None:
+                if started.alive():
+                    started.ctrl_c()
+                left += started.left()
+                started.kill()
+        with psycopg.connect(f"{server_url}/postgres", autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
+    assert not left, f"still running after Ctrl+C: {left}"
