@@ -4,9 +4,13 @@ check, 503 when one that counts fails.
 
 `?role=web` counts only what a web host needs to serve pages (the database and its migrations): a balancer takes
 a web host out when its database is away, not when the installation's worker is, which no web host can mend.
+
+Each check says what it found (the workers' names, an error's text) only to an admin, or with DEBUG on (`make run`):
+a balancer needs the status, and an error's text may name hosts and users that a stranger should not read.
 """
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.http import JsonResponse
@@ -75,6 +79,8 @@ def readyz(request):
         except Exception as exc:  # noqa: BLE001 — a check that cannot run has failed, whatever it raised
             ok, said = False, f"{type(exc).__name__}: {str(exc)[:200]}"
         results[name] = {"ok": ok, "detail": said}
+    if not (settings.DEBUG or request.user.is_staff):
+        results = {name: {"ok": result["ok"]} for name, result in results.items()}
     ready = all(results[name]["ok"] for name in ROLES[role])
     return JsonResponse({"status": "ready" if ready else "not ready", "role": role, "checks": results},
                         status=200 if ready else 503)

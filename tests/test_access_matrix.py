@@ -83,6 +83,9 @@ def screener(role, phase):
 GET, POST = "GET", "POST"
 # name: (rule, method, statuses an allowed role may get when more than 200 is right)
 MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
+    # Health, for balancers and monitoring: open to anyone (503 while something it checks is missing)
+    "healthz": (anyone, GET, None),
+    "readyz": (anyone, GET, {200, 503}),
     # Accounts and invitation links
     "login": (anyone, GET, {200, 302}),
     "account_login": (anyone, GET, {200, 302}),

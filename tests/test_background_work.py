@@ -96,8 +96,11 @@ def test_a_page_waiting_on_background_work_says_when_no_worker_is_up(client_as, 
 
 
 @pytest.mark.django_db
-def test_healthz_answers_and_readyz_names_what_is_missing(client, tasks_to_a_worker):
+def test_healthz_answers_and_readyz_names_what_is_missing(client, admin, tasks_to_a_worker):
     assert client.get("/healthz").json() == {"status": "ok"}
+    # A stranger (a balancer) reads which check failed, not what it found.
+    assert client.get("/readyz").json()["checks"]["worker"] == {"ok": False}
+    client.force_login(admin)
     answer = client.get("/readyz")
     checks = answer.json()["checks"]
     assert answer.status_code == 503 and answer.json()["status"] == "not ready"
