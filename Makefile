@@ -98,7 +98,7 @@ lint: install
 	$(BIN)/lint-imports --no-cache
 
 # The Chinese catalogue: gather every message for people (needs GNU gettext), translate the new ones in
-# locale/zh_Hans/LC_MESSAGES/*.po, then compile. tests/test_translations.py fails on any left untranslated.
+# concord/locale/zh_Hans/LC_MESSAGES/*.po, then compile. tests/test_translations.py fails on any left untranslated.
 MESSAGE_ARGS := -l zh_Hans --no-location --ignore=.venv --ignore=staticfiles --ignore=bench --ignore=tests --ignore=bench-out
 messages: install
 	$(BIN)/python manage.py makemessages $(MESSAGE_ARGS) --no-obsolete

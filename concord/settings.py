@@ -15,6 +15,10 @@ from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# Where an installation keeps what it writes (the SQLite database, var/ with the folder broker, the shared cache and
+# the demo passwords, media/, staticfiles/): the checkout itself for `make run`; the installed `concord` command
+# sets CONCORD_HOME to the user's data folder, since the package's own folder is no place to write.
+DATA_DIR = Path(os.environ.get("CONCORD_HOME") or BASE_DIR)
 
 
 def env_bool(name: str, default: bool) -> bool:
@@ -119,7 +123,9 @@ WSGI_APPLICATION = "concord.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        # The site's templates are the concord app's, named first so that they override the other apps' (allauth's
+        # sign-in pages among them), whatever the apps' order.
+        "DIRS": [BASE_DIR / "concord" / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -136,7 +142,7 @@ TEMPLATES = [
 # Database
 DATABASES = {
     "default": dj_database_url.parse(
-        os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'concord.sqlite3'}",
+        os.environ.get("DATABASE_URL") or f"sqlite:///{DATA_DIR / 'concord.sqlite3'}",
         # Keeping connections open spares every request a new PostgreSQL backend (a fork and a login),
         # which cost more than the labeling loop's queries themselves.
         conn_max_age=env_int("DB_CONN_MAX_AGE", 60),
@@ -280,17 +286,16 @@ CONTENT_SECURITY_POLICY = {
 # Internationalisation
 LANGUAGE_CODE = "en"
 # Half of the study's world writes Chinese: every text for people goes through gettext, and the Simplified
-# Chinese catalogue (locale/zh_Hans) must translate every message (tests/test_translations.py).
+# Chinese catalogue (concord/locale/zh_Hans) must translate every message (tests/test_translations.py).
 LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
-LOCALE_PATHS = [BASE_DIR / "locale"]
+LOCALE_PATHS = [BASE_DIR / "concord" / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
 # Static files
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = DATA_DIR / "staticfiles"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -315,8 +320,8 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIN
 # task inside the request that sends it instead (the tests do so, except those that start a worker).
 REDIS_URL = os.environ.get("REDIS_URL", "")
 # Where `load_demo` and `demo_passwords` keep the demo users' passwords (readable by their owner only).
-DEMO_PASSWORDS_FILE = Path(os.environ.get("DEMO_PASSWORDS_FILE") or BASE_DIR / "var" / "demo-passwords.txt")
-CELERY_BROKER_DIR = Path(os.environ.get("CELERY_BROKER_DIR") or BASE_DIR / "var" / "broker")
+DEMO_PASSWORDS_FILE = Path(os.environ.get("DEMO_PASSWORDS_FILE") or DATA_DIR / "var" / "demo-passwords.txt")
+CELERY_BROKER_DIR = Path(os.environ.get("CELERY_BROKER_DIR") or DATA_DIR / "var" / "broker")
 CELERY_BROKER_URL = REDIS_URL or "filesystem://"
 CELERY_RESULT_BACKEND = REDIS_URL or None
 # Every task keeps its outcome in a row of its own (a run, a batch, a snapshot), so none stores a result by
@@ -345,7 +350,7 @@ else:
     # others see, and the worker's "done" clears the server's "under way". Django's default, a cache in each
     # process's own memory, kept a computation "under way" in the server for its whole timeout after the worker
     # had finished it, and no new one was sent meanwhile (docs/decisions/shared-cache.md).
-    CACHE_DIR = Path(os.environ.get("CACHE_DIR") or BASE_DIR / "var" / "cache")
+    CACHE_DIR = Path(os.environ.get("CACHE_DIR") or DATA_DIR / "var" / "cache")
     CACHES = {"default": {
         "BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": str(CACHE_DIR),
         # Past MAX_ENTRIES a third of the files are culled at random; a lab's keys stay well under this.
@@ -511,7 +516,7 @@ AUDIT_RETENTION_DAYS = env_int("AUDIT_RETENTION_DAYS", 0)
 UPLOAD_MAX_MB = env_int("UPLOAD_MAX_MB", 200)
 
 # Uploaded files (ingest files), shared by the web process and the worker
-MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "media"))
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", DATA_DIR / "media"))
 MEDIA_URL = "media/"
 
 # REST API

@@ -11,7 +11,7 @@ from django.conf import settings
 def framed(passwords: dict[str, str]) -> str:
     lines = ["Demo users (log in at the address below):", *(f"  {name:<6} {password}" for name, password in
                                                           passwords.items()),
-             f"Kept in {os.path.relpath(settings.DEMO_PASSWORDS_FILE, settings.BASE_DIR)}; "
+             f"Kept in {os.path.relpath(settings.DEMO_PASSWORDS_FILE, settings.DATA_DIR)}; "
              "`make demo-passwords` sets new ones."]
     width = max(len(line) for line in lines)
     rule = "+" + "-" * (width + 2) + "+"

@@ -19,7 +19,7 @@ from concord.models import Preferences
 from tests.factories import make_user
 
 ROOT = Path(settings.BASE_DIR)
-CATALOGUES = ROOT / "locale" / "zh_Hans" / "LC_MESSAGES"
+CATALOGUES = ROOT / "concord" / "locale" / "zh_Hans" / "LC_MESSAGES"
 DOMAINS = ("django", "djangojs")
 # What the catalogue is made from: the project's own code and templates, not its tests or benchmarks.
 LEFT_OUT = ("tests", "bench", "bench-out", "staticfiles", "var", "media")
@@ -51,7 +51,7 @@ def gathered(tmp_path_factory):
     base = [sys.executable, "manage.py", "makemessages", "-l", "zh_Hans", "--no-location", "--no-obsolete"]
     for extra in ([], ["-d", "djangojs"]):
         subprocess.run([*base, *extra], cwd=copy, check=True, capture_output=True)
-    return {d: polib.pofile(str(copy / "locale" / "zh_Hans" / "LC_MESSAGES" / f"{d}.po")) for d in DOMAINS}
+    return {d: polib.pofile(str(copy / "concord" / "locale" / "zh_Hans" / "LC_MESSAGES" / f"{d}.po")) for d in DOMAINS}
 
 
 @pytest.mark.parametrize("domain", DOMAINS)
@@ -59,7 +59,7 @@ def test_every_message_of_the_code_is_in_the_catalogue_and_translated(gathered, 
     kept = _entries(polib.pofile(str(CATALOGUES / f"{domain}.po")))
     now = _entries(gathered[domain])
     new = sorted(m for c, m in now if (c, m) not in kept)
-    assert not new, f"{len(new)} messages are not in locale/zh_Hans ({domain}.po); run `make messages` and " \
+    assert not new, f"{len(new)} messages are not in concord/locale/zh_Hans ({domain}.po); run `make messages` and " \
                     f"translate them: {new[:10]}"
     untranslated = sorted(m for (_, m), e in now.items() if _untranslated(e))
     assert not untranslated, f"{len(untranslated)} messages have no Chinese translation: {untranslated[:10]}"
