@@ -17,7 +17,7 @@ BIN = ROOT / ".venv" / "bin"
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 # Programs that are not Concord's; each is someone else's to name rightly. `docker compose` is checked against the
 # Compose specification in test_compose_file.py (no engine runs here).
-NOT_OURS = {"echo", "export", "createdb", "docker", "systemctl", "curl", "cd"}
+NOT_OURS = {"echo", "export", "createdb", "docker", "systemctl", "curl", "cd", "pipx"}
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
@@ -86,7 +86,7 @@ def _check(command: str) -> str:
         _check_manage(words)
     elif program == "make":
         _check_make(words)
-    elif program in {"celery", "gunicorn", "mkdocs"}:
+    elif program in {"celery", "gunicorn", "mkdocs", "concord"}:
         _check_program(words)
     else:
         raise AssertionError(f"no way to check {command!r}: teach this test, or add it to NOT_OURS")
