@@ -16,6 +16,7 @@ from agreement.models import AgreementSnapshot
 from annotation.models import Study
 from annotation.services.phases import advance
 from concord.celery import app as celery_app
+from concord import workers
 from concord.models import WorkerBeat
 from tests.factories import label_with, make_issue, make_study
 
@@ -82,7 +83,8 @@ def test_a_page_waiting_on_background_work_says_when_no_worker_is_up(client_as, 
     url = reverse("agreement:study_agreement", args=[study.pk])
     page = client_as(lead).get(url).content.decode()
     assert 'data-testid="computing"' in page and 'data-testid="no-worker"' in page
-    assert "Background work is not running" in page and "<code>make run</code>" in page
+    # The command that starts one where this set-up is: `make run` on the default, `make worker` beside Redis.
+    assert "Background work is not running" in page and f"<code>{workers.start_command()}</code>" in page
     # A worker that beat a moment ago takes the statistics queue: the page waits, quietly.
     WorkerBeat.objects.create(name="celery@here", queues="celery,statistics", started_at=timezone.now(),
                               seen_at=timezone.now())
