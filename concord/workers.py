@@ -12,6 +12,7 @@ import logging
 import threading
 from datetime import timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.db import DatabaseError
 from django.db import connection as db_connection
@@ -26,10 +27,10 @@ HOW_TO_START = {"redis": "make worker", "folder": "make run"}
 
 
 def eager() -> bool:
-    """Tasks run inside the request that sends them (CELERY_EAGER=1): no worker is needed."""
-    from .celery import app
-
-    return bool(app.conf.task_always_eager)
+    """Tasks run inside the request that sends them (CELERY_EAGER=1): no worker is needed. Read from Celery's
+    current app, which is concord.celery's (importing that module here would close a circle: it starts the
+    heartbeat from this one)."""
+    return bool(current_app.conf.task_always_eager)
 
 
 def seen(queue: str | None = None, within: float | None = None) -> list[WorkerBeat]:

@@ -3,6 +3,7 @@ their own, and stopped as Ctrl+C stops them (SIGINT to the whole group, as a ter
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -149,3 +150,63 @@ def wait_for(what: str, check: Callable[[], object], seconds: float, started: St
 def get_ok(url: str, **kwargs) -> requests.Response | None:
     answer = requests.get(url, timeout=10, **kwargs)
     return answer if answer.status_code == 200 else None
+
+
+# Pages as a person uses them: signed in, forms sent with their CSRF token.
+ISSUES = 1500
+
+
+def demo_passwords(folder: Path) -> dict[str, str]:
+    """The demo users' passwords from the frame `make demo` writes."""
+    text = (folder / "var" / "demo-passwords.txt").read_text()
+    return dict(re.findall(r"^\|\s+(\w+)\s+(\S+)\s+\|$", text, re.MULTILINE))
+
+
+def manage_in(clone: Path, env: dict[str, str], *args: str, **extra: str) -> None:
+    """A manage.py command in a clone, with its own virtual environment, as its admin would type it."""
+    done = subprocess.run([str(clone / ".venv" / "bin" / "python"), "manage.py", *args], cwd=clone,
+                          env=env | extra, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def signed_in(base: str, username: str, password: str) -> requests.Session:
+    session = requests.Session()
+    session.get(f"{base}/accounts/login/", timeout=10)
+    answer = session.post(f"{base}/accounts/login/", timeout=10, allow_redirects=False, data={
+        "username": username, "password": password, "csrfmiddlewaretoken": session.cookies["csrftoken"]})
+    assert answer.status_code == 302, answer.text[-2000:]
+    return session
+
+
+def post_form(session: requests.Session, url: str, data: dict, **kwargs) -> requests.Response:
+    page = session.get(url if not url.endswith("/ingest/") else url.removesuffix("ingest/"), timeout=10)
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
+    return session.post(url, data=data | {"csrfmiddlewaretoken": token}, timeout=30, **kwargs)
+
+
+def import_a_file(base: str, session: requests.Session, tmp_path) -> str:
+    """An admin adds a file source and uploads issues, as on the sources page; the run's progress fragment, polled
+    as the page polls it, until it has finished."""
+    answer = post_form(session, f"{base}/sources/", {"platform": "file", "full_name": "newcomer/issues",
+                                                  "display_name": "", "kind": "toolkit"})
+    assert answer.status_code == 200 and "/sources/" in answer.url, answer.text[-2000:]
+    source = re.search(r"/sources/(\d+)/", answer.url).group(1)
+    path = tmp_path / "issues.jsonl"
+    path.write_text("\n".join(f'{{"number": {n}, "title": "Issue {n}", "body": "CUDA out of memory {n}"}}'
+                              for n in range(1, ISSUES + 1)))
+    with path.open("rb") as file:
+        answer = post_form(session, f"{base}/sources/{source}/ingest/", {"upload": "1", "format": ""},
+                       files={"file": ("issues.jsonl", file, "application/x-ndjson")})
+    run = re.search(r'id="run-(\d+)"', answer.text).group(1)
+    seen = set()
+
+    def finished():
+        fragment = session.get(f"{base}/runs/{run}/progress/", timeout=10, headers={"HX-Request": "true"}).text
+        status = re.search(r'data-status="(\w+)"', fragment).group(1)
+        seen.add(status)
+        return fragment if status in {"succeeded", "failed"} else None
+
+    fragment = wait_for("the file import's end", finished, 180, every=0.5)
+    assert 'data-status="succeeded"' in fragment, fragment
+    assert re.search(rf"<dt>New</dt><dd>{ISSUES}</dd>", fragment), fragment
+    return " ".join(sorted(seen))

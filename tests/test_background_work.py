@@ -15,8 +15,8 @@ from django.utils import timezone
 from agreement.models import AgreementSnapshot
 from annotation.models import Study
 from annotation.services.phases import advance
-from concord.celery import app as celery_app
 from concord import workers
+from concord.celery import app as celery_app
 from concord.models import WorkerBeat
 from tests.factories import label_with, make_issue, make_study
 

@@ -4,70 +4,25 @@ with its progress, a notice digest sent by beat — then Ctrl+C stops every proc
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 
 import pytest
 import requests
 
-from tests.started import free_port, fresh_clone, get_ok, newcomer_env, start, wait_for
+from tests.started import (
+    demo_passwords,
+    free_port,
+    fresh_clone,
+    get_ok,
+    import_a_file,
+    manage_in,
+    newcomer_env,
+    signed_in,
+    start,
+    wait_for,
+)
 
 pytestmark = pytest.mark.slow
-ISSUES = 1500
-
-
-def _passwords(clone) -> dict[str, str]:
-    text = (clone / "var" / "demo-passwords.txt").read_text()
-    return dict(re.findall(r"^\|\s+(\w+)\s+(\S+)\s+\|$", text, re.MULTILINE))
-
-
-def _manage(clone, env, *args: str, **extra: str) -> None:
-    done = subprocess.run([str(clone / ".venv" / "bin" / "python"), "manage.py", *args], cwd=clone,
-                          env=env | extra, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-
-
-def _signed_in(base: str, username: str, password: str) -> requests.Session:
-    session = requests.Session()
-    session.get(f"{base}/accounts/login/", timeout=10)
-    answer = session.post(f"{base}/accounts/login/", timeout=10, allow_redirects=False, data={
-        "username": username, "password": password, "csrfmiddlewaretoken": session.cookies["csrftoken"]})
-    assert answer.status_code == 302, answer.text[-2000:]
-    return session
-
-
-def _post(session: requests.Session, url: str, data: dict, **kwargs) -> requests.Response:
-    page = session.get(url if not url.endswith("/ingest/") else url.removesuffix("ingest/"), timeout=10)
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
-    return session.post(url, data=data | {"csrfmiddlewaretoken": token}, timeout=30, **kwargs)
-
-
-def _import_a_file(base: str, session: requests.Session, tmp_path) -> str:
-    """An admin adds a file source and uploads issues, as on the sources page; the run's progress fragment, polled
-    as the page polls it, until it has finished."""
-    answer = _post(session, f"{base}/sources/", {"platform": "file", "full_name": "newcomer/issues",
-                                                  "display_name": "", "kind": "toolkit"})
-    assert answer.status_code == 200 and "/sources/" in answer.url, answer.text[-2000:]
-    source = re.search(r"/sources/(\d+)/", answer.url).group(1)
-    path = tmp_path / "issues.jsonl"
-    path.write_text("\n".join(f'{{"number": {n}, "title": "Issue {n}", "body": "CUDA out of memory {n}"}}'
-                              for n in range(1, ISSUES + 1)))
-    with path.open("rb") as file:
-        answer = _post(session, f"{base}/sources/{source}/ingest/", {"upload": "1", "format": ""},
-                       files={"file": ("issues.jsonl", file, "application/x-ndjson")})
-    run = re.search(r'id="run-(\d+)"', answer.text).group(1)
-    seen = set()
-
-    def finished():
-        fragment = session.get(f"{base}/runs/{run}/progress/", timeout=10, headers={"HX-Request": "true"}).text
-        status = re.search(r'data-status="(\w+)"', fragment).group(1)
-        seen.add(status)
-        return fragment if status in {"succeeded", "failed"} else None
-
-    fragment = wait_for("the file import's end", finished, 180, every=0.5)
-    assert 'data-status="succeeded"' in fragment, fragment
-    assert re.search(rf"<dt>New</dt><dd>{ISSUES}</dd>", fragment), fragment
-    return " ".join(sorted(seen))
 
 
 def test_make_run_does_its_background_work_and_ctrl_c_stops_it_all(tmp_path):
@@ -84,7 +39,7 @@ def test_make_run_does_its_background_work_and_ctrl_c_stops_it_all(tmp_path):
         assert ready["checks"]["worker"]["ok"] and "statistics" in ready["checks"]["worker"]["detail"]
 
         # The lead asks for the agreement of the study's seven annotators: 202 while the worker computes, then 200.
-        lead = ("lead", _passwords(clone)["lead"])
+        lead = ("lead", demo_passwords(clone)["lead"])
         studies = requests.get(f"{base}/api/studies/", auth=lead, timeout=10).json()["results"]
         seven = next(s["id"] for s in studies if "seven annotators" in s["name"])
         first = requests.get(f"{base}/api/studies/{seven}/agreement/", auth=lead, timeout=30)
@@ -94,14 +49,14 @@ def test_make_run_does_its_background_work_and_ctrl_c_stops_it_all(tmp_path):
         assert figures["type"]["n_raters"] == 7 and figures["type"]["value"] is not None
 
         # A file import, sent to the worker, finishes with its progress.
-        _manage(clone, env, "createsuperuser", "--noinput", "--username", "admin", "--email", "admin@example.org",
+        manage_in(clone, env, "createsuperuser", "--noinput", "--username", "admin", "--email", "admin@example.org",
                 DJANGO_SUPERUSER_PASSWORD="a newcomer's admin 1")
-        admin = _signed_in(base, "admin", "a newcomer's admin 1")
-        assert "succeeded" in _import_a_file(base, admin, tmp_path)
+        admin = signed_in(base, "admin", "a newcomer's admin 1")
+        assert "succeeded" in import_a_file(base, admin, tmp_path)
 
         # Beat finds the lead's unread notice (ties wait in the demo) once the lead has an address, and the worker
         # sends the digest: on `make run`, e-mail is printed to the console.
-        _manage(clone, env, "shell", "-c", "from django.contrib.auth import get_user_model; "
+        manage_in(clone, env, "shell", "-c", "from django.contrib.auth import get_user_model; "
                 "get_user_model().objects.filter(username='lead').update(email='lead@example.org')")
         wait_for("digest", lambda: "To: lead@example.org" in run.output(), 90, run)
     finally:
@@ -148,7 +103,7 @@ def test_the_readme_postgresql_path_with_make_worker_and_the_server(tmp_path):
         wait_for("page", lambda: get_ok(f"{base}/accounts/login/"), 120, server)
         ready = wait_for("worker", lambda: get_ok(f"{base}/readyz"), 90, worker).json()
         assert ready["checks"]["database"]["detail"] == "postgresql" and ready["checks"]["broker"]["ok"]
-        lead = ("lead", _passwords(clone)["lead"])
+        lead = ("lead", demo_passwords(clone)["lead"])
         studies = requests.get(f"{base}/api/studies/", auth=lead, timeout=10).json()["results"]
         seven = next(s["id"] for s in studies if "seven annotators" in s["name"])
         figures = wait_for("agreement", lambda: get_ok(f"{base}/api/studies/{seven}/agreement/", auth=lead), 120,
