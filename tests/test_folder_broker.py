@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 SEND = """
 import time
@@ -31,6 +33,8 @@ def _manage(env, *args) -> str:
     return done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
 
 
+# 20 s, a worker process started and stopped: CI's, beside tests/test_front_door.py, which runs `make run`'s own.
+@pytest.mark.slow
 def test_a_job_runs_on_the_worker_beside_the_server_without_redis(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "CELERY_EAGER"}}
     env |= {"DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}", "CELERY_BROKER_DIR": str(tmp_path / "broker")}

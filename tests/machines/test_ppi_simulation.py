@@ -29,6 +29,8 @@ def _check_valid(figures: dict) -> None:
         assert at["ppi"]["width_ratio"] <= 1.0
 
 
+# 19 s of simulation: CI's (`make test FULL=1`), so that the quick suite stays within its five minutes.
+@pytest.mark.slow
 def test_a_good_machine_narrows_the_intervals_and_they_still_cover(rows):
     arm = simulation.jury_arm(rows)
     assert arm.reports == 38742

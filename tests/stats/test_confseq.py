@@ -85,6 +85,8 @@ def test_far_from_the_threshold_it_stops_early():
     assert sum(s is not None for s in by_share[0.8]) / len(by_share[0.8]) <= 0.05
 
 
+# 17 s of simulation: CI's (`make test FULL=1`), so that the quick suite stays within its five minutes.
+@pytest.mark.slow
 def test_with_replacement_it_misses_at_most_5_percent_too():
     """Per type, the reports are drawn from reports like these: the sequence without a population, looked at
     after every report of 200, against Bernoulli draws of known share."""
