@@ -22,8 +22,10 @@ from .models import WorkerBeat
 
 log = logging.getLogger(__name__)
 _stop = threading.Event()
-# What to tell a person when no worker is up, by set-up: with Redis the workers are started on their own.
-HOW_TO_START = {"redis": "make worker", "folder": "make run"}
+# What to tell a person when no worker is up, by set-up: with Redis the workers are started on their own; an
+# installed Concord (its data outside the package) has the `concord` command rather than a checkout's Makefile.
+HOW_TO_START = {("checkout", "redis"): "make worker", ("checkout", "folder"): "make run",
+                ("installed", "redis"): "concord worker", ("installed", "folder"): "concord run"}
 
 
 def eager() -> bool:
@@ -46,7 +48,8 @@ def missing(queue: str | None = None) -> bool:
 
 
 def start_command() -> str:
-    return HOW_TO_START["redis" if settings.REDIS_URL else "folder"]
+    installed = "installed" if settings.DATA_DIR != settings.BASE_DIR else "checkout"
+    return HOW_TO_START[installed, "redis" if settings.REDIS_URL else "folder"]
 
 
 def _beat(name: str, queues: str) -> None:

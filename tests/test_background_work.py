@@ -118,3 +118,14 @@ def test_healthz_answers_and_readyz_names_what_is_missing(client, admin, tasks_t
         answer = client.get("/readyz", {"role": hostile})
         assert answer.status_code == 400 and answer.json() == {"role": "one of all, web"}
     assert client.post("/readyz").status_code == 405 and client.post("/healthz").status_code == 405
+
+
+def test_the_command_named_is_the_one_this_installation_has(settings):
+    settings.REDIS_URL = ""
+    assert workers.start_command() == "make run"
+    settings.REDIS_URL = "redis://127.0.0.1:6379/0"
+    assert workers.start_command() == "make worker"
+    settings.DATA_DIR = settings.BASE_DIR / "elsewhere"  # CONCORD_HOME: an installed package
+    assert workers.start_command() == "concord worker"
+    settings.REDIS_URL = ""
+    assert workers.start_command() == "concord run"
