@@ -23,7 +23,8 @@ LOCK = 0x6175646974  # "audit": the advisory lock that orders writers
 # here is shown as stored.
 ACTIONS = {
     "sign-in": _("sign-in"),
-    "sign-in failed": _("sign-in failed"),
+    "sign-in failed": _("sign-in failed"),  # entries from before failures were counted rather than logged
+    "sign-ins locked out": _("sign-ins locked out"),
     "admin role from sign-in": _("admin role from sign-in"),
     "account deactivated": _("account deactivated"),
     "member added": _("member added"),

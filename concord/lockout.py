@@ -2,7 +2,8 @@
 
 Django's login form does not limit the username's length before authenticating, so a 300-character name, or
 one with a NUL, reached axes' attempt table (255 characters, no NUL on PostgreSQL) and ended in a 500. The
-count is kept under the name cut to what a username can be, NULs made visible.
+count is kept under the name cut to what a username can be, NULs made visible and lone surrogates (text that is
+not Unicode, which PostgreSQL refuses too) replaced.
 """
 from __future__ import annotations
 
@@ -14,4 +15,5 @@ def attempted_username(request, credentials: dict | None) -> str:
     if name is None and request is not None:
         name = request.POST.get("username", "")
     limit = get_user_model()._meta.get_field("username").max_length
-    return str(name or "").replace("\x00", "\ufffd")[:limit]
+    name = str(name or "").replace("\x00", "\ufffd").encode("utf-8", "replace").decode("utf-8")
+    return name[:limit]

@@ -222,3 +222,13 @@ def test_hostile_search_text_never_gives_a_500(client_as, study, lead, value):
     client = client_as(lead)
     for url in (reverse("annotation:issue_list", args=[study.pk]), reverse("api:report_list", args=[study.pk])):
         assert client.get(url, {"q": value, "code": value}).status_code == 200, url
+
+
+@pytest.mark.parametrize(("username", "password"), [
+    ("bad\x00name", "whatever"), ("lead", "pw\x00"), ("\ud800", "x"), ("x" * 300, "y"), ("name", "z" * 5000)])
+def test_hostile_basic_credentials_are_refused_with_a_4xx_not_a_500(lead, username, password):
+    import base64
+
+    token = base64.b64encode(f"{username}:{password}".encode("utf-8", "surrogatepass")).decode()
+    response = Client().get(reverse("api:study_list"), HTTP_AUTHORIZATION=f"Basic {token}")
+    assert response.status_code in (401, 403), response.content[:300]
