@@ -16,9 +16,26 @@ class FormSubmission(models.Model):
         return self.token
 
 
+class AuditEntries(models.QuerySet):
+    """Entries are never changed and removed only by retention: a bulk update or delete is refused here, as
+    PostgreSQL's trigger refuses it in the database (migration 0006)."""
+
+    def update(self, **kwargs):
+        raise ValueError("audit entries are never changed")
+
+    def delete(self):
+        raise ValueError("audit entries are removed only by retention (manage.py audit_prune)")
+
+    def _prune(self) -> int:
+        # The one path that removes entries (concord.audit.prune), which logs what it removed.
+        return super().delete()[0]
+
+
 class AuditEntry(models.Model):
     """One event that matters to an ethics board or a reviewer: who did what, when, to which study. Append-only:
-    each entry carries the hash of the one before it and its own, so a changed or deleted row breaks the chain
+    each entry carries the hash of the one before it and its own, so a changed or deleted row breaks the chain,
+    and the newest entry's id and hash are written out of the table as they are committed (the witness), so
+    entries removed from the end or a chain re-hashed from a changed entry on are caught too
     (`manage.py audit_check`)."""
 
     at = models.DateTimeField()
@@ -28,6 +45,8 @@ class AuditEntry(models.Model):
     detail = models.JSONField(default=dict, blank=True)
     prev_hash = models.CharField(max_length=64, blank=True)
     hash = models.CharField(max_length=64, unique=True)
+
+    objects = AuditEntries.as_manager()
 
     class Meta:
         ordering = ["pk"]

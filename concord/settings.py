@@ -511,6 +511,12 @@ INGEST_PARALLEL_MIN_BYTES = env_int("INGEST_PARALLEL_MIN_BYTES", 20_000_000)
 
 # How long audit entries are kept (manage.py audit_prune removes older ones); 0 keeps them all.
 AUDIT_RETENTION_DAYS = env_int("AUDIT_RETENTION_DAYS", 0)
+# Where each committed audit entry's id and hash are appended as well (the witness; "none" writes them to the
+# log stream only). Keep it where the database's users cannot write: `manage.py audit_check` compares the table
+# with it, and finds entries removed from the end or re-hashed, which the chain alone cannot show.
+AUDIT_WITNESS_FILE = os.environ.get("AUDIT_WITNESS_FILE") or str(DATA_DIR / "var" / "audit-witness.jsonl")
+if AUDIT_WITNESS_FILE.lower() == "none":
+    AUDIT_WITNESS_FILE = ""
 
 # The largest request body (an uploaded file) the web server accepts, checked before it is read.
 UPLOAD_MAX_MB = env_int("UPLOAD_MAX_MB", 200)

@@ -32,6 +32,21 @@ def _cache_of_this_process(tmp_path_factory):
         yield
 
 
+@pytest.fixture(scope="session")
+def _witness_folder(tmp_path_factory):
+    return tmp_path_factory.mktemp("audit-witness")
+
+
+@pytest.fixture(autouse=True)
+def _audit_witness_of_this_test(_witness_folder):
+    # The audit witness is the log's record of its own ids and hashes; each test's database starts empty, so each
+    # test gets a witness file of its own, as a new installation would.
+    previous = settings.AUDIT_WITNESS_FILE
+    settings.AUDIT_WITNESS_FILE = str(_witness_folder / f"{uuid.uuid4().hex}.jsonl")
+    yield
+    settings.AUDIT_WITNESS_FILE = previous
+
+
 @pytest.fixture(autouse=True)
 def _eager_celery(request):
     # Most tests run tasks in-process; tests marked `integration` talk to a real worker instead.
