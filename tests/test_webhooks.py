@@ -227,3 +227,34 @@ def test_a_double_click_adds_one_webhook(receiver):
     assert Webhook.objects.count() == 1
     page = client.get(reverse("annotation:webhooks", args=[study.pk])).content.decode()
     assert Webhook.objects.get().secret in page and json.dumps("round.closed")[1:-1] in page
+
+
+def test_adding_switching_and_sending_again_are_audited_once_each(receiver):
+    from concord.audit import broken_links
+    from concord.models import AuditEntry
+
+    lead = make_user("lead")
+    study = make_study(lead, [make_user("ann")])
+    client, token = _client(lead), once.new_token()
+    secret_url = receiver.url + "/T000/B000/XXXXsecretpath"
+    for _ in range(2):  # a double click: one webhook, one entry
+        client.post(reverse("annotation:webhook_add", args=[study.pk]),
+                    {"url": secret_url, "events": ["round.closed"], once.FIELD: token})
+    hook = Webhook.objects.get()
+    for expected in ("on", "on", "off"):  # off, then a double click that changes nothing, then on again
+        client.post(reverse("annotation:webhook_switch", args=[study.pk, hook.pk]), {"expected": expected})
+    receiver.status = 500
+    advance(study, lead, confirm_missing=True)
+    delivery = WebhookDelivery.objects.get()
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(dead_at=timezone.now())
+    for _ in range(2):
+        client.post(reverse("annotation:webhook_again", args=[study.pk, delivery.pk]))
+    entries = list(AuditEntry.objects.filter(action__startswith="webhook").values_list("actor", "action", "detail",
+                                                                                       "study_id"))
+    assert [(actor, action) for actor, action, _, _ in entries] == [
+        ("lead", "webhook added"), ("lead", "webhook switched off"), ("lead", "webhook switched on"),
+        ("lead", "webhook message sent again")]
+    assert all(study_id == study.pk and detail["webhook"] == hook.pk and detail["host"] == "127.0.0.1"
+               for _, _, detail, study_id in entries)
+    assert "secretpath" not in str(entries)  # a chat service's webhook address carries its secret
+    assert entries[3][2]["message"] == delivery.message_id and list(broken_links()) == []

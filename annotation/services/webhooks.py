@@ -25,6 +25,7 @@ from django.utils import timezone
 from standardwebhooks.webhooks import Webhook as Signer
 
 from concord import jobs
+from concord.audit import record
 from ingest.fetchers.guard import AddressGuard, Forbidden, GuardedAdapter, networks
 
 from ..models import Label, Queue, Round, Study, Webhook, WebhookDelivery
@@ -71,8 +72,27 @@ def add(study: Study, url: str, events: list[str], by) -> Webhook:
     unknown = sorted(set(events) - set(EVENTS))
     if unknown:
         raise WebhookError("events", f"no such event: {', '.join(unknown)[:200]}")
-    return Webhook.objects.create(study=study, url=check_url(url), secret=new_secret(),
-                                  events=sorted(set(events)), created_by=by)
+    with transaction.atomic():
+        hook = Webhook.objects.create(study=study, url=check_url(url), secret=new_secret(),
+                                      events=sorted(set(events)), created_by=by)
+        record("webhook added", by, study, **_named(hook), events=hook.events)
+    return hook
+
+
+def _named(hook: Webhook) -> dict:
+    # The log names a webhook by its id and host, never its whole address: a chat service's webhook address
+    # carries its secret in the path.
+    return {"webhook": hook.pk, "host": urlsplit(hook.url).hostname or ""}
+
+
+def switch(hook: Webhook, shown_on: bool, by) -> bool:
+    """Switch a webhook off (it was shown on) or on; False when it was switched already (a double click, or
+    two managers at once), which changes nothing."""
+    with transaction.atomic():
+        if not Webhook.objects.filter(pk=hook.pk, active=shown_on).update(active=not shown_on):
+            return False
+        record("webhook switched off" if shown_on else "webhook switched on", by, hook.study_id, **_named(hook))
+    return True
 
 
 def emit(study: Study, event: str, data: dict) -> int:
@@ -165,11 +185,17 @@ def deliver(pk: int, now=None) -> bool | None:
     return not error
 
 
-def send_again(delivery: WebhookDelivery) -> bool:
+def send_again(delivery: WebhookDelivery, by=None) -> bool:
     """A dead delivery is tried again from the start, with the same message id (a receiver that took it after
     all can tell). False when it was not dead (sent, or being tried: a double click)."""
-    return bool(WebhookDelivery.objects.filter(pk=delivery.pk, dead_at__isnull=False).update(
-        dead_at=None, attempts=0, next_attempt_at=timezone.now(), last_error=""))
+    with transaction.atomic():
+        if not WebhookDelivery.objects.filter(pk=delivery.pk, dead_at__isnull=False).update(
+                dead_at=None, attempts=0, next_attempt_at=timezone.now(), last_error=""):
+            return False
+        hook = delivery.webhook
+        record("webhook message sent again", by, hook.study_id, **_named(hook), message=str(delivery.message_id),
+               event=delivery.event)
+    return True
 
 
 def count_labels(now=None) -> int:

@@ -65,7 +65,7 @@ def webhook_switch(request: HtmxHttpRequest, study_id: int, webhook_id: int):
     shown = request.POST.get("expected")
     if shown not in ("on", "off"):
         messages.error(request, _("The form did not say whether the webhook was on or off; nothing was changed."))
-    elif not Webhook.objects.filter(pk=hook.pk, active=shown == "on").update(active=shown != "on"):
+    elif not webhooks.switch(hook, shown == "on", request.user):
         messages.info(request, _("The webhook was switched already; nothing was changed."))
     return redirect("annotation:webhooks", study_id=study.pk)
 
@@ -75,7 +75,7 @@ def webhook_switch(request: HtmxHttpRequest, study_id: int, webhook_id: int):
 def webhook_again(request: HtmxHttpRequest, study_id: int, delivery_id: int):
     study = get_study_for(request, study_id, can_manage)
     delivery = get_object_or_404(WebhookDelivery, pk=delivery_id, webhook__study=study)
-    if webhooks.send_again(delivery):
+    if webhooks.send_again(delivery, request.user):
         messages.success(request, _("The message will be sent again within a minute."))
     else:
         messages.info(request, _("The message is not dead (sent already, or being tried); nothing was changed."))
