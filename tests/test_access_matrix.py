@@ -357,3 +357,76 @@ def test_who_may_open_and_send_what_in_every_phase(phase):
     assert not wrong, "\n".join(wrong)
     # Empty posts name no state and carry no choice: none of them changed a label.
     assert Label.objects.count() == labels_before
+
+
+def test_notices_digests_and_webhook_bodies_tell_no_one_what_their_pages_refuse(settings, mailoutbox):
+    """During the blind round, what reaches a person outside the pages says no more than their own pages would.
+    Retiring C.1 sends back Bob's C.1 labels: the lead, labeling blind, must not learn from a "queue stands still"
+    notice (or its digest) how many of them there were, nor hear of a machine flagged against the people's labels;
+    webhook bodies carry no label and no progress of the independent round."""
+    import json as json_module
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from annotation.models import Round
+    from annotation.permissions import can_manage_seeing_labels, labels_blind
+    from annotation.selectors.phases import missing_labels
+    from annotation.services import webhooks
+    from annotation.services.idle import tell_idle
+    from codebook.services.changes import retire
+    from concord import notices
+    from concord.digests import send_digest
+    from concord.models import Notice
+    from machines.services.measurements import _tell_leads
+    from tests.factories import category
+
+    settings.QUEUE_IDLE_DAYS = 3
+    settings.WEBHOOK_ALLOWED_NETWORKS = "0.0.0.0/0"
+    lead, ann, bob = make_user("lead"), make_user("ann"), make_user("bob")
+    for person in (lead, ann, bob):
+        person.email = f"{person.username}@example.org"
+        person.save()
+    study = make_study(lead, [ann, bob], n_issues=4, lead_labels_blind=True)
+    hook = Webhook.objects.create(study=study, url="https://hooks.example.org/x", secret="whsec_QUJD",
+                                  created_by=lead, events=list(webhooks.EVENTS))
+    issues = list(study.issues.order_by("created_at", "id"))
+    for issue in issues:  # Bob finishes, three of four with C.1; Ann labels one; the lead one of four
+        label_with(bob, study, issue, "C.1" if issue != issues[3] else "C.2")
+    label_with(ann, study, issues[0], "C.2")
+    label_with(lead, study, issues[0], "C.2")
+    retire(study, lead, category("C.1", study.codebook).pk, "folded into C.2",
+           expected_revision=study.codebook.revision)
+    round = study.current_round
+    assert labels_blind(lead, study) and round.kind == Round.Kind.INDEPENDENT
+    long_ago = timezone.now() - timedelta(days=10)
+    Round.objects.filter(pk=round.pk).update(opened_at=long_ago)
+    Label.objects.filter(round=round).update(updated_at=long_ago)
+
+    assert tell_idle() == 3  # Bob's queue too: three reports sent back, untouched since
+    shown = {m.username: m.count for m in missing_labels(round, lead)}  # what the lead's study page says
+    for notice in Notice.objects.filter(user=lead, kind="stuck"):
+        named = notice.params["annotator"]
+        assert named in shown and notice.params["left"] == shown[named], (notice.params, shown)
+    assert "bob" not in shown and not Notice.objects.filter(user=lead, params__annotator="bob").exists()
+
+    decision = ReplacementDecision.objects.create(rater=MachineRater.objects.create(
+        study=study, name="tfidf", kind="builtin", settings={}), level="type", epsilon=0.15, figures={},
+        reason="r", decided_by=lead)
+    _tell_leads(decision)
+    assert not can_manage_seeing_labels(lead, study)
+    assert not Notice.objects.filter(user=lead, kind="flagged").exists()
+
+    # The digest is the notices' own text: nothing more reaches the lead's mailbox.
+    assert send_digest(lead.pk) == Notice.objects.filter(user=lead).count() > 0
+    body = mailoutbox[-1].body
+    assert "bob" not in body and all(notices.text(n) in body for n in Notice.objects.filter(user=lead))
+    # Bob hears that his own queue waits, with his own count (three sent back): his pages show it.
+    assert "reports left: 3" in " ".join(notices.text(n) for n in Notice.objects.filter(user=bob))
+
+    webhooks.count_labels(timezone.now() + timedelta(hours=1))
+    bodies = [json_module.loads(d.body) for d in WebhookDelivery.objects.filter(webhook=hook)]
+    assert bodies and all(b["type"] in webhooks.EVENTS for b in bodies)
+    text = json_module.dumps(bodies)
+    for secret in ("C.1", "C.2", "done", "total", "bob", "ann"):
+        assert secret not in text, (secret, bodies)

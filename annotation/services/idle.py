@@ -1,7 +1,8 @@
 """Queues left standing: an open round's queue with reports left that nobody has labeled from for
 QUEUE_IDLE_DAYS. Its annotator hears that it waits, and the study's leads hear whose queue stands still (a
-count of reports, never a label). A periodic task looks; each idle spell is told of once, so a queue that
-stays idle does not repeat itself every day, and one that moves and stops again is told of again."""
+count of reports, never a label; for a lead who labels blind, the count their study page shows). A periodic
+task looks; each idle spell is told of once, so a queue that stays idle does not repeat itself every day, and
+one that moves and stops again is told of again."""
 from __future__ import annotations
 
 from datetime import timedelta
@@ -15,6 +16,8 @@ from django.utils import timezone
 from concord import jobs, notices
 
 from ..models import Assignment, Label, Queue
+from ..permissions import labels_blind
+from ..selectors.queue import sent_back
 from ..selectors.studies import leads
 
 
@@ -44,9 +47,23 @@ def tell_idle(now=None) -> int:
         left = queue.total - queue.done
         notices.notify([queue.annotator], "idle", key, {"study": study.name, "since": since, "left": left},
                        url=reverse("annotation:queue", args=[study.pk]), study_id=study.pk, once=True)
-        notices.notify(leads(study).exclude(pk=queue.annotator_id), "stuck", key,
-                       {"annotator": queue.annotator.username, "study": study.name, "since": since, "left": left},
-                       url=reverse("annotation:annotators", args=[study.pk]), study_id=study.pk, once=True)
+        back = None
+        for lead in leads(study).exclude(pk=queue.annotator_id):
+            shown = left
+            if labels_blind(lead, study):
+                # A lead who labels blind is told what their study page shows: reports a codebook change sent
+                # back count as labeled, or the count's rise after a retire would tell how many of this
+                # annotator's labels used the retired category. A queue left only with those is not told of.
+                back = sent_back(queue.round) if back is None else back
+                shown -= back.get(queue.annotator_id, 0)
+            if shown <= 0:
+                continue
+            notices.notify([lead], "stuck", key,
+                           {"annotator": queue.annotator.username, "study": study.name, "since": since,
+                            "left": shown},
+                           url=reverse("annotation:study_detail" if labels_blind(lead, study)
+                                       else "annotation:annotators", args=[study.pk]),
+                           study_id=study.pk, once=True)
     return len(found)
 
 

@@ -8,6 +8,7 @@ from django.db.models import Count, Max
 from django.urls import reverse
 
 from annotation.models import FinalLabel, Label, Queue, Study
+from annotation.permissions import can_manage_seeing_labels
 from annotation.selectors.studies import agreement_round, leads
 from annotation.services import webhooks
 from concord import jobs, notices
@@ -101,7 +102,10 @@ def measure(run: MachineRun, level: str, type_code: str, epsilon: float,
 def _tell_leads(decision: ReplacementDecision) -> None:
     # Once per decision: each later measurement finds it fallen again, and the study page flags it from now on.
     study = decision.rater.study
-    notices.notify(leads(study), "flagged", f"flagged:{decision.pk}",
+    # A figure against the people's labels: not told to a lead who labels blind, whose machine pages refuse it
+    # (the study page shows the flag once they may see it).
+    seeing = [lead for lead in leads(study) if can_manage_seeing_labels(lead, study)]
+    notices.notify(seeing, "flagged", f"flagged:{decision.pk}",
                    {"rater": decision.rater.name, "study": study.name, "level": decision.level},
                    url=reverse("annotation:study_detail", args=[study.pk]), study_id=study.pk, once=True)
     webhooks.emit(study, "machine.flagged", {"rater": {"id": decision.rater_id, "name": decision.rater.name},
