@@ -79,9 +79,16 @@ def sequence(x, population: int | None = None, alpha: float = 0.05, grid: int = 
     if population is not None:
         ones, t = np.cumsum(x), np.arange(1, n + 1)
         low = np.maximum(low, ones / population)
-        high = np.minimum(high, 1 - (t - ones) / population)
+        # (N − zeros) / N, not 1 − zeros / N: once every item is read the two ends are the same division,
+        # ones / N, bit for bit; the other form can land a rounding step below the lower end.
+        high = np.minimum(high, (population - (t - ones)) / population)
     # Each end is as good as the best seen so far: every one of them held at once, with probability 1 − α.
-    return np.maximum.accumulate(low), np.minimum.accumulate(high)
+    low, high = np.maximum.accumulate(low), np.minimum.accumulate(high)
+    if population is not None and n == population:
+        # Every item read: the share is known, whatever the bets said on a grid that need not hold it (299 items'
+        # shares k/299 lie between the grid's points, and their neighbours' capitals grow fast near the end).
+        low[-1] = high[-1] = float(np.sum(x)) / population
+    return low, high
 
 
 @dataclass(frozen=True)

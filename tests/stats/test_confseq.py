@@ -36,6 +36,18 @@ def test_what_the_draws_prove_bounds_the_sequence():
         sequence(np.ones(11), 10)
 
 
+def test_once_every_item_is_read_the_sequence_is_the_share_exactly():
+    """Every item of the population read: the share is known, and both ends are it, whatever the order. (The
+    upper end was 1 − zeros/N, which can fall one rounding step below ones/N, and 299 items' shares lie between
+    the grid's points: either left the sequence empty at its end.)"""
+    rng = np.random.default_rng(7)
+    for population in (299, 300):
+        for ones in range(population + 1):
+            x = rng.permutation(np.r_[np.ones(ones), np.zeros(population - ones)])
+            low, high = sequence(x, population)
+            assert low[-1] == high[-1] == ones / population, (population, ones, low[-1], high[-1])
+
+
 def _peeking_wilson(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     t = np.arange(1, len(x) + 1)
     return wilson(np.cumsum(x), t)
