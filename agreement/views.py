@@ -17,7 +17,7 @@ from concord.errors import FieldError
 from concord.http import HtmxHttpRequest
 from concord.ids import parse_id
 from concord.levels import level_name
-from stats.planner import LOOK_EVERY, STOP_RULE, enough, stop_now
+from stats.planner import LOOK_EVERY, STOP_RULE, degenerate, enough, stop_now
 from taxonomy.codes import sort_key
 
 from .pairs import asked_pair
@@ -120,7 +120,7 @@ def planner(request: HtmxHttpRequest, study_id: int):
     level = _level(request)
     width = request.GET.get("width") if request.GET.get("width") in WIDTHS else "0.1"
     context = {"study": study, "level": level, "width": width, "widths": WIDTHS, "plans": [], "round": round,
-               "rule": STOP_RULE.format(width=width, every=LOOK_EVERY),
+               "rule": STOP_RULE.format(width=width, every=LOOK_EVERY), "look_every": LOOK_EVERY,
                "levels": [(lv, level_name(lv)) for lv in LEVELS]}
     if round is not None:
         # Simulated by a worker (seconds of numpy) and kept while the labels stand, as the dashboard's figures.
@@ -129,9 +129,11 @@ def planner(request: HtmxHttpRequest, study_id: int):
             request_plan(round, level)
             found = latest_plan(request.user, study, round, level)
         if is_current(found, round):
-            context["plans"] = [(name, simulated | {"enough_reports": enough(simulated, float(width)),
-                                                    "stop": stop_now(simulated.get("now"), float(width))})
-                                for name, simulated in found.plans]
+            context["plans"] = [(name, simulated | {
+                "enough_reports": enough(simulated, float(width)),
+                "stop": stop_now(simulated.get("now"), float(width), simulated.get("reports", 0)),
+                "degenerate": degenerate(simulated.get("now"), simulated.get("reports", 0))})
+                for name, simulated in found.plans]
         else:
             context["computing"] = True
     return render(request, "agreement/planner.html", context)

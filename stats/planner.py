@@ -118,10 +118,18 @@ def simulate(counts: np.ndarray, *, sims: int = SIMULATIONS, seed: int = 0) -> d
     return result
 
 
+def degenerate(width: float | None, reports: int) -> bool:
+    """An interval that says nothing: of zero width (every resample gave the same kappa: the reports do not yet
+    differ enough to show how the kappa varies, which is not certainty), or over fewer reports than the stop
+    rule's first look."""
+    return width is not None and (width <= 0 or reports < LOOK_EVERY)
+
+
 def enough(simulated: dict, target_width: float) -> int | None:
-    """The first size simulated whose interval is `target_width` wide or narrower; None if none is."""
-    return next((s["reports"] for s in simulated["sizes"] if s["width"] is not None and s["width"] <= target_width),
-                None)
+    """The first size simulated whose interval is `target_width` wide or narrower, and not degenerate; None if
+    none is."""
+    return next((s["reports"] for s in simulated["sizes"] if s["width"] is not None
+                 and not degenerate(s["width"], s["reports"]) and s["width"] <= target_width), None)
 
 
 def plan(counts: np.ndarray, target_width: float, *, sims: int = SIMULATIONS, seed: int = 0) -> dict:
@@ -139,6 +147,7 @@ STOP_RULE = ("keep labeling until the 95 % interval of the kappa you will report
              "width decides, never the kappa's value")
 
 
-def stop_now(width_now: float | None, target_width: float) -> bool:
-    """Whether the stopping rule says to close the round: the interval is known and no wider than wanted."""
-    return width_now is not None and width_now <= target_width
+def stop_now(width_now: float | None, target_width: float, reports: int) -> bool:
+    """Whether the stopping rule says to close the round: the interval is known, not degenerate, and no wider
+    than wanted."""
+    return width_now is not None and not degenerate(width_now, reports) and width_now <= target_width

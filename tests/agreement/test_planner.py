@@ -60,11 +60,13 @@ def test_the_planner_page_plans_every_figure_of_the_dashboard(study, lead, annot
     assert client_as(lead).get(url + "?width=%00&level=x").status_code == 200
 
 
-def test_a_width_of_zero_is_a_width():
-    # Every report unanimous, two categories: every resample's kappa is 1, so the interval has width 0.
+def test_a_width_of_zero_is_a_width_but_never_enough():
+    # Every report unanimous, two categories: every resample's kappa is 1, so the interval has width 0 — shown as
+    # a width, but twenty reports that never disagree say nothing of how far the kappa could fall.
     counts = np.array([[3, 0], [0, 3]] * 10)
     result = plan(counts, 0.1, sims=50)
-    assert result["now"] == 0.0 and result["enough_reports"] == 20
+    assert result["now"] == 0.0 and all(s["width"] == 0.0 for s in result["sizes"])
+    assert result["enough_reports"] is None
 
 
 @pytest.mark.django_db

@@ -46,7 +46,7 @@ def test_stopping_when_the_interval_is_narrow_enough_keeps_its_coverage(right, r
         n = LOOK_EVERY
         while True:
             low, high = bootstrap_kappa(counts[:n], resamples=1000, seed=seed)
-            if stop_now(high - low, WIDTH) or n >= MOST:
+            if stop_now(high - low, WIDTH, n) or n >= MOST:
                 break
             n += LOOK_EVERY
         stops.append(n)
@@ -61,4 +61,16 @@ def test_stopping_when_the_interval_is_narrow_enough_keeps_its_coverage(right, r
 
 
 def test_the_rule_needs_a_known_width():
-    assert not stop_now(None, 0.1) and stop_now(0.1, 0.1) and not stop_now(0.11, 0.1)
+    assert not stop_now(None, 0.1, 100) and stop_now(0.1, 0.1, 100) and not stop_now(0.11, 0.1, 100)
+
+
+def test_a_degenerate_interval_is_never_enough():
+    """Two reports on which everyone agreed give every resample the same kappa: a width of 0, which is no
+    evidence of precision. Nor is any width before the rule's first look."""
+    from stats.planner import plan
+
+    counts = np.array([[3, 0], [0, 3]])
+    result = plan(counts, 0.1)
+    assert result["now"] == 0.0 and result["enough_reports"] is None
+    assert not stop_now(result["now"], 0.1, result["reports"])
+    assert not stop_now(0.05, 0.1, LOOK_EVERY - 1) and stop_now(0.05, 0.1, LOOK_EVERY)
