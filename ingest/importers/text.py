@@ -73,6 +73,9 @@ def url_field(value: str, field: str, where: str) -> tuple[str, tuple[str, ...]]
     return "", (f"{where}: {field}: not an http(s) link, dropped: {shown!r}",)
 
 
+EARLIEST = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+
 def time_field(obj: dict, field: str, where: str):
     value = obj.get(field)
     if value in (None, ""):
@@ -91,6 +94,18 @@ def time_field(obj: dict, field: str, where: str):
             raise ImportFileError(f"{where}: {field}: {shown!r} is not a real date-time ({exc}; {expected})") from exc
     if parsed is None:
         raise ImportFileError(f"{where}: {field}: {shown!r} is not a date-time ({expected})")
+    # Stored as UTC: a time whose UTC falls outside Python's years 1-9999 (0001-01-01 east of Greenwich) would be
+    # stored by PostgreSQL and then fail every page that reads it back. No issue tracker dates anything before
+    # 1970, so that is the floor.
+    try:
+        utc = parsed.astimezone(dt.UTC) if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
+    except OverflowError:
+        edge = "before year 1" if parsed.year == 1 else "after 9999"
+        raise ImportFileError(f"{where}: {field}: {shown!r} is {edge} in UTC, outside the dates that can be stored "
+                              f"({expected})") from None
+    if utc < EARLIEST:
+        raise ImportFileError(f"{where}: {field}: {shown!r} is before 1970 in UTC, earlier than any issue tracker "
+                              f"({expected})")
     return parsed
 
 

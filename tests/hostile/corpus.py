@@ -58,6 +58,9 @@ ISSUE_CASES = [
     Case("issues", "february-30.jsonl", _jsonl(GOOD, _bad(created_at="2024-02-30T00:00:00Z")), ("february-30.jsonl:2", "created_at:", "not a real date-time")),
     Case("issues", "month-13.jsonl", _jsonl(GOOD, _bad(closed_at="2024-13-01T00:00:00Z")), ("month-13.jsonl:2", "closed_at:")),
     Case("issues", "year-0.jsonl", _jsonl(GOOD, _bad(updated_at="0000-01-01T00:00:00Z")), ("year-0.jsonl:2", "updated_at:")),
+    Case("issues", "year-1-east-of-utc.jsonl", _jsonl(GOOD, _bad(created_at="0001-01-01T00:00:00+01:00")), ("year-1-east-of-utc.jsonl:2", "created_at:", "before year 1 in UTC")),
+    Case("issues", "year-9999-west-of-utc.jsonl", _jsonl(GOOD, _bad(closed_at="9999-12-31T23:00:00-02:00")), ("year-9999-west-of-utc.jsonl:2", "closed_at:", "after 9999")),
+    Case("issues", "before-1970.jsonl", _jsonl(GOOD, _bad(created_at="1969-12-31T23:59:59Z")), ("before-1970.jsonl:2", "created_at:", "before 1970")),
     Case("issues", "date-a-number.jsonl", _jsonl(GOOD, _bad(created_at=20240501)), ("date-a-number.jsonl:2", "created_at:", "expected an ISO 8601")),
     Case("issues", "february-30.csv", b"number,title,created_at\n1,ok,2024-02-01T00:00:00Z\n2,bad,2024-02-30T00:00:00Z\n", ("february-30.csv:3", "created_at:")),
     # Text PostgreSQL cannot store.

@@ -55,9 +55,11 @@ _PIECES = ["\\", "\n", "\r", "\t", "\\n", "a", "é", "大", "\u2028", "\x85", " 
 _TEXT = (st.text(alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="\x00"))
          | st.lists(st.sampled_from(_PIECES)).map("".join))
 _OFFSET = dt.timedelta(hours=23, minutes=59)
-# Without an offset, or with any PostgreSQL accepts.
-_TIMES = st.none() | st.datetimes(timezones=st.none() | st.builds(
-    dt.timezone, st.timedeltas(min_value=-_OFFSET, max_value=_OFFSET)))
+# Without an offset, or with any PostgreSQL accepts; within the years the importers accept (ingest.importers.text:
+# 1970 on, and a day short of 9999's end, so that no offset takes the time's UTC out of Python's years).
+_TIMES = st.none() | st.datetimes(min_value=dt.datetime(1970, 1, 2), max_value=dt.datetime(9999, 12, 30),
+                                  timezones=st.none() | st.builds(
+                                      dt.timezone, st.timedeltas(min_value=-_OFFSET, max_value=_OFFSET)))
 
 
 @settings(max_examples=300, deadline=None)
