@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.http import HttpResponseBadRequest, HttpResponseRedirect
+from django.http import Http404, HttpResponseBadRequest, HttpResponseRedirect
+from django.utils import timezone, translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import last_modified, require_GET, require_POST
+from django.views.i18n import JavaScriptCatalog
 
 from .language import remember, supported
 
@@ -29,3 +31,21 @@ def choose_language(request):
     else:
         response.delete_cookie(settings.LANGUAGE_COOKIE_NAME)
     return response
+
+
+STARTED = timezone.now()  # when this process loaded its URLs, and so its catalogue
+
+
+@require_GET
+def javascript_catalog(request, language: str):
+    """The labeling script's messages in `language`, which the address names: the page asks for the catalogue of
+    the language it is written in, so a browser's cached English catalogue is never read by a Chinese page (one
+    address for every language, with a start-time Last-Modified, kept the first language a browser fetched)."""
+    if not supported(language):
+        raise Http404("no such language")
+    with translation.override(language):
+        return _catalog(request)
+
+
+# The catalogue changes only with a deployment, so a browser revalidates it against the time this process started.
+_catalog = last_modified(lambda request: STARTED)(JavaScriptCatalog.as_view())

@@ -2,9 +2,6 @@ from allauth.socialaccount import views as social_views
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
-from django.utils import timezone
-from django.views.decorators.http import last_modified
-from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView
 
 from agreement import urls as agreement_urls
@@ -20,9 +17,7 @@ from machines import urls as machines_urls
 from taxonomy import urls as taxonomy_urls
 
 from . import audit_views, health_views, notice_views
-from .language_views import choose_language
-
-STARTED = timezone.now()
+from .language_views import choose_language, javascript_catalog
 
 api_patterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
@@ -51,9 +46,8 @@ urlpatterns = [
     path("accounts/social/cancelled/", social_views.login_cancelled, name="socialaccount_login_cancelled"),
     path("accounts/social/error/", social_views.login_error, name="socialaccount_login_error"),
     path("accounts/social/signup/", social_views.signup, name="socialaccount_signup"),
-    # The labeling script's messages in the reader's language. The catalogue changes only with a deployment, so
-    # a browser revalidates it against the time this process started.
-    path("jsi18n/", last_modified(lambda request: STARTED)(JavaScriptCatalog.as_view()), name="javascript_catalog"),
+    # The labeling script's messages, at an address of each language.
+    path("jsi18n/<str:language>/", javascript_catalog, name="javascript_catalog"),
     path("notices/", notice_views.inbox, name="notices"),
     path("notices/read/", notice_views.mark_read, name="notices_read"),
     path("notices/kinds/", notice_views.choose_kinds, name="notices_kinds"),

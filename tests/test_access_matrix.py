@@ -296,7 +296,7 @@ def _world(phase: str) -> tuple[dict, dict]:
         "batch_id": SummaryBatch.objects.create(source=source, backend="extractive", prompt_version="1").pk,
         "run_id": IngestRun.objects.create(source=source, kind="file").pk,
         "sample_id": sample.pk, "item_id": sample.items.get().pk, "token": "no-such-token", "user_id": carl.pk,
-        "provider_id": "oidc",
+        "provider_id": "oidc", "language": "zh-hans",
         **_webhook_values(study, lead),
         **_machine_values(study, lead2),
     }

@@ -123,3 +123,23 @@ def test_the_walk_would_see_english_where_some_is_left(admin):
     assert english(page, data_words())
     with_title = '<p>说明 <span title="Click here">？</span><code>label.saved</code> https://example.org/a</p>'
     assert english(with_title, set()) == ["Click", "here"]
+
+
+@pytest.mark.django_db
+def test_each_language_has_its_own_catalogue_address(client, admin):
+    """The labeling script's messages are fetched at an address of the page's language: a browser that cached
+    the English catalogue fetches the Chinese one after switching (one address for every language kept the
+    first one it fetched, with a start-time Last-Modified)."""
+    client.force_login(admin)
+    english = client.get(reverse("annotation:study_list")).content.decode()
+    assert reverse("javascript_catalog", args=["en"]) in english
+    client.post(reverse("choose_language"), {"language": "zh-hans", "next": "/"})
+    chinese = client.get(reverse("annotation:study_list")).content.decode()
+    assert reverse("javascript_catalog", args=["zh-hans"]) in chinese
+    # Each address answers in its own language, whatever the person's language is.
+    zh_in_english = Client().get(reverse("javascript_catalog", args=["zh-hans"]))
+    assert zh_in_english.status_code == 200 and "Last-Modified" in zh_in_english
+    for said in ("(type the next digit)", "Nothing chosen yet"):
+        assert f'"{said}": "\\u' in zh_in_english.content.decode()  # translated, in the catalogue's escapes
+        assert f'"{said}"' not in client.get(reverse("javascript_catalog", args=["en"])).content.decode()
+    assert Client().get("/jsi18n/xx/").status_code == 404
