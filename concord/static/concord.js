@@ -106,7 +106,16 @@
       digits = pending.digits + digit;
     } else {
       const sets = visibleSets(f);
-      set = sets.find((s) => !s.querySelector("input:checked")) || sets[sets.length - 1];
+      set = f.dataset.given ? null : sets.find((s) => !s.querySelector("input:checked"));
+      if (!set && sets.length) {
+        // The form shows a label given before, or every level is chosen: a digit starts the path again at the
+        // type, so "3 0 2 1" on a labeled report means what it means on a new one. Backspace (or a click)
+        // changes the label given before a level at a time instead.
+        delete f.dataset.given;
+        sets.forEach((s) => s.querySelectorAll("input:checked").forEach((input) => { input.checked = false; }));
+        sync(f);
+        set = visibleSets(f)[0];
+      }
       if (!set) return false;
       digits = String(digit);
     }
@@ -231,6 +240,7 @@
   }, true);
 
   function undo(f) {
+    delete f.dataset.given;
     const checked = visibleSets(f).map((s) => s.querySelector("input:checked")).filter(Boolean);
     const last = checked[checked.length - 1];
     if (!last) return;
@@ -288,9 +298,16 @@
     if (!f || f.dataset.wired) return;
     f.dataset.wired = "1";
     sync(f);
+    // A label given before (the server's choices, not a draft being resumed): the first digit starts a new path.
+    if (f.querySelector("input[type=radio]:checked")) f.dataset.given = "1";
     restoreDraft(f);
+    const notice = document.getElementById("draft-notice");
+    if (notice && !notice.hidden) delete f.dataset.given;
     f.addEventListener("change", (event) => {
-      if (event.isTrusted) pending = null;  // a click decides; a digit waiting for its pair is dropped
+      if (event.isTrusted) {  // a click decides; a digit waiting for its pair is dropped
+        pending = null;
+        delete f.dataset.given;
+      }
       sync(f);
       saveDraft(f);
       // The list a choice opens may sit below the fold of the form's own scroll area: bring it into view.
@@ -443,7 +460,11 @@
         if (!refusePending(f)) click("#label-form [data-action=submit]");
       } else if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && event.target.matches("[data-comment-box]")) {
         event.preventDefault();
-        event.target.form.requestSubmit();
+        // Focus goes back to the labeling form before the post (htmx would give it back to the new box, which
+        // has the old one's id): the next Enter saves the label, as it does after any other shortcut.
+        const box = event.target;
+        box.blur();
+        box.form.requestSubmit();
       }
       return;
     }

@@ -59,3 +59,32 @@ def test_annotator_labels_a_report_with_the_keyboard_only(live_server, page):
     page.keyboard.press("p")
     page.locator("h1.issue-title", has_text="Second report").wait_for()
     page.get_by_text("You labeled this report already").wait_for()
+
+
+@pytest.mark.parametrize("delay", [0, 40])
+def test_a_full_path_typed_on_a_labeled_report_replaces_the_whole_label(live_server, page, delay):
+    """On a report labeled before, "3 0 2 1" means what it means on a new one: the type digit starts the path
+    again (it changed only the sub-theme under the old theme), typed at full speed or slowly."""
+    from tests.factories import label_with
+
+    lead, annotator = make_user("lead"), make_user("alice")
+    issue = make_issue(title="Labeled before")
+    study = make_study(lead, [annotator], issues=[issue])
+    label_with(annotator, study, issue, "A.1.i" if delay else "A.1")  # every level chosen, or the theme only
+    page.goto(f"{live_server.url}/accounts/login/?next=/studies/{study.pk}/issues/{issue.pk}/")
+    page.fill("input[name=username]", "alice")
+    page.fill("input[name=password]", "pw-alice")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#label-form[data-ready]")
+    page.locator("body").click(position={"x": 2, "y": 2})
+    assert page.inner_text("#label-form [data-chosen]").startswith("Question › A.1 ")
+    page.keyboard.type("3021", delay=delay)
+    chosen = page.inner_text("#label-form [data-chosen]")
+    assert chosen.startswith("Bug › C.2 ") and " › C.2.i " in chosen, chosen
+    page.keyboard.press("Enter")
+    for _ in range(50):
+        label = Label.objects.get(annotator=annotator, issue=issue)
+        if not label.code.startswith("A.1"):
+            break
+        page.wait_for_timeout(100)
+    assert label.code == "C.2.i"
