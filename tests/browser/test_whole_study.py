@@ -454,10 +454,8 @@ class WholeStudy:
             ann1.page.keyboard.press("Control+Enter")
             expect(ann1.page.locator(f"#thread-{self.issues[n].pk}")).to_contain_text(
                 f"On report {n}: I read it again.")
-            ann1.page.keyboard.press("Escape")
-            ann1.page.locator("body").click(position={"x": 5, "y": 5})
-            for _ in range(3):
-                ann1.page.keyboard.press("Backspace")
+            # Posted: focus is back on the labeling form, so the keys that follow label (and Enter saves).
+            assert ann1.page.evaluate("!document.activeElement.matches('[data-comment-box]')")
             label(ann1, self.ledger, "review", "B.2" if n == 4 else "A.1", self.themes_of)
 
     def adjudicate_and_close(self):
