@@ -9,7 +9,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
 from annotation.access import get_study_for
-from annotation.permissions import can_view_agreement
+from annotation.permissions import can_manage_seeing_labels, can_view_agreement
 from concord.csv_stream import csv_lines, csv_response
 from concord.http import HtmxHttpRequest
 from concord.ids import parse_id
@@ -55,7 +55,10 @@ def shares(request: HtmxHttpRequest, study_id: int):
     computing = rater is not None and found is None and latest_run(rater) is not None
     return render(request, "findings/shares.html", {
         "study": study, "rater": rater, "raters": list(raters_of(study)), "estimates": found, "by": by,
-        "level": level, "rules": RULES, "levels": LEVELS, "computing": computing})
+        "level": level, "rules": RULES, "levels": LEVELS, "computing": computing,
+        # The machine raters' page is the lead's and the admins' (while they may see the labels): no one else is
+        # shown a link to it.
+        "may_add_raters": can_manage_seeing_labels(request.user, study)})
 
 
 def _cells(estimate) -> list:

@@ -116,9 +116,24 @@ def test_a_rater_that_is_not_the_studys_is_refused_by_name(rated, client_as, lea
     assert response.status_code == 400 and b"rater:" in response.content
 
 
-def test_a_study_without_machines_says_how_to_get_them(study, client_as, lead):
-    response = client_as(lead).get(reverse("findings:shares", args=[study.pk]))
-    assert response.status_code == 200 and b'data-testid="no-machine"' in response.content
+def test_a_study_without_machines_says_how_to_get_them(study, client_as, lead, annotator_a):
+    """Each reader is told what they can do, and every link they are shown opens for them."""
+    import lxml.html
+
+    from annotation.services.phases import advance
+
+    advance(study, lead, confirm_missing=True)  # the review: the annotators may see the shares
+    study.refresh_from_db()
+    for person, links_raters in ((lead, True), (annotator_a, False)):
+        client = client_as(person)
+        response = client.get(reverse("findings:shares", args=[study.pk]))
+        assert response.status_code == 200 and b'data-testid="no-machine"' in response.content
+        page = lxml.html.fromstring(response.content)
+        hrefs = [a.get("href") for a in page.iter("a") if a.get("href", "").startswith("/")]
+        assert (reverse("machines:index", args=[study.pk]) in hrefs) is links_raters
+        for href in hrefs:
+            if not href.startswith(("/accounts/logout", "/static/")):
+                assert client.get(href).status_code in (200, 302), (person.username, href)
 
 
 def test_the_replication_package_recomputes_every_share(rated, tmp_path, lead):
