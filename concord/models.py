@@ -101,6 +101,8 @@ class Notice(models.Model):
     created_at = models.DateTimeField()
     read_at = models.DateTimeField(null=True, blank=True)
     emailed_at = models.DateTimeField(null=True, blank=True)
+    # When the thing it is about was done (the vote cast or closed, the ties decided): it waits on no one now.
+    settled_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]

@@ -7,6 +7,8 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from django.db import IntegrityError, transaction
+from django.db.models import DateTimeField, F, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
@@ -53,7 +55,7 @@ def notify(users: Iterable, kind: str, key: str, params: dict, url: str = "", st
     if once:
         off |= set(Notice.objects.filter(key=key, user_id__in=people).values_list("user_id", flat=True))
     now, told = timezone.now(), 0
-    fields = {"kind": kind, "params": params, "url": url, "study_id": study_id, "created_at": now}
+    fields = {"kind": kind, "params": params, "url": url, "study_id": study_id, "created_at": now, "settled_at": None}
     for pk in sorted(set(people) - off):
         unread = Notice.objects.filter(user_id=pk, key=key, read_at__isnull=True)
         if not unread.update(**fields):
@@ -75,11 +77,13 @@ def _switched_off(people: dict, kind: str) -> set[int]:
 
 
 def settle(key: str, user=None) -> int:
-    """The thing is done (a vote cast, a proposal closed): its unread notices, or `user`'s, are read."""
-    notices = Notice.objects.filter(key=key, read_at__isnull=True)
+    """The thing is done (a vote cast, a proposal closed): its notices, or `user`'s, are read and say that it is
+    settled, those read before too, so that "awaits your vote" is never left standing after the vote."""
+    now = timezone.now()
+    notices = Notice.objects.filter(key=key, settled_at__isnull=True)
     if user is not None:
         notices = notices.filter(user=user)
-    return notices.update(read_at=timezone.now())
+    return notices.update(read_at=Coalesce(F("read_at"), Value(now, output_field=DateTimeField())), settled_at=now)
 
 
 def text(notice: Notice) -> str:

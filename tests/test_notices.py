@@ -133,3 +133,24 @@ def test_two_comments_at_once_leave_one_notice_and_both_comments(people):
         assert Notice.objects.filter(user=lead, key=f"comment:{study.pk}:{issues[0].pk}",
                                      read_at__isnull=True).count() == 1
         Notice.objects.update(read_at=timezone.now())
+
+
+def test_a_notice_read_before_its_thing_was_settled_says_it_is_settled(people, client):
+    """Bob reads "awaits your vote", then the proposal passes: the inbox shows it settled, not waiting; unread,
+    read and settled notices each look different, in words as well as in weight."""
+    import lxml.html
+
+    study, lead, ann, bob, issues = people
+    proposal = _propose(study, ann, issues)
+    client.force_login(bob)
+    notices.read_up_to(bob, Notice.objects.filter(user=bob).latest("pk").pk)
+    notices.notify([bob], "ties", "ties:other", {"study": "Other"})  # unread, and never settled
+    cast_vote(proposal, bob, True)
+    cast_vote(proposal, lead, True)  # every member voted yes: passed
+    page = lxml.html.fromstring(client.get(reverse("notices")).content)
+    rows = {li.get("class"): li.text_content() for li in page.find_class("notices")[0].iter("li")}
+    assert set(rows) == {"settled", "unread"}, rows
+    assert "Settled" in rows["settled"] and "awaits your vote" in rows["settled"] and "New" in rows["unread"]
+    notices.read_up_to(bob, Notice.objects.filter(user=bob).latest("pk").pk)
+    page = lxml.html.fromstring(client.get(reverse("notices")).content)
+    assert {li.get("class") for li in page.find_class("notices")[0].iter("li")} == {"settled", "read"}
