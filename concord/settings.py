@@ -223,7 +223,9 @@ if os.environ.get("OIDC_CLIENT_ID"):
     SOCIALACCOUNT_PROVIDERS["openid_connect"] = {"APPS": [{
         "provider_id": "oidc", "name": OIDC_NAME or "OpenID Connect",
         "client_id": os.environ["OIDC_CLIENT_ID"], "secret": env_secret("OIDC_CLIENT_SECRET"),
-        "settings": {"server_url": os.environ.get("OIDC_SERVER_URL", ""), "scope": ["openid", "profile", "email"]},
+        # PKCE's S256 challenge with every sign-in; the nonce is annotation.oidc's.
+        "settings": {"server_url": os.environ.get("OIDC_SERVER_URL", ""), "scope": ["openid", "profile", "email"],
+                     "oauth_pkce_enabled": True},
     }]}
 if os.environ.get("GITHUB_CLIENT_ID"):
     SOCIALACCOUNT_PROVIDERS["github"] = {

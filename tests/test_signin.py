@@ -67,10 +67,13 @@ def oidc(settings, idp):
     return idp
 
 
-def _idp_sign_in(client: Client, idp: dict, username: str, password: str, next_url: str = "/"):
-    """Press the institution's button, sign in at the provider as a browser would, and come back."""
+def _idp_sign_in(client: Client, idp: dict, username: str, password: str, next_url: str = "/", meddle=None):
+    """Press the institution's button, sign in at the provider as a browser would, and come back (after
+    `meddle(client, the query sent to the provider)` has changed what it will)."""
     start = client.post(reverse("openid_connect_login", kwargs={"provider_id": "oidc"}), {"next": next_url})
     assert start.status_code == 302 and start["Location"].startswith(idp["url"]), start.content[:300]
+    if meddle is not None:
+        meddle(client, parse_qs(urlsplit(start["Location"]).query))
     browser = requests.Session()
     page = browser.get(start["Location"])  # the provider asks who it is
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
@@ -268,3 +271,46 @@ def test_a_forged_or_refused_callback_signs_no_one_in(github, query):
 
 def test_an_unknown_identity_provider_is_a_404(oidc):
     assert Client().post(reverse("openid_connect_login", kwargs={"provider_id": "other"})).status_code == 404
+
+
+def test_each_sign_in_sends_a_nonce_and_a_pkce_challenge_and_checks_both(oidc):
+    """The provider is asked with a fresh nonce and an S256 PKCE challenge; the ID token must bring the nonce
+    back and the token request must carry the verifier, or nobody is signed in."""
+    from annotation.oidc import SESSION_PREFIX
+
+    sent = []
+
+    def keep(client, query):
+        sent.append(query)
+
+    assert _idp_sign_in(Client(), oidc, "li.wei", "pw-li-wei-idp", meddle=keep).status_code == 302
+    assert _idp_sign_in(Client(), oidc, "li.wei", "pw-li-wei-idp", meddle=keep).status_code == 302
+    first, second = sent
+    assert first["code_challenge_method"] == ["S256"] and len(first["code_challenge"][0]) >= 43
+    assert len(first["nonce"][0]) >= 32 and first["nonce"] != second["nonce"]
+    assert get_user_model().objects.filter(username="li.wei").count() == 1
+
+    def other_nonce(client, query):
+        session = client.session
+        session[SESSION_PREFIX + query["state"][0]] = "a nonce of another sign-in"
+        session.save()
+
+    def no_nonce(client, query):
+        session = client.session
+        del session[SESSION_PREFIX + query["state"][0]]
+        session.save()
+
+    def other_verifier(client, query):
+        session = client.session
+        states = session["socialaccount_states"]
+        state, at, provider = states[query["state"][0]]
+        states[query["state"][0]] = ({**state, "pkce_code_verifier": "x" * 64}, at, provider)
+        session["socialaccount_states"] = states
+        session.save()
+
+    for meddle in (other_nonce, no_nonce, other_verifier):
+        client = Client()
+        back = _idp_sign_in(client, oidc, "stranger", "pw-stranger-idp", meddle=meddle)
+        assert "_auth_user_id" not in client.session, meddle.__name__
+        assert back.status_code in (200, 400, 401) and "obody was signed in" in back.content.decode(), meddle.__name__
+    assert not get_user_model().objects.filter(username="stranger").exists()

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from allauth.socialaccount.providers.github import views as github
-from allauth.socialaccount.providers.openid_connect import views as oidc
 from django.conf import settings
 from django.http import Http404
 
 from concord.gitee import views as gitee
+
+from .. import oidc
 
 
 def _configured(key: str, view: Callable, provider_id: str | None = None) -> Callable:
