@@ -15,6 +15,7 @@ from allauth.socialaccount.adapter import DefaultSocialAccountAdapter
 from django.conf import settings
 from django.contrib import messages
 from django.shortcuts import redirect
+from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from concord.audit import record
@@ -38,6 +39,34 @@ class AccountAdapter(DefaultAccountAdapter):
 
 
 class SocialAdapter(DefaultSocialAccountAdapter):
+    def is_auto_signup_allowed(self, request, sociallogin) -> bool:
+        # A provider open for sign-up (an institution's) makes the account at once. Through an invitation link
+        # the account is made only when the person presses Join on the page that follows (annotation's
+        # views/signin.social_signup): signing in at GitHub alone must not leave an account behind, or one
+        # link could make as many accounts as people who open it.
+        return sociallogin.account.provider in settings.SSO_OPEN_SIGNUP
+
+    def save_user(self, request, sociallogin, form=None):
+        from django.db import transaction
+
+        from .services.invitations import accept
+
+        token = request.session.get(INVITATION_SESSION_KEY)
+        if not token or sociallogin.account.provider in settings.SSO_OPEN_SIGNUP:
+            return super().save_user(request, sociallogin, form)
+        # The account and its membership are made together, or neither: a link used up in between (another tab,
+        # another person) leaves no account (InvitationError, shown by the view).
+        with transaction.atomic():
+            user = super().save_user(request, sociallogin, form)
+            accept(token, user=user)
+        request.session.pop(INVITATION_SESSION_KEY, None)
+        from .models import Invitation
+
+        study_id = Invitation.objects.filter(accepted_by=user).values_list("study_id", flat=True).first()
+        if study_id is not None:
+            sociallogin.state["next"] = reverse("annotation:study_detail", args=[study_id])
+        return user
+
     def is_open_for_signup(self, request, sociallogin) -> bool:
         if sociallogin.account.provider in settings.SSO_OPEN_SIGNUP:
             return True

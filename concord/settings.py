@@ -244,9 +244,12 @@ SOCIALACCOUNT_AUTO_SIGNUP = True
 SOCIALACCOUNT_STORE_TOKENS = False
 SOCIALACCOUNT_EMAIL_AUTHENTICATION = False
 SOCIALACCOUNT_EMAIL_VERIFICATION = "none"
+# The sign-up page after an invitation asks for a username only; an e-mail address is whatever the provider gave.
+SOCIALACCOUNT_EMAIL_REQUIRED = False
 ACCOUNT_EMAIL_VERIFICATION = "none"
 ACCOUNT_LOGIN_METHODS = {"username"}
-ACCOUNT_SIGNUP_FIELDS = ["username*"]
+# allauth's social sign-up form needs an e-mail field; it is optional, filled with what the provider gave.
+ACCOUNT_SIGNUP_FIELDS = ["username*", "email"]
 # Which providers may make an account for someone with no invitation: by default the institution's only (anyone
 # on GitHub or Gitee needs a study's invitation link first).
 SSO_OPEN_SIGNUP = {p.strip() for p in os.environ.get("SSO_OPEN_SIGNUP", "oidc").split(",") if p.strip()}

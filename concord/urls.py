@@ -45,7 +45,7 @@ urlpatterns = [
     path("accounts/gitee/login/callback/", signin.gitee_callback, name="gitee_callback"),
     path("accounts/social/cancelled/", social_views.login_cancelled, name="socialaccount_login_cancelled"),
     path("accounts/social/error/", social_views.login_error, name="socialaccount_login_error"),
-    path("accounts/social/signup/", social_views.signup, name="socialaccount_signup"),
+    path("accounts/social/signup/", signin.social_signup, name="socialaccount_signup"),
     # The labeling script's messages, at an address of each language.
     path("jsi18n/<str:language>/", javascript_catalog, name="javascript_catalog"),
     path("notices/", notice_views.inbox, name="notices"),

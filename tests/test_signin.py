@@ -209,11 +209,15 @@ def test_an_invitation_is_accepted_by_signing_in_with_github(github, settings):
     page = client.get(join).content.decode()
     assert "Sign in with GitHub" in page  # beside the password form
     back = github.sign_in(client, reverse("github_login"), next_url=join)
-    assert back.status_code == 302 and back["Location"] == join
+    # Signed in at GitHub, not yet joined: no account exists until the person presses Join.
+    assert back.status_code == 302 and back["Location"] == reverse("socialaccount_signup")
+    assert not get_user_model().objects.filter(username="octocat").exists()
+    page = client.get(back["Location"]).content.decode()
+    assert "Join Study of LLM bugs" in page and 'value="octocat"' in page and "GitHub" in page
+    joined = client.post(back["Location"], {"username": "octocat"})
+    assert joined.status_code == 302 and joined["Location"] == reverse("annotation:study_detail", args=[study.pk])
     person = get_user_model().objects.get(username="octocat")
     assert not person.has_usable_password() and client.session[SSO_SESSION_KEY] == "github"
-    assert "Join as octocat" in client.get(join).content.decode()
-    assert client.post(join).status_code == 302
     assert Membership.objects.get(study=study, user=person).role == "annotator"
     # The recorded conversation: the code for a token (with the app's own secret), then the person.
     (token_path, _, form, _), (user_path, _, _, headers) = github.requests
@@ -233,12 +237,36 @@ def test_an_invitation_is_accepted_by_signing_in_with_gitee_in_chinese(gitee):
     client = Client(HTTP_ACCEPT_LANGUAGE="zh-CN")
     join = reverse("join", args=[token])
     assert "使用 Gitee 登录" in client.get(join).content.decode()
-    gitee.sign_in(client, reverse("gitee_login"), next_url=join)
-    assert client.post(join).status_code == 302
+    back = gitee.sign_in(client, reverse("gitee_login"), next_url=join)
+    assert "加入" in client.get(back["Location"]).content.decode()
+    assert client.post(back["Location"], {"username": "wang-xiaoming"}).status_code == 302
     person = get_user_model().objects.get(username="wang-xiaoming")
     assert person.first_name == "王小明" and Membership.objects.filter(study=study, user=person).exists()
     (_, _, form, _), (_, args, _, _) = gitee.requests
     assert form["code"] == "recorded-code" and args["access_token"] == "5f9c1e2a7b3d4c6e8f0a1b2c3d4e5f60"
+
+
+def test_an_invitation_link_makes_no_account_for_those_who_do_not_join(github):
+    """Four browsers open one link and sign in with GitHub: none has an account until Join, and the link makes
+    one account, for the first who presses it; a later Join makes nothing."""
+    lead = make_user("lead")
+    study = make_study(lead, name="Study of LLM bugs")
+    _, token = invite(study, lead, "annotator", 7, "")
+    join = reverse("join", args=[token])
+    signed_in = []
+    for _ in range(4):
+        client = Client()
+        client.get(join)
+        back = github.sign_in(client, reverse("github_login"), next_url=join)
+        assert back["Location"] == reverse("socialaccount_signup")
+        signed_in.append(client)
+    assert set(get_user_model().objects.values_list("username", flat=True)) == {"lead"}
+    first = signed_in[0].post(reverse("socialaccount_signup"), {"username": "octocat"})
+    assert first.status_code == 302 and Membership.objects.filter(study=study, user__username="octocat").exists()
+    for client, name in ((signed_in[1], "octocat"), (signed_in[2], "octocat-2")):
+        late = client.post(reverse("socialaccount_signup"), {"username": name})
+        assert late.status_code in (200, 400, 410) and "_auth_user_id" not in client.session, late.status_code
+    assert set(get_user_model().objects.values_list("username", flat=True)) == {"lead", "octocat"}
 
 
 def test_a_used_invitation_does_not_open_sign_up(gitee):
