@@ -45,6 +45,8 @@ _queue_of: dict[str, str] = {}  # task name → its queue, for `route`
 
 # How an interrupted job's message begins (interrupt_stale): such a job is taken again when its task comes back.
 INTERRUPTED = "Interrupted: "
+# How often a job whose child process died is sent again before it is left failed.
+CHILD_LOST_RETRIES = 2
 
 
 class QueueUnavailable(RuntimeError):
@@ -140,8 +142,23 @@ def task(work: Callable, *, queue: str, apart_from_worker: bool = False, job: ty
                 return None
         beating = (Heartbeat(job, args[0], worker=self.request.hostname or "")
                    if job is not None and not self.request.is_eager else nullcontext())
-        with beating:
-            return apart.call(work, *args) if apart_from_worker else work(*args)
+        try:
+            with beating:
+                return apart.call(work, *args) if apart_from_worker else work(*args)
+        except apart.ChildLost as exc:
+            if job is None:
+                raise
+            # The process running the work died (killed, out of memory) but this worker lives: the job is
+            # marked interrupted and its task sent again at once, as Celery gives back a task whose pool
+            # process died; twice at most, so that work that kills its process every time ends failed.
+            again = self.request.retries < CHILD_LOST_RETRIES
+            said = "running it again" if again else f"it ended so {CHILD_LOST_RETRIES + 1} times; not run again"
+            job.objects.filter(pk=args[0], status=JobStatus.RUNNING).update(
+                status=JobStatus.FAILED, finished_at=timezone.now(),
+                message=f"{INTERRUPTED if again else ''}{exc} ({said})")
+            if not again:
+                raise
+            raise self.retry(countdown=0, max_retries=CHILD_LOST_RETRIES, exc=exc) from None
 
     run.__name__, run.__qualname__, run.__doc__ = work.__name__, work.__qualname__, work.__doc__
     name = f"{work.__module__}.{work.__qualname__}"
