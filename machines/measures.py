@@ -17,6 +17,8 @@ from stats.matrices import complete_counts, counts_of, rating_table
 from stats.ties import modal_label
 from taxonomy.codes import sort_key
 
+from .replacing import seats
+
 Chain = tuple[str, str | None, str | None]
 NR = "NR"
 LEVELS = ("type", "theme", "sub_theme")
@@ -128,11 +130,10 @@ def measure(humans: Mapping[str, Mapping[int, Chain]], reference_types: Mapping[
     columns = list(people.values())
     result["humans_fleiss"], result["humans_alpha"] = _panel_figures(
         columns, reports, level=level, type_code=type_code, resamples=resamples, seed=seed)
-    result["replacing"] = []
-    for i, name in enumerate(people):
-        fleiss, alpha = _panel_figures([mine if j == i else c for j, c in enumerate(columns)], reports,
-                                       level=level, type_code=type_code, resamples=resamples, seed=seed)
-        result["replacing"].append({"human": name, "fleiss": fleiss, "alpha": alpha})
+    result["replacing"] = [
+        {"human": name, "fleiss": _figure(fleiss), "alpha": _figure(alpha)}
+        for name, (fleiss, alpha) in zip(people, seats(columns, mine, reports, level=level, type_code=type_code,
+                                                       resamples=resamples, seed=seed), strict=True)]
     result["alt_test"] = _alt_test(mine, people, epsilon)
     result["machines"] = [cohen(mine, {r: value_at(labels.get(r), level) for r in reports}, other=other,
                                 resamples=resamples, seed=seed) for other, labels in sorted((machines or {}).items())]
