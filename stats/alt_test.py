@@ -11,6 +11,7 @@ undefined (their code gets NaN and counts no win); here the outcome is then cert
 difference is below ε and 1 otherwise."""
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
@@ -62,10 +63,6 @@ class AltTestResult:
         return self.winning_rate is not None and self.winning_rate >= 0.5
 
 
-def _agreement(label, others: list) -> float:
-    return sum(label == other for other in others) / len(others)
-
-
 def _p_value(differences: np.ndarray, epsilon: float) -> float:
     if np.ptp(differences) == 0:
         return 0.0 if differences[0] < epsilon else 1.0
@@ -97,6 +94,9 @@ def alt_test(machine: Mapping[Hashable, object], humans: Mapping[Hashable, Mappi
         for item in labels:
             raters.setdefault(item, []).append(annotator)
     kept = {item for item, who in raters.items() if len(who) >= min_humans and item in machine}
+    # Each item's labels counted once: "agrees with the others" is then a count less one's own label, so the
+    # test costs annotators × items, not annotators² × items (207 annotators over 2,000 items took minutes).
+    tally = {item: Counter(humans[who][item] for who in raters[item]) for item in kept}
     tested, skipped, p_values = [], [], []
     for annotator, labels in humans.items():
         items = [item for item in labels if item in kept]
@@ -105,8 +105,9 @@ def alt_test(machine: Mapping[Hashable, object], humans: Mapping[Hashable, Mappi
             continue
         machine_ok, human_ok, machine_agrees, human_agrees = [], [], [], []
         for item in items:
-            others = [humans[other][item] for other in raters[item] if other != annotator]
-            by_machine, by_human = _agreement(machine[item], others), _agreement(labels[item], others)
+            own, counts, others = labels[item], tally[item], len(raters[item]) - 1
+            by_machine = (counts[machine[item]] - (machine[item] == own)) / others
+            by_human = (counts[own] - 1) / others
             machine_ok.append(by_machine >= by_human)
             human_ok.append(by_human >= by_machine)
             machine_agrees.append(by_machine)
