@@ -17,7 +17,9 @@ memory is the operation's own (VmHWM of the child; the ingest's worker processes
 - the corpus export as CSV and as JSON Lines (floor: PostgreSQL's COPY of the same rows and columns) and the
   replication package;
 - the built-in machine rater's whole job;
-- backup (`export_study`) and restore (`import_study` into an empty database).
+- backup (`export_study`) and restore (`import_study` into an empty database);
+- and, once, apart from the sizes: a machine's figures against panels of 7, 107 and 200 annotators over 2,000
+  reports, per annotator (`--panels-only` runs just these).
 
 Prints, per size and operation: the time, microseconds per report, peak memory and the multiple of the floor;
 then the time per report at each size as a multiple of that at 40,000 (the target: within 1.3× at 1,000,000).
@@ -385,6 +387,45 @@ def chart(results: dict[int, dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+PANELS = (7, 107, 200)
+PANEL_REPORTS = 2000
+# The figures of a machine against its panel may cost at most this many times per annotator at 200 annotators
+# as at 7 (linear in annotators: within noise of 1).
+PANEL_CEILING = 1.3
+
+
+def panel_shape(reports: int = PANEL_REPORTS) -> list[tuple[int, float]]:
+    """A machine rater's figures (`machines.measures.measure`, theme level) over `reports` reports labeled by 7,
+    107 and 200 annotators each: seconds, which must grow with annotators, not annotators squared."""
+    import random
+
+    sys.path.insert(0, str(ROOT))
+    from machines.measures import measure
+
+    chains = [("C", "C.1", None), ("C", "C.2", None), ("B", "B.1", None), ("A", "A.1", None)]
+    rng = random.Random(1)
+    out = []
+    for annotators in PANELS:
+        humans = {f"p{a}": {r: rng.choice(chains) for r in range(reports)} for a in range(annotators)}
+        machine = {r: rng.choice(chains) for r in range(reports)}
+        started = time.perf_counter()
+        measure(humans, {r: "C" for r in range(reports)}, machine, level="theme", type_code="C")
+        out.append((annotators, time.perf_counter() - started))
+    return out
+
+
+def print_panel_shape() -> bool:
+    shape = panel_shape()
+    base = shape[0][1] / shape[0][0]
+    print(f"\nA machine's figures against its panel, {PANEL_REPORTS:,} reports (per annotator, as a multiple of 7's):")
+    for annotators, seconds in shape:
+        print(f"  {annotators:>3} annotators: {seconds:6.2f} s, {seconds / annotators / base:.2f}×")
+    worst = shape[-1][1] / shape[-1][0] / base
+    print(f"  at {shape[-1][0]}: {worst:.2f}× per annotator (ceiling {PANEL_CEILING}×)"
+          f" {'passes' if worst <= PANEL_CEILING else 'FAILS'}")
+    return worst <= PANEL_CEILING
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--generator", help="the shared corpus generator (gen_issues.py)")
@@ -393,6 +434,8 @@ def main() -> None:
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL))
     parser.add_argument("--chart", help="also write the SVG chart here")
     parser.add_argument("--replot", action="store_true", help="only redraw the chart from bench-out/growth.json")
+    parser.add_argument("--panels-only", action="store_true",
+                        help="only the machine's figures against panels of 7, 107 and 200 annotators")
     parser.add_argument("--step", choices=sorted(STEPS), help=argparse.SUPPRESS)
     parser.add_argument("--corpus", help=argparse.SUPPRESS)
     parser.add_argument("extra", nargs="*", help=argparse.SUPPRESS)
@@ -401,6 +444,8 @@ def main() -> None:
         extra = [int(v) if v.isdigit() else v for v in args.extra]
         print(json.dumps(STEPS[args.step](args.corpus, args.database_url, *extra)))
         return
+    if args.panels_only:
+        sys.exit(0 if print_panel_shape() else 1)
     results: dict[int, dict] = {}
     if args.replot:
         results = {int(size): figures for size, figures in json.loads((OUT / "growth.json").read_text()).items()}
@@ -414,6 +459,7 @@ def main() -> None:
     (OUT / "growth.svg").write_text(svg)
     if args.chart:
         Path(args.chart).write_text(svg)
+    print_panel_shape()
 
 
 if __name__ == "__main__":
