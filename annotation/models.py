@@ -361,7 +361,10 @@ class FinalLabel(Choice):
     def how_said(self) -> str:
         """`how` in the reader's language, for pages."""
         if self.method == self.Method.MAJORITY and self.support and self.raters:
-            how = gettext("majority %(support)s/%(raters)s") % {"support": self.support, "raters": self.raters}
+            # More than half is a majority; the most votes but no more than half (2 of 4) is a plurality.
+            said = (gettext("majority %(support)s/%(raters)s") if 2 * self.support > self.raters
+                    else gettext("plurality %(support)s/%(raters)s"))
+            how = said % {"support": self.support, "raters": self.raters}
         else:
             how = str(self.get_method_display()).lower()
         if self.machine_votes:

@@ -52,7 +52,8 @@ def _how() -> str:
                      for value, label in FinalLabel.Method.choices)
     return (f"CASE WHEN d.id IS NULL THEN '' WHEN [[d.method]] = {sql.quote(FinalLabel.Method.MAJORITY.value)} "
             "AND COALESCE([[d.support]], 0) <> 0 AND COALESCE([[d.raters]], 0) <> 0 "
-            "THEN 'majority ' || [[d.support]] || '/' || [[d.raters]] "
+            "THEN CASE WHEN 2 * [[d.support]] > [[d.raters]] THEN 'majority ' ELSE 'plurality ' END "
+            "|| [[d.support]] || '/' || [[d.raters]] "
             f"ELSE CASE [[d.method]] {named} ELSE [[d.method]] END END"
             " || CASE WHEN d.id IS NOT NULL AND [[d.machine_votes]] > 0 THEN ' (' || [[d.machine_votes]] || "
             "' machine vote' || CASE WHEN [[d.machine_votes]] > 1 THEN 's' ELSE '' END || ')' ELSE '' END")

@@ -46,6 +46,7 @@ def varied(lead, annotator_a, annotator_b, annotator_c):
         make_issue(title="-1 is not a size", body="@here\tplease", created_at=when.replace(microsecond=1)),
         make_issue(title="+plain", body="", created_at=None),
         make_issue(title="ordinary, with a comma", body="line\nbreak", created_at=when.replace(second=1)),
+        make_issue(title="two of four", body="", created_at=when.replace(second=2)),
     ]
     study = make_study(lead, [annotator_a, annotator_b, annotator_c], issues=issues, name='Study "quoted", =1')
     keywords = KeywordList.objects.create(name="bench list")
@@ -56,7 +57,9 @@ def varied(lead, annotator_a, annotator_b, annotator_c):
     Summary.objects.filter(pk=newer.pk).update(updated_at=timezone.now() + datetime.timedelta(hours=1))
     Summary.objects.create(issue=issues[1], backend="builtin", prompt_version="1", text="failed", status="failed")
     people = [lead, annotator_a, annotator_b, annotator_c]
-    for issue, codes in zip(issues, (["C.1"] * 4, ["NR", "B.1", "B.1", "NR"], ["C.3.i", "C.3.i", "C.4", "A.1"],
+    FinalLabel.objects.create(study=study, issue=issues[4], is_relevant=True, type=category("C", study.codebook),
+                              method="majority", support=2, raters=4, rationale="")  # a plurality, not a majority
+    for issue, codes in zip(issues[:4], (["C.1"] * 4, ["NR", "B.1", "B.1", "NR"], ["C.3.i", "C.3.i", "C.4", "A.1"],
                                      ["A.1", "C.1", "NR", "NR"]), strict=True):
         for person, code in zip(people, codes, strict=True):
             label_with(person, study, issue, code, note=f'{person.username}: "{code}",\n+note')
@@ -83,7 +86,7 @@ def test_copy_writes_what_the_python_writer_writes(varied, raw):
     assert found[0] == expected[0]
     assert [row[3] for row in found] == [row[3] for row in expected]  # the same reports in the same order
     assert found == expected
-    assert len(found) == 5
+    assert len(found) == 6
 
 
 def test_the_cells_say_what_was_stored(varied):
@@ -93,6 +96,7 @@ def test_the_cells_say_what_was_stored(varied):
     assert first["study"] == "Study \"quoted\", =1" and first["created_at"] == "2024-02-29T12:00:00+00:00"
     assert first["matched_keywords"] == "'-O3 CUDA vllm éclair" and first["summary"] == "'=newer summary"
     assert (first["final_theme_code"], first["final_how"]) == ("C.1", "majority 4/4 (1 machine vote)")
+    assert rows["two of four"]["final_how"] == "plurality 2/4"
     assert json.loads(first["labels"])[0]["time"] == "2024-02-29T12:00:00+00:00"
     assert json.loads(first["machine_labels"]) == {"tfidf": "C.2"}
     second = rows["'-1 is not a size"]
@@ -103,7 +107,7 @@ def test_the_cells_say_what_was_stored(varied):
     assert rows["'+plain"]["created_at"] == "" and rows["'+plain"]["final_how"] == "majority"
     assert rows["ordinary, with a comma"]["final_type_code"] == ""
     assert json.loads(rows["ordinary, with a comma"]["machine_labels"]) == {"tfidf": ""}
-    assert Issue.objects.count() == 4
+    assert Issue.objects.count() == 5
 
 
 def test_a_chunk_of_any_size_writes_the_same_corpus(varied, monkeypatch):
