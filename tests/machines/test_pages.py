@@ -56,3 +56,20 @@ def test_the_call_log_lists_every_call(study, lead, client_as):
     LlmCall.objects.create(rater=rater, issue=issue, key="k2", prompt_hash="h" * 64, model="x", failure="POST → 500")
     page = client_as(lead).get(reverse("machines:calls", args=[study.pk, rater.pk])).content.decode()
     assert "POST → 500" in page and "{&quot;type&quot;:&quot;C&quot;}" in page
+
+
+def test_a_jury_whose_alpha_is_undefined_says_so(monkeypatch, client_as, lead, annotator_a):
+    """Machines that share too few reports have no alpha: the page says it is undefined, not "alpha : not fit"."""
+    from django.urls import reverse
+
+    from machines.models import MachineRater
+    from machines.services import delegation
+    from tests.factories import make_study
+
+    study = make_study(lead, [annotator_a])
+    raters = [MachineRater.objects.create(study=study, name=f"m{n}", kind="builtin", settings={}) for n in range(3)]
+    monkeypatch.setattr(delegation, "plan", lambda *a, **k: delegation.Plan("jury: m0, m1, m2", None, False, {}, []))
+    monkeypatch.setattr("machines.services.jury_kept.requested", lambda *a, **k: None)
+    page = client_as(lead).get(reverse("machines:jury", args=[study.pk]),
+                               {"rater": [r.pk for r in raters]}).content.decode()
+    assert "alpha is undefined" in page and "alpha :" not in page
