@@ -101,10 +101,13 @@ def _sent_back(columns: str) -> str:
 def progress() -> str:
     """One row: the user's done and total, the round's done and total, and the reports sent back (params:
     annotator, annotator, round, "", False, round)."""
-    annotator, done, total = (_column(Queue, name) for name in ("annotator", "done", "total"))
+    annotator, done, total, stopped = (_column(Queue, name) for name in ("annotator", "done", "total", "stopped_at"))
+    # A queue whose labeler stopped (a lead who stopped labeling to see everything) adds to the round only what
+    # it holds: the reports it will never label are not the round's to wait for.
     return (f"SELECT COALESCE(SUM(CASE WHEN {annotator} = %s THEN {done} END), 0), "
             f"COALESCE(SUM(CASE WHEN {annotator} = %s THEN {total} END), 0), COALESCE(SUM({done}), 0), "
-            f"COALESCE(SUM({total}), 0), ({_sent_back('COUNT(*)')}) "
+            f"COALESCE(SUM(CASE WHEN {stopped} IS NULL THEN {total} ELSE {done} END), 0), "
+            f"({_sent_back('COUNT(*)')}) "
             f"FROM {_table(Queue)} WHERE {_column(Queue, 'round')} = %s")
 
 

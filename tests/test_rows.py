@@ -91,6 +91,17 @@ def test_progress_sums_every_queue_of_the_round(study, annotator_a, annotator_b)
     assert (progress.round_done, progress.round_total) == (sum(q.done for q in queues), sum(q.total for q in queues))
 
 
+def test_a_lead_who_stopped_labeling_counts_in_the_round_only_for_what_they_labeled(lead, annotator_a):
+    from annotation.services.labels import stop_labeling
+    from tests.factories import make_study
+
+    study = make_study(lead, [annotator_a], n_issues=3)
+    label_with(lead, study, study.issues.first(), "C.1")
+    stop_labeling(lead, study, study.current_round.number)
+    progress = progress_for(annotator_a, study.current_round)
+    assert (progress.round_done, progress.round_total) == (1, 1 + 3)  # the lead's one label, and ann's three
+
+
 def test_latest_summary_is_the_newest_one_made(study):
     issue = study.issues.first()
     assert latest_summary(issue) is None
