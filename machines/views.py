@@ -131,7 +131,7 @@ def run(request: HtmxHttpRequest, study_id: int, rater_id: int):
     except RunError as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, _("Run %(number)s queued.") % {"number": started.pk})
+        messages.success(request, _("Run %(number)s queued.") % {"number": started.number})
     return redirect("machines:rater", study.pk, rater.pk)
 
 

@@ -20,15 +20,18 @@ def test_a_lead_adds_a_built_in_rater_runs_it_and_reads_its_figures(study, lead,
     assert client.get(reverse("machines:index", args=[study.pk])).status_code == 200
     response = client.post(reverse("machines:add", args=[study.pk]), {"name": "tfidf", "kind": "builtin",
                                                                         "training": "plurality", "folds": "2"})
-    rater = MachineRater.objects.get()
+    rater = MachineRater.objects.get(name="tfidf")
     assert response.status_code == 302 and rater.settings == {"folds": 2, "seed": 0}
     again = client.post(reverse("machines:add", args=[study.pk]), {"name": "tfidf", "kind": "builtin"})
     assert again.status_code == 400 and b"already" in again.content
     run_url = reverse("machines:run", args=[study.pk, rater.pk])
+    other = MachineRater.objects.create(study=study, name="another", kind="builtin", settings={})
+    MachineRun.objects.create(rater=other, status="succeeded")  # runs of other raters take ids too
     with django_capture_on_commit_callbacks(execute=True):
-        client.post(run_url, {"expected": "0"})  # the task runs in-process here (eager)
+        queued = client.post(run_url, {"expected": "0"}, follow=True)  # the task runs in-process here (eager)
+    assert "Run 1 queued." in queued.content.decode()  # the rater's first run, as its page numbers it
     client.post(run_url, {"expected": "0"})  # the same form again: refused, the page now shows the run
-    run = MachineRun.objects.get()
+    run = MachineRun.objects.get(rater=rater)
     assert run.status == "succeeded" and run.done == 3
     page = client.get(reverse("machines:rater", args=[study.pk, rater.pk]) + "?level=theme&type=C&epsilon=0.2")
     assert page.status_code == 200
