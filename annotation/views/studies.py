@@ -6,7 +6,7 @@ import secrets
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied
 from django.db import transaction
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
@@ -130,6 +130,14 @@ def stop_labeling(request: HtmxHttpRequest, study_id: int):
     return redirect("annotation:study_detail", study_id=study.pk)
 
 
+SELECTION_FIELDS = ("sources", "keywords", "verdict", "created_from", "created_to", "saved_list")
+
+
+def _selection_valid(form) -> bool:
+    return all(name in form.cleaned_data and name not in form.errors for name in SELECTION_FIELDS) \
+        and NON_FIELD_ERRORS not in form.errors
+
+
 def _selection(data: dict) -> Selection:
     return Selection(sources=list(data["sources"]), keywords=list(data["keywords"]), verdict=data["verdict"],
                      created_from=data["created_from"], created_to=data["created_to"],
@@ -142,14 +150,21 @@ def study_new(request: HtmxHttpRequest):
     """Set-up by an admin; the lead named here takes it from there (members, invitations, phases)."""
     form = StudySetupForm(request.POST or None, initial={"seed": secrets.randbelow(1_000_000), "lead": request.user})
     count = None
-    if request.method == "POST" and form.is_valid():
+    preview = bool(request.POST.get("preview"))
+    valid = request.method == "POST" and form.is_valid()
+    if request.method == "POST" and preview and not valid and _selection_valid(form):
+        # Counting asks about the selection only: a name or a lead not chosen yet is for "Create study" to say.
+        for name in [n for n in form.errors if n not in SELECTION_FIELDS]:
+            del form.errors[name]
+        valid = not form.errors
+    if valid:
         data = form.cleaned_data
         try:
             issues = select_reports(_selection(data))
             count = issues.count()
             if count == 0:
                 raise SelectionError("", _("No stored report matches these rules; widen them or check the sources."))
-            if not request.POST.get("preview"):
+            if not preview:
                 with transaction.atomic():
                     study = _create(request, data, issues)
                 messages.success(request, ngettext("Study %(study)s created with %(n)s report.",

@@ -76,6 +76,12 @@ def test_an_admin_sets_up_a_study_with_its_own_codebook_and_pilot(client_as, cor
     assert client.get(reverse("annotation:study_new")).status_code == 200
     preview = client.post(reverse("annotation:study_new"), _form(lead=lead.pk, sources=[torch.pk], preview="1"))
     assert "2 reports match" in preview.content.decode() and not Study.objects.exists()
+    # Counting asks about the selection only: with no name and no lead yet, it still counts.
+    early = client.post(reverse("annotation:study_new"), _form(name="", sources=[torch.pk], preview="1"))
+    assert early.status_code == 200 and "2 reports match" in early.content.decode()
+    # A selection that is itself wrong is refused, with its own message.
+    bad = client.post(reverse("annotation:study_new"), _form(name="", created_from="not a date", preview="1"))
+    assert bad.status_code == 400 and "reports match" not in bad.content.decode()
     response = client.post(reverse("annotation:study_new"),
                            _form(lead=lead.pk, sources=[torch.pk], annotators=[annotator_a.pk], overlap=""))
     study = Study.objects.get()
