@@ -36,7 +36,12 @@ def available(primary: str = "host=127.0.0.1 port=5432 user=postgres") -> str:
     except KeyError:
         return "no postgres user"
     try:
-        with psycopg.connect(f"{primary} replication=database dbname=postgres", autocommit=True) as conn:
+        # A physical replication connection, as pg_basebackup and the replica's walreceiver make: pg_hba.conf's
+        # "replication" lines govern it. (A logical one, replication=database, is let in by the ordinary lines,
+        # so it said "available" where pg_basebackup was then refused.) The simple query protocol, the only one a
+        # replication connection speaks: psycopg's client-side cursor.
+        with psycopg.connect(f"{primary} replication=true", autocommit=True,
+                             cursor_factory=psycopg.ClientCursor) as conn:
             conn.execute("IDENTIFY_SYSTEM")
     except psycopg.Error as exc:
         return (f"the primary refuses replication ({str(exc).strip()}): add "
