@@ -159,10 +159,12 @@ def _study(rng, reports: int, raters: int = 3) -> tuple[np.ndarray, list]:
     return counts, LEAVES
 
 
-def test_the_intervals_cover_the_populations_tree_alpha():
-    """200 seeded studies of 300 reports from a population whose tree alpha is known (from 100,000 reports):
-    the 95 % bootstrap interval, with as many resamples as the dashboard draws, covers it in about 95 % of them."""
-    from agreement.reports import TREE_RESAMPLES
+@pytest.mark.parametrize(("reports", "studies"), [(60, 400), (300, 200)])
+def test_the_intervals_cover_the_populations_tree_alpha(reports, studies):
+    """Seeded studies from a population whose tree alpha is known (from 100,000 reports): the 95 % bootstrap
+    interval, with as many resamples as the dashboard draws for a study of that size, covers it in at least 94 %
+    of them, at 60 reports as at 300. (With 100 resamples at 60 reports: 92 %.)"""
+    from agreement.reports import tree_resamples
     from stats.matrices import distinct_rows
     from stats.tree_alpha import tree_alpha_counts, tree_alpha_interval
 
@@ -170,12 +172,13 @@ def test_the_intervals_cover_the_populations_tree_alpha():
     population, paths = _study(rng, 100_000)
     truth = tree_alpha_counts(*distinct_rows(population), paths)
     covered = 0
-    for seed in range(200):
-        counts, _ = _study(rng, 300)
+    for seed in range(studies):
+        counts, _ = _study(rng, reports)
+        rows, freq = distinct_rows(counts)
         found: list = []
-        tree_alpha_interval(*distinct_rows(counts), paths, lambda low, high, into=found: into.append((low, high)),
-                            resamples=TREE_RESAMPLES, seed=seed)
+        tree_alpha_interval(rows, freq, paths, lambda low, high, into=found: into.append((low, high)),
+                            resamples=tree_resamples(len(rows)), seed=seed)
         (low, high), = found
         covered += low <= truth <= high
-    print(f"\ntree alpha {truth:.3f}: covered by {covered} of 200 intervals")
-    assert 180 <= covered <= 200
+    print(f"\ntree alpha {truth:.3f}, {reports} reports: covered by {covered} of {studies} intervals")
+    assert covered >= 0.94 * studies
