@@ -76,7 +76,8 @@ def test_closing_gives_every_report_its_final_label_and_how_it_was_reached(adjud
     assert FinalLabel.history.filter(study=study).count() == 3
     # The most votes without more than half is a plurality, and says so.
     two_of_four = FinalLabel(method=FinalLabel.Method.MAJORITY, support=2, raters=4)
-    assert (two_of_four.how, FinalLabel(method="majority", support=3, raters=5).how) == ("plurality 2/4", "majority 3/5")
+    three_of_five = FinalLabel(method=FinalLabel.Method.MAJORITY, support=3, raters=5)
+    assert (two_of_four.how, three_of_five.how) == ("plurality 2/4", "majority 3/5")
 
 
 def test_annotators_cannot_adjudicate(adjudicating, client_as, annotator_a):
