@@ -180,9 +180,11 @@ def test_a_chinese_volunteer_joins_by_signing_in_with_gitee_and_labels(live_serv
         page.goto(f"{live_server.url}/join/{token}/")
         assert _english(page, data) == [], "the invitation, with its sign-in buttons"
         page.get_by_role("button", name="使用 Gitee 登录").click()
-        join = page.get_by_role("button", name="以 wang-xiaoming 的身份加入")
-        join.wait_for()  # back from Gitee, signed in, on the invitation
-        assert _english(page, data) == [], "the invitation, signed in"
+        join = page.get_by_role("button", name="加入", exact=True)
+        join.wait_for()  # back from Gitee: the study and the account, made only on Join
+        assert not User.objects.filter(username="wang-xiaoming").exists()
+        assert page.input_value("input[name=username]") == "wang-xiaoming"
+        assert _english(page, data + ["Gitee"]) == [], "the invitation, signed in at Gitee"
         join.click()
         page.get_by_role("heading", name=study.name).wait_for()
         assert _english(page, data) == [], "the study page"
