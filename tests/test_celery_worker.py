@@ -127,61 +127,6 @@ def test_a_machine_rater_runs_on_a_real_worker(celery_worker_process, lead, anno
     assert run.heartbeat_at is not None and run.started_at is not None
 
 
-def _children_of(pid: int) -> list[int]:
-    found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        found += [int(c) for c in (task / "children").read_text().split()]
-    return found
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_machine_run_whose_process_is_killed_runs_again_at_once(celery_worker_process, lead, annotator_a,
-                                                                   annotator_b):
-    """The run's child process is killed mid-run (as the kernel's out-of-memory killer would): the worker lives,
-    so the run is taken again at once and finishes, rather than waiting as "running" for its heartbeat to go
-    stale (five minutes)."""
-    import contextlib
-    import signal
-
-    from django.db import transaction
-
-    from machines.models import MachineLabel, MachineRun
-    from machines.services.raters import add_rater
-    from machines.services.runs import start_run
-
-    issues = [make_issue(title=f"Crash {n} out of memory") for n in range(6)]
-    study = make_study(lead, [annotator_a, annotator_b], issues=issues)
-    for n, issue in enumerate(issues):
-        for person in (annotator_a, annotator_b):
-            label_with(person, study, issue, "C.1" if n % 2 else "B.1")
-    rater = add_rater(study, name="tfidf", kind="builtin", raw_settings={"folds": 2})
-    # A child left idle by an earlier test would run this one warm, in a blink: ended first (the worker starts
-    # a new one for the run, which takes seconds to load its libraries: the moment to kill it).
-    idle = set(_children_of(celery_worker_process.pid))
-    for pid in idle:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-    with transaction.atomic():
-        run = start_run(rater, by=lead, expected_latest=0)
-    deadline, killed = time.monotonic() + 60, None
-    while killed is None and time.monotonic() < deadline:
-        children = [pid for pid in _children_of(celery_worker_process.pid) if pid not in idle]
-        if children and MachineRun.objects.get(pk=run.pk).status == "running":
-            killed = children[0]
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(killed, signal.SIGKILL)
-        time.sleep(0.01)
-    assert killed is not None, "the run never ran"
-    deadline = time.monotonic() + 90  # far less than the five minutes a stale heartbeat takes
-    while time.monotonic() < deadline:
-        run = MachineRun.objects.get(pk=run.pk)
-        if run.status == "succeeded" or (run.status == "failed" and not run.message.startswith("Interrupted")):
-            break
-        time.sleep(0.2)
-    assert run.status == "succeeded", run.message
-    assert MachineLabel.objects.filter(run=run).count() == 6
-
-
 @pytest.mark.django_db(transaction=True)
 def test_the_planner_simulates_on_a_real_worker(celery_worker_process, lead, annotator_a, annotator_b):
     from agreement.models import Plan
