@@ -49,8 +49,8 @@ def tell_idle(now=None) -> int:
                        url=reverse("annotation:queue", args=[study.pk]), study_id=study.pk, once=True)
         back = None
         for lead in leads(study).exclude(pk=queue.annotator_id):
-            shown = left
-            if labels_blind(lead, study):
+            shown, blind = left, labels_blind(lead, study)
+            if blind:
                 # A lead who labels blind is told what their study page shows: reports a codebook change sent
                 # back count as labeled, or the count's rise after a retire would tell how many of this
                 # annotator's labels used the retired category. A queue left only with those is not told of.
@@ -61,8 +61,8 @@ def tell_idle(now=None) -> int:
             notices.notify([lead], "stuck", key,
                            {"annotator": queue.annotator.username, "study": study.name, "since": since,
                             "left": shown},
-                           url=reverse("annotation:study_detail" if labels_blind(lead, study)
-                                       else "annotation:annotators", args=[study.pk]),
+                           url=reverse("annotation:study_detail" if blind else "annotation:annotators",
+                                       args=[study.pk]),
                            study_id=study.pk, once=True)
     return len(found)
 
