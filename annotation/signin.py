@@ -14,6 +14,7 @@ from allauth.account.adapter import DefaultAccountAdapter
 from allauth.socialaccount.adapter import DefaultSocialAccountAdapter
 from django.conf import settings
 from django.contrib import messages
+from django.db import transaction
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -21,6 +22,7 @@ from django.utils.translation import gettext as _
 from concord.audit import record
 
 from .models import Membership, Study
+from .services.invitations import InvitationError, accept, usable
 
 # The provider a person signed in through this session ("oidc", "github", "gitee"); absent after a password.
 SSO_SESSION_KEY = "concord_sso"
@@ -47,30 +49,22 @@ class SocialAdapter(DefaultSocialAccountAdapter):
         return sociallogin.account.provider in settings.SSO_OPEN_SIGNUP
 
     def save_user(self, request, sociallogin, form=None):
-        from django.db import transaction
-
-        from .services.invitations import accept
-
         token = request.session.get(INVITATION_SESSION_KEY)
         if not token or sociallogin.account.provider in settings.SSO_OPEN_SIGNUP:
             return super().save_user(request, sociallogin, form)
         # The account and its membership are made together, or neither: a link used up in between (another tab,
         # another person) leaves no account (InvitationError, shown by the view).
         with transaction.atomic():
+            study_id = usable(token).study_id
             user = super().save_user(request, sociallogin, form)
             accept(token, user=user)
         request.session.pop(INVITATION_SESSION_KEY, None)
-        from .models import Invitation
-
-        study_id = Invitation.objects.filter(accepted_by=user).values_list("study_id", flat=True).first()
-        if study_id is not None:
-            sociallogin.state["next"] = reverse("annotation:study_detail", args=[study_id])
+        sociallogin.state["next"] = reverse("annotation:study_detail", args=[study_id])
         return user
 
     def is_open_for_signup(self, request, sociallogin) -> bool:
         if sociallogin.account.provider in settings.SSO_OPEN_SIGNUP:
             return True
-        from .services.invitations import InvitationError, usable
 
         token = request.session.get(INVITATION_SESSION_KEY)
         try:
