@@ -7,7 +7,7 @@ writers with a transaction-level advisory lock, so two entries never claim the s
 
 A chain alone cannot show that its newest entries were deleted, or that someone who can write the table changed
 an entry and re-hashed every one after it. So, as transparency logs publish their head, each committed entry's id
-and hash go out of the table as well: to the `concord.audit` log stream and, unless AUDIT_WITNESS_FILE is "",
+and hash go out of the table as well: to the `concord.audit` log stream and, unless AUDIT_WITNESS_FILE is "none",
 appended to that file (the witness). The check compares the table with every id and hash the witness holds."""
 from __future__ import annotations
 
