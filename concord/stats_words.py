@@ -35,9 +35,10 @@ SENTENCES = (
                  "half of the humans; every report with a machine label and %(humans)s or more human "
                  "labels%(left_list)s"),
     gettext_noop("simulation from the observed reports: %(sims)s simulated studies per size, the 2.5th to 97.5th "
-                 "percentile of their Fleiss' kappa; with more raters, each simulated study draws its reports anew and"
-                 " their ratings from each report's Dirichlet posterior (its counts plus the categories' overall "
-                 "shares, at the strength its Fleiss' kappa implies)"),
+                 "percentile of their Fleiss' kappa; with more raters, each simulated study draws its reports anew and "
+                 "their ratings from what each report's counts imply under two models, its own Dirichlet share of the "
+                 "categories or one right answer with the raters' accuracy (Dawid and Skene), each used as far as "
+                 "Akaike's criterion supports it, the widths fitted to a + b/r + c/r²"),
     gettext_noop("each report counted once every rater of the round has labeled it, in the order reports became "
                  "complete; 95 %% betting confidence sequences (Waudby-Smith & Ramdas), without replacement from the "
                  "round's reports for the whole round, with replacement per type"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from . import rating_models
 from .figures import finite
 from .kappa import agreement_parts
 from .lazy_numpy import np
@@ -21,8 +22,9 @@ EXTRA_RATERS = (1, 2, 3, 5)
 RATER_UNITS = 2000  # reports sampled for the raters' simulation, which draws every rating anew
 METHOD = ("simulation from the observed reports: {sims} simulated studies per size, the 2.5th to 97.5th "
           "percentile of their Fleiss' kappa; with more raters, each simulated study draws its reports anew and "
-          "their ratings from each report's Dirichlet posterior (its counts plus the categories' overall shares, "
-          "at the strength its Fleiss' kappa implies)")
+          "their ratings from what each report's counts imply under two models, its own Dirichlet share of the "
+          "categories or one right answer with the raters' accuracy (Dawid and Skene), each used as far as "
+          "Akaike's criterion supports it, the widths fitted to a + b/r + c/r²")
 
 
 def _width(kappas: np.ndarray) -> float | None:
@@ -44,29 +46,18 @@ def _kappas_of_size(rows: np.ndarray, freq: np.ndarray, size: int, sims: int, rn
         return (p_bar - p_e) / (1 - p_e)
 
 
-def _kappas_with_raters(counts: np.ndarray, raters: Sequence[int], sims: int, rng) -> dict[int, np.ndarray]:
+def _kappas_with_raters(counts: np.ndarray, model, raters: Sequence[int], sims: int, rng) -> dict[int, np.ndarray]:
     """Fleiss' kappa of `sims` studies like this one with each number of `raters` per report. Each simulated study
     draws its reports anew (the report-to-report variation), and each report's ratings from a plausible share of
-    the categories for it rather than its observed one: three ratings that agree do not make a report on which
-    every further rater agrees. The plausible shares are the report's Dirichlet posterior, its counts plus a
-    prior (the categories' overall shares, of strength s), where s is what makes reports agree as often as they
-    do here: under a Dirichlet-multinomial two ratings of one report agree beyond chance by 1/(1 + s), which
-    Fleiss' kappa estimates. Within a simulated study the larger panels add raters to the smaller ones, so the
-    widths compare panels of different sizes on the same reports."""
+    the categories for it under `model` (`stats.rating_models`) rather than its observed one: three ratings that
+    agree do not make a report on which every further rater agrees. Within a simulated study the larger panels
+    add raters to the smaller ones, so the widths compare panels of different sizes on the same reports."""
     n = len(counts)
-    shares = counts.sum(axis=0) / counts.sum()
-    # The prior's strength: kappa near 0, a weak tie between a report's ratings; near 1 (or undefined, every
-    # rating one category), a strong one. Kept within [0.01, 0.99] so that s stays finite and positive.
-    kappa = _fleiss(counts)
-    kappa = float(np.clip(kappa, 0.01, 0.99)) if np.isfinite(kappa) else 0.99
-    strength = (1 - kappa) / kappa
-    posterior = counts + strength * shares
     units = min(n, RATER_UNITS)
     sizes = sorted(raters)
     out = {size: np.empty(sims) for size in sizes}
     for s in range(sims):
-        drawn_shares = rng.gamma(posterior[rng.integers(0, n, size=units)])
-        drawn_shares /= drawn_shares.sum(axis=1, keepdims=True)
+        drawn_shares = model.shares(rng.integers(0, n, size=units), rng)
         panel, had = np.zeros(drawn_shares.shape, dtype=np.int64), 0
         for size in sizes:
             panel = panel + rng.multinomial(size - had, drawn_shares)
@@ -75,6 +66,39 @@ def _kappas_with_raters(counts: np.ndarray, raters: Sequence[int], sims: int, rn
     if n > RATER_UNITS:  # the spread of RATER_UNITS reports scaled to the study's own number (the 1/√N law)
         out = {size: k.mean() + (k - k.mean()) * np.sqrt(RATER_UNITS / n) for size, k in out.items()}
     return out
+
+
+def _widths_with_raters(counts: np.ndarray, panels: Sequence[int], sims: int, rng) -> list[float | None]:
+    """Each panel's width: under each rating model the counts support, simulated and fitted to the law widths
+    follow, then averaged by the models' weights. Averaging widths, not pooling the simulated kappas, keeps two
+    models' slightly different centres from widening the interval neither of them predicts."""
+    m = int(counts[0].sum())
+    supported = rating_models.fit(counts, _fleiss(counts))
+    per_model = [(weight, _widths_by_panel(
+        _kappas_with_raters(counts, model, [m, *panels], max(sims // len(supported), 2), rng), panels))
+        for weight, model in supported]
+    if any(width is None for _, widths in per_model for width in widths):
+        return per_model[0][1]
+    return [sum(weight * widths[i] for weight, widths in per_model) for i in range(len(panels))]
+
+
+def _widths_by_panel(kappas: dict[int, np.ndarray], panels: Sequence[int]) -> list[float | None]:
+    """Each panel's width, read off the law the simulated widths follow rather than off each alone. A kappa's
+    variance over reports rated by r raters is the spread of the reports' own agreement plus a rating noise that
+    falls as 1/r and 1/r² (the pairs within a report), so width² = a + b/r + c/r² with a, b, c ≥ 0: fitted by
+    non-negative least squares to every simulated panel (the present one included), the widths fall with more
+    raters because agreement does, not because a larger panel's width is capped by a smaller one's, and the
+    percentiles' own noise (a few per cent at 400 simulations) is averaged out over the panels."""
+    simulated = {size: _width(k) for size, k in kappas.items()}
+    known = {size: w for size, w in simulated.items() if w is not None and np.isfinite(w)}
+    if len(known) < 3:
+        return [simulated.get(size) for size in panels]
+    from scipy.optimize import nnls
+
+    sizes = np.array(sorted(known), dtype=float)
+    design = np.column_stack([np.ones_like(sizes), 1 / sizes, 1 / sizes ** 2])
+    coefficients, _ = nnls(design, np.square([known[int(s)] for s in sizes]))
+    return [float(np.sqrt(np.array([1, 1 / size, 1 / size ** 2]) @ coefficients)) for size in panels]
 
 
 def _fleiss(counts: np.ndarray) -> float:
@@ -104,17 +128,9 @@ def simulate(counts: np.ndarray, *, sims: int = SIMULATIONS, seed: int = 0) -> d
                                 "width": finite(width) if width is not None else None})
     result["now"] = result["sizes"][0]["width"]
     m = int(counts[0].sum())
-    with_raters = _kappas_with_raters(counts, [m + extra for extra in EXTRA_RATERS], sims, rng)
-    narrowest = None
-    for size, kappas in with_raters.items():
-        width = _width(kappas)
-        width = finite(width) if width is not None else None
-        # A larger panel never widens the interval: where simulation noise shows a larger panel's width above a
-        # smaller one's (by a few per cent, at most), the smaller panel's stands.
-        if width is not None and narrowest is not None:
-            width = min(width, narrowest)
-        narrowest = width if width is not None else narrowest
-        result["raters"].append({"raters": size, "width": width})
+    panels = [m + extra for extra in EXTRA_RATERS]
+    for size, width in zip(panels, _widths_with_raters(counts, panels, sims, rng), strict=True):
+        result["raters"].append({"raters": size, "width": finite(width) if width is not None else None})
     return result
 
 

@@ -19,7 +19,8 @@ from stats.kappa import fleiss_figure
 
 # Names of methods and their authors stay as they are written in Chinese papers too.
 KEPT = {"Fleiss", "Krippendorff", "Gwet", "AC1", "Brennan", "Prediger", "Cohen", "Calderon", "Reichart", "Dror",
-        "Benjamini", "Yekutieli", "Dirichlet", "Waudby", "Smith", "Ramdas", "Guest", "Namey", "Chen", "PPI",
+        "Benjamini", "Yekutieli", "Dirichlet", "Dawid", "Skene", "Akaike", "Waudby", "Smith", "Ramdas", "Guest",
+        "Namey", "Chen", "PPI",
         "Angelopoulos", "Duchi", "Zrnic", "Fisher", "Wilson", "Cram", "AC", "kappa", "alpha", "epsilon", "bootstrap",
         "score", "BY", "CI"}
 

@@ -102,25 +102,48 @@ def test_the_plans_are_kept_while_the_labels_stand_and_computed_by_a_worker(stud
     assert 'data-testid="plan"' in client.get(url).content.decode() and Plan.objects.count() == 2
 
 
-def _population(rng, n: int, raters: int, shares, strength: float) -> np.ndarray:
-    """Reports whose true shares of the categories vary as Dirichlet(strength × shares), each rated `raters`
-    times: a population with a known agreement, to simulate studies from."""
-    return rng.multinomial(raters, rng.dirichlet(strength * np.asarray(shares), size=n))
+def _shares_population(shares, strength: float):
+    """Reports whose own shares of the categories vary as Dirichlet(strength × shares)."""
+    def draw(rng, n: int, raters: int) -> np.ndarray:
+        return rng.multinomial(raters, rng.dirichlet(strength * np.asarray(shares), size=n))
+    return draw
 
 
-@pytest.mark.parametrize(("shares", "strength", "n"), [((0.5, 0.3, 0.15, 0.05), 2.0, 200), ((0.7, 0.2, 0.1), 0.5, 150)])
-def test_the_width_with_more_raters_is_the_width_studies_with_more_raters_have(shares, strength, n):
-    """Known truth: 400 fresh studies of n reports from the population, rated by 4 to 8 raters each; the planner
-    sees only studies with 3 raters, and must predict the width of each within 15 %, never wider for more."""
-    from stats.planner import _fleiss, _width
+def _answer_population(shares, accuracy: float):
+    """Reports with one right category each, drawn from `shares`; a rater gives it with chance `accuracy` and
+    otherwise guesses from `shares`."""
+    def draw(rng, n: int, raters: int) -> np.ndarray:
+        k = len(shares)
+        truth = rng.choice(k, size=n, p=shares)
+        guesses = rng.choice(k, size=(n, raters), p=shares)
+        ratings = np.where(rng.random((n, raters)) < accuracy, truth[:, None], guesses)
+        counts = np.zeros((n, k), dtype=np.int64)
+        np.add.at(counts, (np.repeat(np.arange(n), raters), ratings.ravel()), 1)
+        return counts
+    return draw
+
+
+@pytest.mark.parametrize(("population", "n", "raters"), [
+    (_shares_population((0.5, 0.3, 0.15, 0.05), 2.0), 200, 3),  # kappa about 0.33
+    (_shares_population((0.7, 0.2, 0.1), 0.5), 150, 3),  # about 0.67
+    (_shares_population(tuple(np.arange(20, 0, -1) / 210), 0.2), 300, 3),  # twenty themes, about 0.83
+    (_shares_population((0.8, 0.15, 0.05), 0.05), 400, 3),  # about 0.95
+    (_answer_population((0.6, 0.3, 0.1), 0.7), 300, 3),  # a right answer and guesses
+    (_answer_population((0.25, 0.25, 0.25, 0.25), 0.7), 300, 5),  # where a Dirichlet alone was 12 % too wide
+])
+def test_the_width_with_more_raters_is_the_width_studies_with_more_raters_have(population, n, raters):
+    """Known truth: 400 fresh studies of n reports from the population, rated by 1 to 5 more raters each; the
+    planner sees only studies with `raters` (ten of them, so that one study's luck does not decide), and must
+    predict the width of each within 15 %; more raters never widen it, with no width capped by another."""
+    from stats.planner import EXTRA_RATERS, _fleiss, _width
 
     rng = np.random.default_rng(11)
-    observed = [_population(np.random.default_rng(100 + i), n, 3, shares, strength) for i in range(3)]
-    plans = [plan(study, 0.1, seed=i) for i, study in enumerate(observed)]
-    for extra, raters in enumerate((4, 5, 6, 8)):
-        truth = _width(np.array([_fleiss(_population(rng, n, raters, shares, strength)) for _ in range(400)]))
-        predicted = np.mean([p["raters"][extra]["width"] for p in plans])
-        assert predicted == pytest.approx(truth, rel=0.15), (raters, predicted, truth)
+    observed = [population(np.random.default_rng(100 + i), n, raters) for i in range(10)]
+    plans = [plan(study, 0.1, sims=300, seed=i) for i, study in enumerate(observed)]
+    for column, extra in enumerate(EXTRA_RATERS):
+        truth = _width(np.array([_fleiss(population(rng, n, raters + extra)) for _ in range(400)]))
+        predicted = np.mean([p["raters"][column]["width"] for p in plans])
+        assert predicted == pytest.approx(truth, rel=0.15), (raters + extra, predicted, truth)
     for p in plans:
         widths = [row["width"] for row in p["raters"]]
         assert widths == sorted(widths, reverse=True), widths
