@@ -3,7 +3,7 @@ the people's labels of the study's agreement round (stats.jury holds the rule an
 from __future__ import annotations
 
 from annotation.models import Study
-from stats.jury import ALPHA_MIN, CONFIDENCE_MIN, MIN_JURY, cost, delegate
+from stats.jury import ALPHA_MIN, CONFIDENCE_MIN, MIN_JURY, cost, delegate, promise_kept
 
 from .models import MachineRater
 from .selectors import panel, type_votes
@@ -41,5 +41,6 @@ def measure_jury(study: Study, raters: list[MachineRater], *, alpha_min: float =
             "confidence_min": confidence_min, "machine_alpha": made.alpha, "fit": made.fit,
             "reports": found.reports, "delegated": found.delegated, "share": found.share,
             "accuracy": {"value": accuracy.value, "ci": [accuracy.low, accuracy.high], "n": accuracy.n},
+            "promise_kept": promise_kept(accuracy, confidence_min),
             "kappa_all": _figure(found.kappa_all), "kappa_people": _figure(found.kappa_people),
             "delegated_reports": [i for i, sent in zip(ids, made.delegated, strict=True) if sent]}

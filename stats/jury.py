@@ -5,6 +5,12 @@ artifacts?", MSR 2025) in two steps: a level is fit for machines only where the 
 (Krippendorff's alpha among them at least ALPHA_MIN), and then a report goes to the machines only where the jury
 agrees on it and is sure (here: every member gives the same label, each with confidence at least
 CONFIDENCE_MIN); every other report goes to people.
+
+A confidence of 0.8 promises a label right four times in five only from a calibrated member: members sure of
+more than they know agree on the same wrong label as readily as on the right one. So before anything is
+delegated, the promise is checked against people (`promise_kept`): on the reports the jury would take that
+people have labeled, its label must be people's plurality label at least CONFIDENCE_MIN of the time, by the
+lower end of the 95 % interval, not by the point estimate.
 """
 from __future__ import annotations
 
@@ -81,22 +87,35 @@ class Cost:
         return self.delegated / self.reports if self.reports else None
 
 
-def cost(people: Sequence[Sequence[str | None]], delegation: Delegation, resamples: int = 1000,
-         seed: int = 0) -> Cost:
-    """What delegating costs, against people's labels of the same reports (`people`: per report, each person's
-    label or None). Agreement with and without delegation is Fleiss' kappa among people (reports every person
-    labeled) on all reports, and on those left to people: the reports a confident jury agrees on are the easy
-    ones, so what remains agrees less, and that is the figure a study that delegated would report."""
+def checked(people: Sequence[Sequence[str | None]], delegation: Delegation) -> Rate:
+    """The jury's label against people's plurality (`people`: per report, each person's label or None), on the
+    reports it would take where people's labels do not tie."""
     right = judged = 0
     for given, sent, label in zip(people, delegation.delegated, delegation.labels, strict=True):
         plurality = modal_label([g for g in given if g is not None])
         if sent and plurality is not None:
             judged += 1
             right += label == plurality
+    return rate(right, judged)
+
+
+def promise_kept(accuracy: Rate, confidence_min: float = CONFIDENCE_MIN) -> bool:
+    """Whether people's labels show the jury right at least as often as its threshold promises: the lower end of
+    the 95 % interval of `accuracy` (from `checked`) is `confidence_min` or more. With no report to check on, or
+    too few (16 right of 16 is the fewest that can show 0.8), it is not shown, so nothing is delegated."""
+    return accuracy.low is not None and accuracy.low >= confidence_min
+
+
+def cost(people: Sequence[Sequence[str | None]], delegation: Delegation, resamples: int = 1000,
+         seed: int = 0) -> Cost:
+    """What delegating costs, against people's labels of the same reports (`people`: per report, each person's
+    label or None). Agreement with and without delegation is Fleiss' kappa among people (reports every person
+    labeled) on all reports, and on those left to people: the reports a confident jury agrees on are the easy
+    ones, so what remains agrees less, and that is the figure a study that delegated would report."""
     everyone = {i: list(given) for i, given in enumerate(people)}
     left = {i: given for i, given in everyone.items() if not delegation.delegated[i]}
     n_raters = max((len(g) for g in people), default=0)
-    return Cost(len(people), sum(delegation.delegated), rate(right, judged),
+    return Cost(len(people), sum(delegation.delegated), checked(people, delegation),
                 fleiss_figure(_complete(everyone), level="type", n_raters=n_raters, resamples=resamples, seed=seed),
                 fleiss_figure(_complete(left), level="type", n_raters=n_raters, resamples=resamples, seed=seed))
 

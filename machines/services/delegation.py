@@ -9,11 +9,12 @@ from django.db import transaction
 
 from annotation.models import NOT_RELEVANT, Queue, Seat, Study
 from annotation.services.seats import SeatError, SeatVote, give_back, lock_study, seat_round, take_seat, withdrawable
-from stats.jury import ALPHA_MIN, CONFIDENCE_MIN, MIN_JURY, delegate
+from stats.jury import ALPHA_MIN, CONFIDENCE_MIN, MIN_JURY, checked, delegate, promise_kept
+from stats.proportions import Rate
 from taxonomy.models import Category
 
 from ..models import MachineRater
-from ..selectors import type_votes
+from ..selectors import panel, type_votes
 
 JURY = "jury: "
 
@@ -29,12 +30,18 @@ class Plan:
     fit: bool
     votes: dict[int, SeatVote]  # the delegated reports, each with the jury's type
     per_person: list[tuple[int, str, int]]  # (person, username, reports that would leave their queue)
+    checked: Rate  # the jury's type against people's plurality, on the reports it would take that people labeled
     alpha_min: float = ALPHA_MIN
     confidence_min: float = CONFIDENCE_MIN
 
     @property
     def total(self) -> int:
         return sum(n for _, _, n in self.per_person)
+
+    @property
+    def promise_kept(self) -> bool:
+        """Whether people's labels show the jury right as often as its confidence threshold promises."""
+        return promise_kept(self.checked, self.confidence_min)
 
     @property
     def near_the_line(self) -> bool:
@@ -71,6 +78,8 @@ def plan(study: Study, raters: list[MachineRater], alpha_min=None, confidence_mi
     except LookupError as exc:
         raise DelegationError("raters", f"{exc.args[0]} has no run that succeeded") from None
     made = delegate(votes, sure, alpha_min, confidence_min)
+    humans = panel(study).humans.values()
+    against = checked([[labels[i][0] if i in labels else None for labels in humans] for i in ids], made)
     types = dict(Category.objects.filter(codebook=study.codebook_id, level=Category.Level.TYPE,
                                          retired_at__isnull=True).values_list("code", "pk"))
     taken: dict[int, SeatVote] = {}
@@ -85,7 +94,7 @@ def plan(study: Study, raters: list[MachineRater], alpha_min=None, confidence_mi
     per_person = [(q.annotator_id, q.annotator.username, len(withdrawable(round, q.annotator_id, taken)))
                   for q in queues]
     name = (JURY + ", ".join(r.name for r in raters))[:100]
-    return Plan(name, made.alpha, made.fit, taken, per_person, alpha_min, confidence_min)
+    return Plan(name, made.alpha, made.fit, taken, per_person, against, alpha_min, confidence_min)
 
 
 @transaction.atomic
@@ -99,6 +108,15 @@ def apply(study: Study, raters: list[MachineRater], *, alpha_min=None, confidenc
         raise DelegationError("alpha", f"the machines agree with each other too little here (alpha "
                                        f"{'undefined' if made.alpha is None else f'{made.alpha:.3f}'}): nothing is "
                                        "delegated")
+    if not made.promise_kept:
+        low = made.checked.low
+        raise DelegationError("confidence", (
+            f"people's labels do not show the jury right {round(made.confidence_min * 100)} % of the time, as its "
+            f"threshold "
+            f"promises: its type is people's plurality on {made.checked.successes} of {made.checked.n} reports it "
+            f"would take that people labeled" + ("" if low is None else f" (95 % interval from {round(low * 100)} %)")
+            + "; nothing is delegated. Members surer than they are right agree on wrong labels too: raise the "
+              "threshold, or let people label more of such reports first"))
     if made.total != expected:
         raise DelegationError("expected", f"{made.total} reports in all would leave people's queues now, not "
                                           f"{expected} as the page said; nothing was changed. Confirm the new number.")

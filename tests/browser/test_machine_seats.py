@@ -56,6 +56,7 @@ def test_the_lead_delegates_to_a_jury_and_ends_it(live_server, page):
         page.get_by_label(name, exact=True).check()
     page.get_by_role("button", name="Show what it would do").click()
     assert "alpha 1.000: fit" in page.inner_text("[data-testid=jury-plan]")
+    assert "as the threshold promises." in page.inner_text("[data-testid=jury-promise]")
     button = page.get_by_role("button", name="Delegate 60 reports to the jury: 100 leave people's queues")
     button.click()
     page.get_by_text("The jury stands in the seats of 2 people on the reports it took.").wait_for()

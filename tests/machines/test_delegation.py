@@ -134,3 +134,33 @@ def test_the_page_measures_the_jury_against_the_people_before_it_is_offered(jury
     label_with(study.memberships.get(user__username="h2").user, study, study.issues.first(), "B.1")
     jury_kept.requested(study, raters, 0.5, 0.8)
     assert Measurement.objects.filter(level="jury").count() == before + 1
+
+
+def test_a_jury_surer_than_people_show_it_right_is_refused_and_the_page_says_why(jury_study, client_as):
+    """Three machines sure (0.95) of every report, on which they agree, and right by people's labels on only 30 of
+    40: the threshold of 0.8 promises 80 %, the interval's lower end is below it, so nothing is delegated, by
+    the page or by a forged form."""
+    study, lead, people, _, truth = jury_study
+    order = sorted(truth)
+    wrong = {i: ("A.1" if truth[i] != "A.1" else "B.1") if k % 4 == 1 else truth[i] for k, i in enumerate(order)}
+    sure = []
+    for n in range(3):
+        rater = MachineRater.objects.create(study=study, name=f"sure{n}", kind="builtin")
+        finished_run(rater, wrong, {i: 0.95 for i in order})
+        sure.append(rater)
+    made = delegation.plan(study, sure)
+    assert made.fit and len(made.votes) == 40 and not made.promise_kept
+    assert (made.checked.successes, made.checked.n) == (30, 40) and made.checked.low < 0.8
+    with pytest.raises(SeatError, match="do not show the jury right 80 % of the time"):
+        delegation.apply(study, sure, expected=made.total, by=lead)
+    assert not Seat.objects.exists() and _waiting(study, people[2]) == set(truth)
+    page = client_as(lead).get(reverse("machines:jury", args=[study.pk]), {"rater": [r.pk for r in sure]})
+    text = page.content.decode()
+    assert "on 30 of the 40 reports it would take that people labeled" in text
+    assert "so nothing is delegated: members surer than they are right" in text
+    assert "Delegate 40 reports" not in text
+    # The calibrated jury of the fixture is shown right on all 30 it would take, and offered.
+    offered = client_as(lead).get(reverse("machines:jury", args=[study.pk]),
+                                  {"rater": [r.pk for r in MachineRater.objects.filter(name__startswith="m")]})
+    assert "as the threshold promises." in offered.content.decode() and "Delegate 30 reports" in \
+        offered.content.decode()

@@ -11,6 +11,7 @@ import pytest
 from werkzeug import Response
 
 from annotation.models import Assignment
+from annotation.services.seats import SeatError
 from machines.jury import measure_jury
 from machines.selectors import confidences, latest_run
 from machines.services import delegation
@@ -89,6 +90,13 @@ def test_the_jury_takes_only_the_reports_all_three_give_one_type_surely(llm_jury
     assert taken == set(TRUTH) - {"r8", "r9"}  # r6 stays: the jury decides types, and every run gave r6's
     measured = measure_jury(study, raters, resamples=0)
     assert measured["delegated"] == 8 and measured["accuracy"]["value"] == 1.0
-    delegation.apply(study, raters, expected=sum(n for _, _, n in made.per_person), by=lead)
+    # Right on all 8 by people's labels, but 8 cannot show 80 %: the interval's lower end is 68 %.
+    assert not made.promise_kept and made.checked.low == pytest.approx(0.676, abs=0.001)
+    with pytest.raises(SeatError, match="on 8 of 8 reports it would take that people labeled"):
+        delegation.apply(study, raters, expected=sum(n for _, _, n in made.per_person), by=lead)
+    # At a threshold they can show (0.65), r8 too is taken (glm-4-9b is 2/3 sure of it), and 9 of 9 show 70 %.
+    made = delegation.plan(study, raters, confidence_min=0.65)
+    assert made.promise_kept and {titles[i] for i in made.votes} == taken | {"r8"}
+    delegation.apply(study, raters, confidence_min=0.65, expected=sum(n for _, _, n in made.per_person), by=lead)
     waiting = Assignment.objects.filter(queue__round__study=study, queue__annotator=third, done=False)
-    assert {titles[i] for i in waiting.values_list("issue_id", flat=True)} == {"r8", "r9"}
+    assert {titles[i] for i in waiting.values_list("issue_id", flat=True)} == {"r9"}

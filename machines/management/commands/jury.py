@@ -55,7 +55,9 @@ def describe(f: dict) -> str:
         f"delegated: {f['delegated']} of {f['reports']} reports ({_num(f['share'])}), every member agreeing and "
         f"at least {f['confidence_min']} sure",
         f"accuracy against people's plurality on them: {_num(acc['value'])} [{_num(acc['ci'][0])}, "
-        f"{_num(acc['ci'][1])}] over {acc['n']} reports (Wilson)",
+        f"{_num(acc['ci'][1])}] over {acc['n']} reports (Wilson); the threshold's promise of {f['confidence_min']} "
+        + ("shown kept" if f.get("promise_kept") else "not shown (the interval's lower end is below it): the page "
+           "delegates nothing"),
         f"Fleiss' kappa among people, all reports: {_num(everyone['value'])} [{_num(everyone['ci'][0])}, "
         f"{_num(everyone['ci'][1])}] over {everyone['reports']}",
         f"Fleiss' kappa among people, reports left to them: {_num(left['value'])} [{_num(left['ci'][0])}, "
