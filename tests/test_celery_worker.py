@@ -17,6 +17,17 @@ from tests.factories import label_with, make_issue, make_study
 
 ROOT = Path(__file__).resolve().parent.parent
 
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+HELD_PORT = _free_port()
+
 pytestmark = [
     pytest.mark.integration,
     pytest.mark.skipif(
@@ -31,7 +42,10 @@ def celery_worker_process(django_db_setup, django_db_blocker):
     # The worker must read the test database pytest-django created, not the one DATABASE_URL names.
     url = urlsplit(os.environ["DATABASE_URL"])
     test_url = urlunsplit(url._replace(path="/" + settings.DATABASES["default"]["NAME"]))
-    env = {**os.environ, "DATABASE_URL": test_url}
+    # An endpoint on a port of this session's, where a test serves the answers of a language model it holds back
+    # when it wants the run caught in the middle (test_a_machine_run_whose_process_is_killed_runs_again_at_once).
+    env = {**os.environ, "DATABASE_URL": test_url, "LLM_ENDPOINTS": f"held=http://127.0.0.1:{HELD_PORT}/v1",
+           "LLM_ENDPOINT_HELD_API_KEY": "sk-test", "LLM_ALLOWED_NETWORKS": "127.0.0.1"}
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "concord", "worker", "--pool=solo", "--loglevel=warning",
          "--hostname", f"test-{os.getpid()}@%h", "--queues", settings.CELERY_QUEUES_ALL],
@@ -125,6 +139,108 @@ def test_a_machine_rater_runs_on_a_real_worker(celery_worker_process, lead, anno
     assert run.status == "succeeded", run.message
     assert run.done == 6 and MachineLabel.objects.filter(run=run).count() == 6
     assert run.heartbeat_at is not None and run.started_at is not None
+
+
+def _children_of(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(c) for c in (task / "children").read_text().split()]
+    return found
+
+
+class _HeldModel:
+    """An OpenAI-compatible server on HELD_PORT whose first answer waits until `release` is set: until then the
+    run is known to be in the middle, its process waiting on the answer."""
+
+    def __init__(self):
+        import json
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.asked, self.release, self.requests = threading.Event(), threading.Event(), 0
+        good = json.loads((ROOT / "tests" / "machines" / "data" / "llm-answers.json").read_text())["good"]
+        held = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                held.requests += 1
+                if held.requests == 1:
+                    held.asked.set()
+                    held.release.wait(60)
+                content = json.dumps({"type": "C", "theme": "C.1"})
+                reply = json.dumps({**good, "model": body["model"], "choices": [
+                    {**good["choices"][0], "message": {"role": "assistant", "content": content}}]}).encode()
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(reply)))
+                    self.end_headers()
+                    self.wfile.write(reply)
+                except OSError:
+                    pass  # the process that asked is gone
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", HELD_PORT), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.release.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_machine_run_whose_process_is_killed_runs_again_at_once(celery_worker_process, lead, annotator_a,
+                                                                   annotator_b, settings):
+    """The run's child process is killed while it waits on the model's first answer (as the kernel's
+    out-of-memory killer would kill it): the worker lives, so the run is marked interrupted and taken again at
+    once, and finishes, rather than waiting as "running" for its heartbeat to go stale (five minutes)."""
+    import contextlib
+    import signal
+
+    from django.db import transaction
+
+    from machines.models import MachineLabel, MachineRun
+    from machines.services.raters import add_rater
+    from machines.services.runs import start_run
+
+    settings.LLM_ENDPOINTS = {"held": {"base_url": f"http://127.0.0.1:{HELD_PORT}/v1", "api_key": "sk-test"}}
+    settings.LLM_ALLOWED_NETWORKS = "127.0.0.1"
+    issues = [make_issue(title=f"Crash {n} out of memory") for n in range(4)]
+    study = make_study(lead, [annotator_a, annotator_b], issues=issues)
+    rater = add_rater(study, name="held-model", kind="llm", raw_settings={"endpoint": "held", "model": "m",
+                                                                          "runs": "1"})
+    model = _HeldModel()
+    try:
+        with transaction.atomic():
+            run = start_run(rater, by=lead, expected_latest=0)
+        assert model.asked.wait(60), "the run never asked the model"
+        assert MachineRun.objects.get(pk=run.pk).status == "running"
+        children = _children_of(celery_worker_process.pid)
+        assert children, "the run is not in a child process of the worker"
+        for pid in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while not MachineRun.objects.get(pk=run.pk).message.startswith("Interrupted") and \
+                MachineRun.objects.get(pk=run.pk).status == "running" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        model.release.set()
+        deadline = time.monotonic() + 90  # far less than the five minutes a stale heartbeat takes
+        while time.monotonic() < deadline:
+            run = MachineRun.objects.get(pk=run.pk)
+            if run.status == "succeeded" or (run.status == "failed" and not run.message.startswith("Interrupted")):
+                break
+            time.sleep(0.2)
+    finally:
+        model.close()
+    assert run.status == "succeeded", run.message
+    assert MachineLabel.objects.filter(run=run).count() == 4
+    assert model.requests == 5  # the first answer went to the killed process and was asked again
 
 
 @pytest.mark.django_db(transaction=True)
