@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class AnnotationConfig(AppConfig):
     name = "annotation"
-    verbose_name = "Studies and labels"
+    verbose_name = _("Studies and labels")
 
     def ready(self) -> None:
         from allauth.account.signals import user_logged_in as signed_in_through_allauth

@@ -1,6 +1,7 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class CodebookConfig(AppConfig):
     name = "codebook"
-    verbose_name = "A study's codebook as it changes"
+    verbose_name = _("A study's codebook as it changes")

@@ -1,6 +1,7 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class DemoConfig(AppConfig):
     name = "demo"
-    verbose_name = "Demo data"
+    verbose_name = _("Demo data")

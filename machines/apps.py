@@ -1,6 +1,7 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class MachinesConfig(AppConfig):
     name = "machines"
-    verbose_name = "Machine raters"
+    verbose_name = _("Machine raters")

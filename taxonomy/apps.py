@@ -1,6 +1,7 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class TaxonomyConfig(AppConfig):
     name = "taxonomy"
-    verbose_name = "Codebook"
+    verbose_name = _("Codebook")

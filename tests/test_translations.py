@@ -129,3 +129,11 @@ def test_an_unknown_language_is_refused_and_changes_nothing(client, language):
 def test_the_switcher_goes_back_only_to_a_page_of_this_site(client, back):
     answer = client.post(reverse("choose_language"), {"language": "zh-hans", "next": back})
     assert answer.status_code == 302 and answer["Location"] == "/"
+
+
+@pytest.mark.django_db
+def test_the_admins_app_names_are_in_the_chosen_language(admin_client):
+    page = admin_client.get("/admin/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    for name in ("研究与标注", "来源与问题报告", "编码手册"):
+        assert name in page, name
+    assert "Studies and labels" not in page

@@ -97,7 +97,11 @@ def test_pages_import_record_and_show_results(client_as, own, lead):
     bug_question = default_guide(own).questions.get(node__code="C")
     client.post(url, {f"rank-{bug_question.pk}": ["C.2", "C.1", "C.6"]})
     assert person.sessions.get().answers.get(question=bug_question).order == ["C.2", "C.1", "C.6"]
-    assert "Kendall" in client.get(reverse("interviews:interview_results", args=[own.pk])).content.decode()
+    shown = client.get(reverse("interviews:interview_results", args=[own.pk])).content.decode()
+    assert "Kendall" in shown and "undefined: needs two raters and two items" in shown  # one ranking so far
+    # The reason a figure is undefined is stored in English and shown in the reader's language.
+    chinese = client.get(reverse("interviews:interview_results", args=[own.pk]), HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert "需要两位评定者和两个条目" in chinese.content.decode()
     rows = list(csv.DictReader(io.StringIO(b"".join(client.get(
         reverse("interviews:interview_results_csv", args=[own.pk])).streaming_content).decode())))
     assert any(r["theme"] == "C.2" and r["borda"] == "9" and r["group"] == "user" for r in rows)
