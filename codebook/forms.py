@@ -147,3 +147,11 @@ class ClarifyPairForm(forms.Form):
 
     def texts(self, side: str) -> dict[str, str]:
         return {part: self.cleaned_data[f"{side}_{part}"] for part in ("definition", "inclusion", "exclusion")}
+
+
+class SecondLanguageFileForm(forms.Form):
+    """The codebook's second language as one file (taxonomy.second_file), with the change's reason."""
+    file = forms.FileField(label=_("File (CSV, as downloaded)"))
+    reason = forms.CharField(label=_("Reason"), max_length=5000,
+                             error_messages={"required": _("Say why: every change to the codebook needs a reason.")})
+    revision = forms.IntegerField(min_value=1, max_value=2**31 - 1, widget=forms.HiddenInput)

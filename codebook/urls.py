@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import changes, pairs, proposals, saturation, tree
+from .views import changes, pairs, proposals, saturation, second_language, tree
 
 app_name = "codebook"
 
@@ -9,6 +9,8 @@ urlpatterns = [
     path("studies/<id:study_id>/codebook/", tree.codebook, name="codebook"),
     path("studies/<id:study_id>/codebook/export.<str:fmt>", tree.export, name="export"),
     path("studies/<id:study_id>/codebook/details.csv", tree.details_csv, name="details_csv"),
+    path("studies/<id:study_id>/codebook/second-language.csv", second_language.download, name="second_language"),
+    path("studies/<id:study_id>/codebook/second-language/", second_language.upload, name="second_language_upload"),
     path("studies/<id:study_id>/codebook/<id:category_id>/details/", tree.details, name="details"),
     # The lead's changes and the change log; new categories during the pilot, from the labeling page
     path("studies/<id:study_id>/codebook/<id:category_id>/change/", changes.change, name="change"),

@@ -44,7 +44,8 @@ def test_the_lead_gives_a_category_its_second_language_as_a_change_that_keeps_la
     assert study.codebook.second_language == "zh-hans" and _second(study.codebook, "C.2") == MEMORY
     entry = study.codebook.changes.latest("revision")
     assert entry.kind == ChangeLogEntry.Kind.TRANSLATE and entry.after[0]["name_second"] == "内存"
-    assert "name_second" not in entry.before[0] and entry.requeued == 0
+    # The shipped codebook's own Chinese is what the change replaced.
+    assert entry.before[0]["name_second"] == "资源效率与内存管理" and entry.requeued == 0
 
 
 def test_json_markdown_and_refi_qda_keep_both_languages(bilingual, tmp_path):
@@ -109,6 +110,9 @@ def test_each_reader_sees_their_language_first_and_the_other_a_hover_away(biling
     memory = next(k for k in bug.kids if k.code == "C.2")
     assert memory.shown["inclusion"] == "KV 缓存" and memory.other["definition"] == memory.definition
     # A category with no second text shows the codebook's own, with nothing to hover.
+    study.codebook.categories.filter(code="C.1").update(name_second="", definition_second="")
+    with translation.override("zh-hans"):
+        bug = reader_tree(study.codebook)[2]
     other = next(k for k in bug.kids if k.code == "C.1")
     assert other.shown["name"] == other.name and other.other["name"] == ""
     with translation.override("en"):
