@@ -7,6 +7,10 @@ import re
 FIELDS = {"name": "Name", "definition": "Definition", "inclusion": "Includes", "exclusion": "Excludes",
           "instructions": "Instructions"}
 _TOKENS = re.compile(r"\s+|[^\s]+")
+# The reason a category added from the labeling page during the pilot is logged with when none is given: stored
+# in English (marked for the catalogue by hand, this module importing nothing of Django) and shown in the
+# reader's language (codebook_tags.stored_reason).
+PILOT_REASON = "added during the pilot"
 
 
 def word_diff(before: str, after: str) -> list[tuple[str, str]]:

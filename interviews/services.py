@@ -10,6 +10,7 @@ from django.db import transaction
 from concord.textcheck import length_problem, text_problem
 from taxonomy.models import Category
 
+from . import guide_words
 from .models import Answer, GuideQuestion, InterviewGuide, InterviewSession, Participant, Quote
 from .selectors import ranking_items
 from .tables import InterviewError, group_of, read_rows, split_codes, years_of
@@ -132,17 +133,14 @@ def default_guide(study) -> InterviewGuide:
     guide = study.guides.order_by("-version").first()
     if guide is not None:
         return guide
-    guide = InterviewGuide.objects.create(study=study, title="Interview guide")
-    background = ["What is your current role?", "How many years have you worked with LLMs or DL frameworks?",
-                  "Which DL frameworks do you use or develop?", "What LLM-related tasks do you perform or support?"]
-    for n, text in enumerate(background):
-        GuideQuestion.objects.create(guide=guide, part="Part I. Background", position=n, text=text,
+    guide = InterviewGuide.objects.create(study=study, title=guide_words.TITLE)
+    for n, text in enumerate(guide_words.BACKGROUND):
+        GuideQuestion.objects.create(guide=guide, part=guide_words.BACKGROUND_PART, position=n, text=text,
                                      kind=GuideQuestion.Kind.BACKGROUND)
-    parts = {"A": "Part II. Questions and usability", "C": "Part III. Bug reports", "B": "Part IV. Requirements"}
     for n, type_ in enumerate(Category.objects.filter(codebook=study.codebook_id, level=Category.Level.TYPE,
                                                      retired_at__isnull=True).order_by("position")):
-        GuideQuestion.objects.create(guide=guide, part=parts.get(type_.code, type_.name), position=10 + n,
-                                     text=f"Rank the top 3 {type_.name.lower()} themes by frequency or impact.",
+        GuideQuestion.objects.create(guide=guide, part=guide_words.PARTS.get(type_.code, type_.name),
+                                     position=10 + n, text=guide_words.ranking_text(type_.name),
                                      kind=GuideQuestion.Kind.RANKING, node=type_, top=3)
     return guide
 

@@ -20,6 +20,7 @@ from taxonomy.models import Category, Codebook
 from taxonomy.services import CodebookError, add_category
 
 from ..models import ChangeLogEntry, Proposal
+from ..wording import PILOT_REASON
 
 
 def _snapshot(category: Category) -> dict:
@@ -78,9 +79,9 @@ def add_in_pilot(study, user, parent_id: int, name: str, definition: str, reason
     if study.phase != Study.Phase.PILOT:
         raise CodebookError("phase", "after the pilot the codebook grows only through a proposal every annotator "
                             "votes for")
-    codebook = _check(study, user, reason or "added during the pilot", expected_revision)
+    codebook = _check(study, user, reason or PILOT_REASON, expected_revision)
     category = add_category(_live(study, parent_id), name, definition)
-    _log(codebook, user, ChangeLogEntry.Kind.ADD, [], [_snapshot(category)], reason or "added during the pilot")
+    _log(codebook, user, ChangeLogEntry.Kind.ADD, [], [_snapshot(category)], reason or PILOT_REASON)
     return category
 
 

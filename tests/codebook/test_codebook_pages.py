@@ -107,3 +107,18 @@ def test_retired_categories_leave_the_labeling_page(client_as, own, lead, annota
     changes.retire(own, lead, c2.pk, "folded into C.1")
     page = client_as(annotator_a).get(reverse("annotation:queue", args=[own.pk])).content.decode()
     assert f'value="{c2.pk}"' not in page
+
+
+def test_the_reason_concord_writes_for_a_pilot_category_is_shown_in_the_readers_language(client_as, own, lead):
+    from annotation.models import Study
+
+    own.phase = Study.Phase.PILOT
+    own.save(update_fields=["phase"])
+    parent = own.codebook.categories.get(code="C.2")
+    changes.add_in_pilot(own, lead, parent.pk, "Pinned memory", "Pinned host memory is never freed.")
+    changes.add_in_pilot(own, lead, parent.pk, "Swap", "Swapping to disk.", reason="seen twice in the pilot")
+    url = reverse("codebook:changelog", args=[own.pk])
+    chinese = client_as(lead).get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "试标注期间添加" in chinese and "added during the pilot" not in chinese
+    assert "seen twice in the pilot" in chinese  # a lead's own reason is shown as written
+    assert "added during the pilot" in client_as(lead).get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()

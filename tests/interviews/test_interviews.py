@@ -137,6 +137,15 @@ def test_the_guide_is_versioned_and_sessions_keep_theirs(client_as, own, lead):
     background = first.questions.filter(kind="background").first()
     client.post(page, {f"answer-{background.pk}": "Research engineer"})
     assert person.sessions.get().answers.get(question=background).text == "Research engineer"
+    # The shipped guide's words are stored in English and shown in the reader's language, the type by its name in
+    # the codebook's second language; the lab's own question is shown as written.
+    chinese = client.get(reverse("interviews:guide", args=[own.pk]), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "第一部分：背景" in chinese and "你目前的角色是什么？" in chinese and "排名前 3 的缺陷主题" in chinese
+    assert "Rank the bug sub-themes." in chinese and "Part I. Background" not in chinese
+    asked = client.get(page, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "第一部分：背景: 你目前的角色是什么？" in asked and "What is your current role?" not in asked
+    english = client.get(reverse("interviews:guide", args=[own.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Rank the top 3 bug themes by frequency or impact." in english
 
 
 def test_interviews_travel_with_the_corpus(client_as, own, lead):
