@@ -205,6 +205,8 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     "codebook:proposal": (viewer, GET, None),
     "codebook:export": (viewer, GET, None),
     "codebook:details_csv": (sees_labels, GET, None),
+    "codebook:second_language": (viewer, GET, None),
+    "codebook:second_language_upload": (manager, POST, {302}),
     "codebook:details": (viewer, GET, None),
     "interviews:interviews": (manager, GET, None),
     "interviews:interview_results": (manager, GET, None),

@@ -67,11 +67,13 @@ def test_a_jury_whose_alpha_is_undefined_says_so(monkeypatch, client_as, lead, a
 
     from machines.models import MachineRater
     from machines.services import delegation
+    from stats.proportions import rate
     from tests.factories import make_study
 
     study = make_study(lead, [annotator_a])
     raters = [MachineRater.objects.create(study=study, name=f"m{n}", kind="builtin", settings={}) for n in range(3)]
-    monkeypatch.setattr(delegation, "plan", lambda *a, **k: delegation.Plan("jury: m0, m1, m2", None, False, {}, []))
+    undefined = delegation.Plan("jury: m0, m1, m2", None, False, {}, [], rate(0, 0))
+    monkeypatch.setattr(delegation, "plan", lambda *a, **k: undefined)
     monkeypatch.setattr("machines.services.jury_kept.requested", lambda *a, **k: None)
     page = client_as(lead).get(reverse("machines:jury", args=[study.pk]),
                                {"rater": [r.pk for r in raters]}).content.decode()
