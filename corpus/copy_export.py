@@ -59,6 +59,20 @@ def _how() -> str:
             "' machine vote' || CASE WHEN [[d.machine_votes]] > 1 THEN 's' ELSE '' END || ')' ELSE '' END")
 
 
+def labels_json(study_id: int) -> str:
+    """A subquery: the report `i`'s labels in `study_id` as a JSON array, as corpus.exports.records lists them."""
+    return ("SELECT json_agg(json_build_object("
+            "'annotator', [[u.username]], 'round', [[r.number]], 'round_kind', [[r.kind]], "
+            "'choice', CASE WHEN [[l.is_relevant]] THEN COALESCE([[ls.code]], [[lh.code]], [[ly.code]]) "
+            f"ELSE {sql.quote(NOT_RELEVANT)} END, "
+            f"'note', [[l.note]], 'time', {_iso('[[l.updated_at]]')}, 'codebook_revision', [[l.codebook_revision]], "
+            "'summary_shown', [[l.summary_shown]]) ORDER BY [[r.number]], [[u.username]]) "
+            "FROM [[l]] JOIN [[u]] ON u.id = [[l.annotator]] JOIN [[r]] ON r.id = [[l.round]] "
+            "LEFT JOIN [[ly]] ON ly.id = [[l.type]] LEFT JOIN [[lh]] ON lh.id = [[l.theme]] "
+            "LEFT JOIN [[ls]] ON ls.id = [[l.sub_theme]] "
+            f"WHERE [[l.study]] = {int(study_id)} AND [[l.issue]] = i.id")
+
+
 def _query(study: Study, status: str, codebook: str, raw: bool) -> str:
     study_id = int(study.pk)
     cells = [
@@ -73,16 +87,7 @@ def _query(study: Study, status: str, codebook: str, raw: bool) -> str:
         f"ELSE {sql.quote(NOT_RELEVANT)} END",
         "CASE WHEN d.id IS NULL THEN '' WHEN [[d.is_relevant]] THEN COALESCE([[ft.name]], '') ELSE 'Not relevant' END",
         "[[ftm.code]]", "[[ftm.name]]", "[[fs.code]]", "[[fs.name]]", _how(), "[[d.rationale]]", sql.quote(codebook),
-        "COALESCE((SELECT json_agg(json_build_object("
-        "'annotator', [[u.username]], 'round', [[r.number]], 'round_kind', [[r.kind]], "
-        "'choice', CASE WHEN [[l.is_relevant]] THEN COALESCE([[ls.code]], [[lh.code]], [[ly.code]]) "
-        f"ELSE {sql.quote(NOT_RELEVANT)} END, "
-        f"'note', [[l.note]], 'time', {_iso('[[l.updated_at]]')}, 'codebook_revision', [[l.codebook_revision]], "
-        "'summary_shown', [[l.summary_shown]]) ORDER BY [[r.number]], [[u.username]]) "
-        "FROM [[l]] JOIN [[u]] ON u.id = [[l.annotator]] JOIN [[r]] ON r.id = [[l.round]] "
-        "LEFT JOIN [[ly]] ON ly.id = [[l.type]] LEFT JOIN [[lh]] ON lh.id = [[l.theme]] "
-        "LEFT JOIN [[ls]] ON ls.id = [[l.sub_theme]] "
-        f"WHERE [[l.study]] = {study_id} AND [[l.issue]] = i.id)::text, '[]')",
+        f"COALESCE(({labels_json(study_id)})::text, '[]')",
         "COALESCE(x.machine_labels, '{}')",
     ]
     # The cells are computed once in an inner query; the outer one only neutralises them (a CASE that named a

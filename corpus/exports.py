@@ -26,6 +26,7 @@ from taxonomy.models import Category
 
 from .columns import CSV_COLUMNS, id_chunks, study_status
 from .copy_export import copy_csv
+from .jsonl_export import jsonl_lines
 
 
 def _names(study: Study) -> dict[int, tuple[str, str]]:
@@ -122,6 +123,11 @@ def csv_chunks(study: Study, raw: bool = False) -> Iterator[bytes]:
 
 
 def jsonl_rows(study: Study) -> Iterator[str]:
+    """The corpus as JSON Lines: composed by PostgreSQL there (corpus.jsonl_export, about three times faster),
+    record by record elsewhere."""
+    if connection.vendor == "postgresql":
+        yield from jsonl_lines(study)
+        return
     for record in records(study):
         yield json.dumps(record, ensure_ascii=False) + "\n"
 

@@ -126,3 +126,21 @@ def test_a_range_of_ids_that_holds_another_report_of_the_source_exports_only_the
     assert found == _read("".join(csv_rows(varied)))
     titles = {row[5] for row in found}
     assert "in the study, after it" in titles and "not in the study" not in titles
+
+
+def test_the_json_lines_postgresql_composes_are_the_python_writers_records(varied, monkeypatch):
+    """Key for key, value for value, in order, lines and keys alike; with one report per chunk too, and a study
+    name holding a per cent sign and a backslash."""
+    from corpus.exports import records
+    from corpus.jsonl_export import jsonl_lines
+
+    varied.name = 'Study "quoted", =1 at 100% \\ sure'
+    varied.save(update_fields=["name"])
+    expected = [json.loads(json.dumps(r, ensure_ascii=False)) for r in records(varied)]
+    lines = list(jsonl_lines(varied))
+    assert all(line.endswith("\n") and "\n" not in line[:-1] for line in lines)
+    found = [json.loads(line) for line in lines]
+    assert found == expected and [list(r) for r in found] == [list(r) for r in expected]
+    assert found[0]["labels"][0]["time"] == "2024-02-29T12:00:00+00:00" and found[0]["machine_labels"]
+    monkeypatch.setattr("corpus.columns.CHUNK", 1)
+    assert [json.loads(line) for line in jsonl_lines(varied)] == expected
