@@ -82,8 +82,17 @@ run: demo
 # A newcomer's quick run: both cores, the bounded but long tests (marked slow) left out. FULL=1 runs the whole
 # suite in one process, as CI does on PostgreSQL with a real Celery worker (its tests share Redis's queues),
 # and names the forty slowest tests: the suite's time is CI's budget.
+# Each test process keeps a Redis database of its own (tests/redis_per_process.py), so that two processes never
+# take each other's tasks. FULL=1 (CI) runs every test: all but the `alone` ones in two processes, a file to a
+# process; then the `alone` ones, whose timings need the machine to themselves, one at a time.
+PYTEST = $(BIN)/python -m pytest -p tests.redis_per_process
 test: install
-	$(BIN)/python -m pytest $(if $(FULL),--durations=40,-n 2 -m "not slow")
+ifdef FULL
+	$(PYTEST) -n 2 --dist loadfile --durations=30 -m "not alone"
+	$(PYTEST) --durations=5 -m alone
+else
+	$(PYTEST) -n 2 -m "not slow"
+endif
 
 # Started again whenever it exits with an error (a worker whose Redis drops mid-task can); Ctrl+C stops it.
 worker: install

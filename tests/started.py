@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import requests
 
@@ -33,6 +34,27 @@ def fresh_clone(where: Path) -> Path:
     dest = where / "concord"
     subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(dest)], check=True, timeout=120)
     return dest
+
+
+# Redis databases from this one down are for servers a test starts (the README's commands): one per test process,
+# below every test process's own (tests/redis_per_process.py).
+SPARE_REDIS_FROM = 9
+
+
+def process_index() -> int:
+    """pytest-xdist's process number (gw0, gw1, …); 0 without it."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    return int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 0
+
+
+def with_redis_database(url: str, number: int) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{number}"))
+
+
+def spare_redis_url() -> str:
+    """A Redis database that neither this run's test processes nor their workers use."""
+    return with_redis_database(os.environ["REDIS_URL"], SPARE_REDIS_FROM - process_index())
 
 
 def free_port() -> int:

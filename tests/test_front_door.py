@@ -18,6 +18,7 @@ from tests.started import (
     manage_in,
     newcomer_env,
     signed_in,
+    spare_redis_url,
     start,
     wait_for,
 )
@@ -87,8 +88,8 @@ def test_the_readme_postgresql_path_with_make_worker_and_the_server(tmp_path):
     with psycopg.connect(f"{server_url}/postgres", autocommit=True) as admin:
         admin.execute(f"DROP DATABASE IF EXISTS {database}")
         admin.execute(f"CREATE DATABASE {database}")
-    # A Redis database of its own, so that the suite's own worker (on REDIS_URL's) does not take these tasks.
-    redis = os.environ["REDIS_URL"].rsplit("/", 1)[0] + "/13"
+    # A Redis database of its own, so that the suite's own workers (on REDIS_URL's) do not take these tasks.
+    redis = spare_redis_url()
     env = newcomer_env(DATABASE_URL=f"{server_url}/{database}", REDIS_URL=redis)
     port = free_port()
     base = f"http://127.0.0.1:{port}"

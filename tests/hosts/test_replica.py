@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = [
     pytest.mark.integration,
+    pytest.mark.alone,
     pytest.mark.skipif(
         not (os.environ.get("REDIS_URL") and os.environ.get("DATABASE_URL", "").startswith("postgres")),
         reason="needs REDIS_URL and a PostgreSQL DATABASE_URL (as .ci/run sets them)",

@@ -47,6 +47,7 @@ STALE = 15
 
 pytestmark = [
     pytest.mark.integration,
+    pytest.mark.alone,
     pytest.mark.skipif(
         not (os.environ.get("REDIS_URL") and os.environ.get("DATABASE_URL", "").startswith("postgres")),
         reason="needs REDIS_URL and a PostgreSQL DATABASE_URL (as .ci/run sets them)",
