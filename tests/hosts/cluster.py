@@ -205,8 +205,11 @@ backend web
     option httpchk
     http-check send meth GET uri /readyz?role=web ver HTTP/1.1 hdr Host {HOST_NAME}
     http-check expect status 200
-    # Two failed checks half a second apart take a host out; two good ones put it back.
+    # Two failed checks half a second apart take a host out; two good ones put it back. A dead host refuses the
+    # check's connection at once; a live one busy with the load may take seconds to answer it, and is not dead
+    # (without `timeout check` a check waits `inter`, half a second, and both hosts go out under load).
     default-server inter 500ms fall 2 rise 2
+    timeout check 5s
 {servers}
 """)
         self.services.append(subprocess.Popen([_binary("haproxy"), "-db", "-f", str(config)],
