@@ -1,6 +1,7 @@
 """A real Celery worker on real Redis, reading the same PostgreSQL test database (CI sets both URLs)."""
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -141,11 +142,33 @@ def test_a_machine_rater_runs_on_a_real_worker(celery_worker_process, lead, anno
     assert run.heartbeat_at is not None and run.started_at is not None
 
 
-def _children_of(pid: int) -> list[int]:
-    found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        found += [int(c) for c in (task / "children").read_text().split()]
-    return found
+def _process_of_connection_from(port: int) -> int | None:
+    """The process holding the TCP socket whose local port is `port` (on this machine's loopback)."""
+    inodes = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if int(fields[1].rsplit(":", 1)[1], 16) == port:
+            inodes.add(f"socket:[{fields[9]}]")
+    for process in Path("/proc").iterdir():
+        if not process.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            if any(os.readlink(fd) in inodes for fd in (process / "fd").iterdir()):
+                return int(process.name)
+    return None
+
+
+def _ancestry(pid: int) -> list[str]:
+    """The process and its parents, each as "pid command"."""
+    chain = []
+    while pid > 1:
+        with contextlib.suppress(OSError):
+            command = (Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:80])
+            chain.append(f"{pid} {command}")
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            continue
+        break
+    return chain
 
 
 class _HeldModel:
@@ -157,7 +180,7 @@ class _HeldModel:
         import threading
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-        self.asked, self.release, self.requests = threading.Event(), threading.Event(), 0
+        self.asked, self.release, self.requests, self.asker_port = threading.Event(), threading.Event(), 0, 0
         good = json.loads((ROOT / "tests" / "machines" / "data" / "llm-answers.json").read_text())["good"]
         held = self
 
@@ -166,6 +189,7 @@ class _HeldModel:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 held.requests += 1
                 if held.requests == 1:
+                    held.asker_port = self.client_address[1]
                     held.asked.set()
                     held.release.wait(60)
                 content = json.dumps({"type": "C", "theme": "C.1"})
@@ -199,7 +223,6 @@ def test_a_machine_run_whose_process_is_killed_runs_again_at_once(celery_worker_
     """The run's child process is killed while it waits on the model's first answer (as the kernel's
     out-of-memory killer would kill it): the worker lives, so the run is marked interrupted and taken again at
     once, and finishes, rather than waiting as "running" for its heartbeat to go stale (five minutes)."""
-    import contextlib
     import signal
 
     from django.db import transaction
@@ -220,11 +243,13 @@ def test_a_machine_run_whose_process_is_killed_runs_again_at_once(celery_worker_
             run = start_run(rater, by=lead, expected_latest=0)
         assert model.asked.wait(60), "the run never asked the model"
         assert MachineRun.objects.get(pk=run.pk).status == "running"
-        children = _children_of(celery_worker_process.pid)
-        assert children, "the run is not in a child process of the worker"
-        for pid in children:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+        # The process that asked, found by its connection: the run's child of this test's worker, nothing else.
+        asker = _process_of_connection_from(model.asker_port)
+        assert asker is not None, "no process holds the connection that asked the model"
+        ancestry = _ancestry(asker)
+        assert len(ancestry) > 1 and ancestry[1].startswith(f"{celery_worker_process.pid} "), \
+            f"the model was asked by another process than a child of this test's worker: {ancestry}"
+        os.kill(asker, signal.SIGKILL)
         deadline = time.monotonic() + 30
         while not MachineRun.objects.get(pk=run.pk).message.startswith("Interrupted") and \
                 MachineRun.objects.get(pk=run.pk).status == "running" and time.monotonic() < deadline:
