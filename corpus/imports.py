@@ -22,13 +22,13 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, Exists, Max, OuterRef, Subquery
+from django.db.models import Count, Exists, OuterRef, Subquery
 from django.db.models.functions import Coalesce
-from django.utils import timezone
 
 from annotation import sql
-from annotation.models import NOT_RELEVANT, Assignment, FinalLabel, Label, Membership, Queue, Round, Study
+from annotation.models import NOT_RELEVANT, Assignment, Label, Membership, Queue, Round, Study
 from concord.textcheck import length_problem, text_problem
+from corpus import import_batches
 from ingest.models import Issue, Source
 from taxonomy.models import Category, Codebook
 from taxonomy.services import load_codebook
@@ -40,6 +40,8 @@ _URL = re.compile(r"^https?://(?:www\.)?(github\.com|gitee\.com)/([^/\s]+/[^/\s]
 _SHORT = re.compile(r"^([\w.-]+/[\w.-]+)#(\w+)$")
 EXTERNAL_SOURCE = "external/ids"
 CELL_LIMIT = 128 * 1024
+# Labels read before a batch is written: what the import holds, whatever the file's length.
+BATCH_ROWS = 10_000
 RATER_COLUMN = re.compile(r"label\d+", re.IGNORECASE)
 User = get_user_model()
 username_rule = UnicodeUsernameValidator()
@@ -208,12 +210,13 @@ def _header(path: Path, cells: list[str] | None, raters: list[str] | None, usern
 
 
 class _Rows:
-    """Labels and final labels read from a file's rows; every message names the file, line and column."""
+    """Labels and final labels read from a file's rows, a batch at a time; every message names the file, line
+    and column."""
 
     def __init__(self, path: Path, codes: Codes, head: _Header, username_room: int) -> None:
         self.path, self.codes, self.head, self.username_room = path, codes, head, username_room
         self.labels: list[tuple[tuple, str, Chain, str]] = []
-        self.finals: dict[tuple, Chain] = {}
+        self.finals: list[tuple[tuple, Chain]] = []
 
     def resolve(self, line: int, column: str, value: str) -> Chain:
         chain = self.codes.chain(value)
@@ -239,6 +242,11 @@ class _Rows:
         else:
             self._wide(line, row, report)
 
+    def taken(self) -> tuple[list[tuple[tuple, str, Chain, str]], list[tuple[tuple, Chain]]]:
+        """The rows read since the last call."""
+        labels, finals, self.labels, self.finals = self.labels, self.finals, [], []
+        return labels, finals
+
     def _long(self, line: int, row: list[str], report: tuple) -> None:
         path, columns = self.path, self.head.columns
         annotator = _annotator_name(path, line, "annotator", _cell(row, columns["annotator"]).strip(),
@@ -261,18 +269,20 @@ class _Rows:
             if value := _cell(row, index).strip():
                 self.labels.append((report, name, self.resolve(line, head.cells[index], value), ""))
         if head.final is not None and (value := _cell(row, head.final).strip()):
-            self.finals.setdefault(report, self.resolve(line, head.cells[head.final], value))
+            self.finals.append((report, self.resolve(line, head.cells[head.final], value)))
 
 
-def _parse(path: Path, codes: Codes, raters: list[str] | None = None, prefix: str = ""):
-    """Rows as (report key, annotator, chain, note) and finals as report key → chain; errors name the file, the
-    line where the row starts and the column."""
+def _batches(path: Path, codes: Codes, raters: list[str] | None = None, prefix: str = ""):
+    """The file's layout first, then its rows in batches of about BATCH_ROWS labels: (labels as (report key,
+    annotator, chain, note), finals as (report key, chain)). Errors name the file, the line where the row starts
+    and the column."""
     line = 1
     try:
         with _open(path) as f:
             reader = csv.reader(f, strict=True)
             username_room = User.username.field.max_length - len(prefix)
             head = _header(path, next(reader, None), raters, username_room)
+            yield head.layout
             rows = _Rows(path, codes, head, username_room)
             # Messages name the line where a row starts (a quoted cell may span lines).
             line = reader.line_num + 1
@@ -280,9 +290,11 @@ def _parse(path: Path, codes: Codes, raters: list[str] | None = None, prefix: st
                 next_line = reader.line_num + 1
                 rows.read(line, row)
                 line = next_line
+                if len(rows.labels) + len(rows.finals) >= BATCH_ROWS:
+                    yield rows.taken()
     except _READ_FAULTS as exc:
         raise _read_fault(path, line, exc) from exc
-    return head.layout, rows.labels, rows.finals
+    yield rows.taken()
 
 
 def _annotator_name(path: Path, line: int, column: str, name: str, room: int) -> str:
@@ -309,45 +321,6 @@ def _check_report(path: Path, line: int, column: str, report: tuple[str, str, st
             raise ImportError_(f"{path.name}:{line}: column {column}: the {what} is {problem}; nothing was imported")
 
 
-def _reports(keys: set[tuple]) -> tuple[dict[tuple, int], int]:
-    """Issue ids for every report key; missing reports are created with their URL only."""
-    sources = {}
-    for platform, full_name, _ in keys:
-        if (platform, full_name) not in sources:
-            sources[(platform, full_name)] = Source.objects.get_or_create(platform=platform, full_name=full_name)[0]
-    ids: dict[tuple, int] = {}
-    missing = []
-    for (platform, full_name), source in sources.items():
-        wanted = {number for p, n, number in keys if (p, n) == (platform, full_name)}
-        found = dict(Issue.objects.filter(source=source, number__in=wanted).values_list("number", "pk"))
-        for number in wanted:
-            if number in found:
-                ids[(platform, full_name, number)] = found[number]
-            else:
-                host = "gitee.com" if platform == Source.Platform.GITEE else "github.com"
-                url = f"https://{host}/{full_name}/issues/{number}" if platform != Source.Platform.FILE else ""
-                missing.append(Issue(source=source, number=number, url=url, title=""))
-    created = Issue.objects.bulk_create(missing, batch_size=5000)
-    for issue in created:
-        ids[(issue.source.platform, issue.source.full_name, issue.number)] = issue.pk
-    return ids, len(created)
-
-
-def _annotators(names: list[str], prefix: str) -> tuple[dict[str, int], list[str]]:
-    wanted = {n: f"{prefix}{n}" for n in names}
-    found = dict(User.objects.filter(username__in=wanted.values()).values_list("username", "pk"))
-    created = []
-    for username in wanted.values():
-        if username not in found:
-            # Raters of record: they exist to own their labels and cannot log in.
-            user = User(username=username, is_active=False)
-            user.set_unusable_password()
-            user.save()
-            found[username] = user.pk
-            created.append(username)
-    return {n: found[u] for n, u in wanted.items()}, created
-
-
 def _round_for(study: Study) -> Round:
     round = study.rounds.filter(kind=Round.Kind.INDEPENDENT).order_by("-number").first()
     if round is None:
@@ -369,7 +342,11 @@ def _sync_queues(round: Round) -> None:
 @transaction.atomic
 def import_labels(study_name: str, path: str | Path, *, codebook: Codebook | None = None, prefix: str = "",
                   lead=None, keep_first: bool = False, raters: list[str] | None = None) -> ImportSummary:
-    """raters: the wide layout's annotator columns, when not Label1…LabelN."""
+    """raters: the wide layout's annotator columns, when not Label1…LabelN.
+
+    The file is read and written a batch of rows at a time, so that what is held stays the same whatever its
+    length (see corpus/import_batches.py); one transaction holds every batch, so a fault on any line leaves
+    nothing imported."""
     path = Path(path)
     if not path.is_file():
         raise ImportError_(f"{path}: no such file")
@@ -384,66 +361,28 @@ def import_labels(study_name: str, path: str | Path, *, codebook: Codebook | Non
     if created:
         study = Study.objects.create(name=study_name, codebook=codebook or load_codebook(),
                                      phase=Study.Phase.INDEPENDENT, description=f"Labels imported from {path.name}")
-    layout, rows, finals = _parse(path, Codes(study.codebook), raters=raters, prefix=prefix)
-    summary = ImportSummary(study=study, study_created=created, layout=layout, rows=len(rows))
+    batches = _batches(path, Codes(study.codebook), raters=raters, prefix=prefix)
+    summary = ImportSummary(study=study, study_created=created, layout=next(batches))
     if lead is not None:
         Membership.objects.get_or_create(study=study, user=lead, defaults={"role": Membership.Role.LEAD})
-    report_ids, summary.reports_created = _reports({r[0] for r in rows} | set(finals))
-    annotator_ids, summary.annotators_created = _annotators(sorted({r[1] for r in rows}), prefix)
-    study.issues.add(*set(report_ids.values()))
-    Membership.objects.bulk_create([Membership(study=study, user_id=pk) for pk in annotator_ids.values()],
-                                   ignore_conflicts=True)
     round = _round_for(study)
-    existing = {(i, a): (rel, t, th, s, note) for i, a, rel, t, th, s, note in Label.objects.filter(round=round)
-                .values_list("issue_id", "annotator_id", "is_relevant", "type_id", "theme_id", "sub_theme_id", "note")}
-    new, seen, doubled = [], set(), []
-    for report, annotator, chain, note in rows:
-        key = (report_ids[report], annotator_ids[annotator])
-        values = (chain.is_relevant, chain.type_id, chain.theme_id, chain.sub_theme_id, note)
-        if key in seen:
-            doubled.append(f"{report[1]}#{report[2]} ({annotator})")
-            continue
-        seen.add(key)
-        if key in existing:
-            if existing[key] != values:
-                raise ImportError_(f"{path}: {annotator} already has a different label for {report[1]}#{report[2]} "
-                                   f"in round {round.number}; labels are never overwritten by an import, so "
-                                   "nothing was imported")
-            summary.labels_unchanged += 1
-            continue
-        new.append((key[0], key[1], chain, note))
-    if doubled and not keep_first:
-        reports = list(dict.fromkeys(d.rsplit(" (", 1)[0] for d in doubled))
-        shown = ", ".join(reports[:10]) + (f" and {len(reports) - 10} more" if len(reports) > 10 else "")
-        raise ImportError_(f"{path}: {len(reports)} reports are labeled twice by the same annotators: {shown}. "
-                           "Nothing was imported; --keep-first keeps each first label.")
-    summary.duplicates_skipped = len(doubled)
-    _write_labels(round, new, f"imported from {path.name}")
-    summary.labels_new = len(new)
+    writer = import_batches.Writer(study, round, prefix, path)
+    try:
+        for labels, finals in batches:
+            writer.write(labels, finals)
+    except import_batches.LabelConflict as exc:
+        raise ImportError_(f"{path}: {exc}") from exc
+    summary.rows = writer.rows
+    if writer.doubled.count and not keep_first:
+        shown = ", ".join(writer.doubled.first) + (f" and {writer.doubled.count - len(writer.doubled.first)} more"
+                                                   if writer.doubled.count > len(writer.doubled.first) else "")
+        raise ImportError_(f"{path}: {writer.doubled.count} reports are labeled twice by the same annotators: "
+                           f"{shown}. Nothing was imported; --keep-first keeps each first label.")
+    writer.finish(f"imported from {path.name}")
+    summary.duplicates_skipped = writer.doubled.rows
+    summary.labels_new, summary.labels_unchanged = writer.labels_new, writer.labels_unchanged
+    summary.reports_created, summary.annotators_created = writer.reports_created, writer.annotators_created
+    summary.decisions = writer.decisions
     _sync_queues(round)
-    summary.decisions = _import_finals(study, finals, report_ids)
     sql.analyze(Label)
     return summary
-
-
-def _write_labels(round: Round, new: list[tuple[int, int, Chain, str]], reason: str) -> None:
-    before = Label.objects.aggregate(top=Max("pk"))["top"] or 0
-    now = timezone.now()
-    sql.insert_rows(Label, ["study_id", "round_id", "issue_id", "annotator_id", "is_relevant", "type_id", "theme_id",
-                        "sub_theme_id", "note", "created_at", "updated_at"],
-                ((round.study_id, round.pk, issue_id, annotator_id, c.is_relevant, c.type_id, c.theme_id,
-                  c.sub_theme_id, note, now, now) for issue_id, annotator_id, c, note in new))
-    sql.record_history_of_new_rows(Label, "round", round.pk, before, reason)
-
-
-def _import_finals(study: Study, finals: dict[tuple, Chain], report_ids: dict[tuple, int]) -> int:
-    existing = set(FinalLabel.objects.filter(study=study).values_list("issue_id", flat=True))
-    new = [(report_ids[key], c) for key, c in finals.items() if report_ids[key] not in existing]
-    before = FinalLabel.objects.aggregate(top=Max("pk"))["top"] or 0
-    now = timezone.now()
-    sql.insert_rows(FinalLabel, ["study_id", "issue_id", "is_relevant", "type_id", "theme_id", "sub_theme_id", "method",
-                           "rationale", "decided_at"],
-                ((study.pk, issue_id, c.is_relevant, c.type_id, c.theme_id, c.sub_theme_id,
-                  FinalLabel.Method.IMPORTED, "", now) for issue_id, c in new))
-    sql.record_history_of_new_rows(FinalLabel, "study", study.pk, before, "imported final label")
-    return len(new)

@@ -127,3 +127,40 @@ def test_a_label_file_longer_than_a_query_can_carry_is_imported_whole(tmp_path):
     again = import_labels("Big", path)
     assert again.labels_unchanged == 70_000 and again.reports_created == 0
     assert Issue.objects.count() == 70_000
+
+
+def test_a_file_read_in_batches_keeps_what_it_learned_from_one_batch_to_the_next(tmp_path, monkeypatch):
+    """Batches of two labels: a label repeated batches later is still a repeat, the first final label a report is
+    given is still the one kept, and a fault in the last batch still leaves nothing imported."""
+    from corpus import imports
+
+    monkeypatch.setattr(imports, "BATCH_ROWS", 2)
+    rows = ["report,annotator,label", "o/r#1,ann,C.1", "o/r#2,ann,C.2", "o/r#3,bob,B.1", "o/r#4,bob,A.1",
+            "o/r#1,ann,C.2", "o/r#5,ann,C.1", "o/r#3,bob,B.1"]
+    with pytest.raises(ImportError_, match=r"2 reports are labeled twice .*o/r#1, o/r#3"):
+        import_labels("Batches", _write(tmp_path, "\n".join(rows) + "\n"))
+    assert not Study.objects.exists() and not Label.objects.exists() and not Issue.objects.exists()
+
+    summary = import_labels("Batches", _write(tmp_path, "\n".join(rows) + "\n"), keep_first=True)
+    assert summary.labels_new == 5 and summary.duplicates_skipped == 2 and summary.rows == 7
+    assert summary.reports_created == 5 and summary.annotators_created == ["ann", "bob"]
+    stored = {(lb.issue.number, lb.annotator.username): lb.code for lb in Label.objects.select_related(
+        "issue", "annotator", "type", "theme", "sub_theme")}
+    assert stored[("1", "ann")] == "C.1" and stored[("3", "bob")] == "B.1"
+    assert Label.history.count() == 5
+
+    # Again, with a label that differs from one stored only in the third batch: refused, nothing changed.
+    again = rows[:5] + ["o/r#5,ann,C.2"]
+    with pytest.raises(ImportError_, match="ann already has a different label for o/r#5"):
+        import_labels("Batches", _write(tmp_path, "\n".join(again) + "\n"))
+    assert Label.objects.count() == 5 and Label.history.count() == 5
+
+    wide = ("Issue_URL,Label1,Label2,Final_Label\n" + "".join(f"o/r#{n},C.1,C.1,C.1\n" for n in range(6, 9))
+            + "o/r#6,C.1,C.1,B.1\no/r#9,C.1,C.2,NR\n")
+    summary = import_labels("Wide batches", _write(tmp_path, wide), keep_first=True)
+    assert summary.decisions == 4
+    finals = {d.issue.number: d.code for d in FinalLabel.objects.select_related("issue", "type", "theme")}
+    assert finals == {"6": "C.1", "7": "C.1", "8": "C.1", "9": "NR"}
+    with pytest.raises(ImportError_, match=r"wide.csv:3: column Label2: 'C.77'"):
+        import_labels("Wide batches", _write(tmp_path, wide.replace("o/r#7,C.1,C.1", "o/r#7,C.1,C.77"), "wide.csv"))
+    assert FinalLabel.objects.count() == 4
