@@ -106,6 +106,17 @@ def copy_floor(study, path: Path) -> float:
     return time.perf_counter() - started
 
 
+# The targets: each corpus file within 1.5× PostgreSQL's own COPY of the same rows, under 300 MB; the replication
+# package under 60 s. The run exits 1 when one is missed, naming it.
+RATIO_CEILING, PEAK_CEILING_MB, PACKAGE_CEILING_S = 1.5, 300, 60
+
+
+def verdict(what: str, value: float, ceiling: float, unit: str) -> bool:
+    within = value <= ceiling
+    print(f"  {what}: {value:.1f}{unit} {'≤' if within else '>'} {ceiling:g}{unit}{'' if within else ' MISSED'}")
+    return within
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path")
@@ -127,6 +138,7 @@ def main() -> None:
     print(f"set-up                 {time.perf_counter() - started:.0f} s: {study.issues.count()} reports, "
           f"{Label.objects.count()} labels, {FinalLabel.objects.count()} final labels")
     env = {**os.environ, "DATABASE_URL": args.database_url, "DJANGO_SETTINGS_MODULE": "concord.settings"}
+    checks: list[tuple[str, float, float, str]] = []
     with tempfile.TemporaryDirectory() as folder:
         floor = copy_floor(study, Path(folder) / "floor.csv")
         size = (Path(folder) / "floor.csv").stat().st_size / 1e6
@@ -143,12 +155,18 @@ def main() -> None:
             if fmt == "package":
                 print(f"replication package    {elapsed:.1f} s, {size:.0f} MB written, peak memory "
                       f"{peak_kb / 1024:.0f} MB")
+                checks.append(("replication package", elapsed, PACKAGE_CEILING_S, " s"))
                 continue
             # The command says how long the corpus file took, apart from study.json and the dataset card.
             corpus = float(re.search(r"\) in ([0-9.]+) s", result.stdout).group(1))
             print(f"export {fmt:<5}           corpus {corpus:.1f} s = {corpus / floor:.1f}× the floor, {size:.0f} MB "
                   f"written; the whole command {elapsed:.1f} s with study.json and the dataset card; peak memory "
                   f"{peak_kb / 1024:.0f} MB")
+            checks += [(f"{fmt} ÷ COPY", corpus / floor, RATIO_CEILING, "×"),
+                       (f"{fmt} peak", peak_kb / 1024, PEAK_CEILING_MB, " MB")]
+    print("Against the targets:")
+    results = [verdict(*check) for check in checks]
+    sys.exit(0 if all(results) else 1)
 
 
 if __name__ == "__main__":

@@ -388,6 +388,48 @@ def chart(results: dict[int, dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# Peak memory each operation may reach, in MB: a fixed part (the process with its libraries, a batch, a buffer)
+# and what it costs per 1,000 reports (7 labels each). Those with no cost per report hold the same whatever the
+# study's size: the corpus, the labels' file, the backup are streamed. Those with one hold what their figures
+# read, which grows with the study by nature (docs/performance.md, "Peak memory", says why for each).
+MEMORY_BOUNDS = {
+    "ingest": (200, 0), "import_labels": (300, 0), "backup": (300, 0.25),
+    "dashboard_theme": (300, 0.5), "dashboard_sub_theme": (300, 0.9), "export_csv": (300, 0.5),
+    "export_jsonl": (300, 0.5), "package": (300, 1.2), "restore": (300, 2.4), "rater": (500, 12),
+}
+
+
+def memory_bound(name: str, size: int) -> float | None:
+    if name not in MEMORY_BOUNDS:
+        return None
+    fixed, per_thousand = MEMORY_BOUNDS[name]
+    return fixed + per_thousand * size / 1000
+
+
+def memory_check(results: dict[int, dict]) -> bool:
+    """Prints each operation's peak against its bound; true when every one is within."""
+    print("\nPeak memory against its bound (MB: fixed + per 1,000 reports):")
+    ok = True
+    for name, title in OPERATIONS:
+        fixed_cost = MEMORY_BOUNDS.get(name)
+        if fixed_cost is None:
+            continue
+        cells = []
+        for size in sorted(results):
+            peak = (results[size].get(name) or {}).get("peak_mb")
+            if peak is None:
+                continue
+            bound = memory_bound(name, size)
+            within = peak <= bound
+            ok &= within
+            cells.append(f"{size:,}: {peak:.0f} {'≤' if within else '>'} {bound:.0f}{'' if within else ' OVER'}")
+        if cells:
+            kind = "bounded" if not fixed_cost[1] else f"{fixed_cost[1]:g} MB per 1,000 reports"
+            print(f"  {title} ({fixed_cost[0]} MB, {kind}): " + "; ".join(cells))
+    print(f"  {'every peak within its bound' if ok else 'a peak is OVER its bound'}")
+    return ok
+
+
 PANELS = (7, 107, 200)
 PANEL_REPORTS = 2000
 # The figures of a machine against its panel may cost at most this many times per annotator at 200 annotators
@@ -460,7 +502,9 @@ def main() -> None:
     (OUT / "growth.svg").write_text(svg)
     if args.chart:
         Path(args.chart).write_text(svg)
-    print_panel_shape()
+    memory_ok = memory_check(results)
+    panels_ok = print_panel_shape()
+    sys.exit(0 if memory_ok and panels_ok else 1)
 
 
 if __name__ == "__main__":
