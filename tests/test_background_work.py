@@ -66,9 +66,13 @@ def test_the_dashboard_follows_new_labels_and_the_close(client_as, lead, annotat
 
 
 @pytest.fixture
-def tasks_to_a_worker():
+def tasks_to_a_worker(db):
     # As a real set-up: tasks go to a worker (the tests otherwise run them in the request).
     celery_app.conf.task_always_eager = False
+    # And none is up: a worker an earlier test of this process started beats into this database too (the
+    # session's, on a real Redis), and one a test killed leaves its row fresh for a minute. Deleted inside the
+    # test's transaction, a row stays away until the test ends (a live worker's next beat waits on it).
+    WorkerBeat.objects.all().delete()
     yield
     celery_app.conf.task_always_eager = True
 
