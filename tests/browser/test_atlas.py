@@ -22,7 +22,9 @@ def test_the_releases_atlas_opens_every_pair_and_a_clarification_keeps_its_pair(
     page.goto(f"{live_server.url}/accounts/login/?next=/studies/{study.pk}/agreement/")
     page.fill("input[name=username]", "lead")
     page.fill("input[name=password]", "pw-lead")
-    page.press("input[name=password]", "Enter")
+    # Signing in opens the dashboard, whose figures of the whole release are computed in that request here
+    # (tasks run in the request in this test): as long as the wait for them below, on a machine under load.
+    page.press("input[name=password]", "Enter", timeout=120_000)
     page.locator("[data-testid=confusion-theme]").wait_for(timeout=120_000)
     rows = page.locator("[data-testid^=confusion-] tbody tr")
     pairs = []
