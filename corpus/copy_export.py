@@ -39,14 +39,14 @@ def _text(expression: str, raw: bool) -> str:
     return f"(CASE WHEN left({cell}, 1) IN ({starts}) THEN '''' || {cell} ELSE {cell} END)"
 
 
-def _iso(column: str) -> str:
+def iso_sql(column: str) -> str:
     """Python's datetime.isoformat() of a UTC timestamp: microseconds only when there are any (".000000" can
     only be the microseconds: nothing else in the pattern has a point)."""
     return (f"replace(to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US'), '.000000', '') "
             "|| '+00:00'")
 
 
-def _how() -> str:
+def how_sql() -> str:
     """FinalLabel.how in SQL, with its machine votes."""
     named = " ".join(f"WHEN {sql.quote(value)} THEN {sql.quote(str(label).lower())}"
                      for value, label in FinalLabel.Method.choices)
@@ -65,7 +65,7 @@ def labels_json(study_id: int) -> str:
             "'annotator', [[u.username]], 'round', [[r.number]], 'round_kind', [[r.kind]], "
             "'choice', CASE WHEN [[l.is_relevant]] THEN COALESCE([[ls.code]], [[lh.code]], [[ly.code]]) "
             f"ELSE {sql.quote(NOT_RELEVANT)} END, "
-            f"'note', [[l.note]], 'time', {_iso('[[l.updated_at]]')}, 'codebook_revision', [[l.codebook_revision]], "
+            f"'note', [[l.note]], 'time', {iso_sql('[[l.updated_at]]')}, 'codebook_revision', [[l.codebook_revision]], "
             "'summary_shown', [[l.summary_shown]]) ORDER BY [[r.number]], [[u.username]]) "
             "FROM [[l]] JOIN [[u]] ON u.id = [[l.annotator]] JOIN [[r]] ON r.id = [[l.round]] "
             "LEFT JOIN [[ly]] ON ly.id = [[l.type]] LEFT JOIN [[lh]] ON lh.id = [[l.theme]] "
@@ -77,7 +77,7 @@ def _query(study: Study, status: str, codebook: str, raw: bool) -> str:
     study_id = int(study.pk)
     cells = [
         sql.quote(study.name), sql.quote(status), "[[src.full_name]]", "[[i.number]]", "[[i.url]]", "[[i.title]]",
-        "[[i.body]]", f"CASE WHEN [[i.created_at]] IS NULL THEN '' ELSE {_iso('[[i.created_at]]')} END",
+        "[[i.body]]", f"CASE WHEN [[i.created_at]] IS NULL THEN '' ELSE {iso_sql('[[i.created_at]]')} END",
         "(SELECT string_agg([[k.term]], ' ' ORDER BY [[k.term]] COLLATE \"C\") FROM [[ik]] "
         "JOIN [[k]] ON k.id = [[ik.keyword]] WHERE [[ik.issue]] = i.id)",
         "COALESCE(x.screening, 'undecided')", "COALESCE(x.screening_reason, 'not screened')",
@@ -86,7 +86,7 @@ def _query(study: Study, status: str, codebook: str, raw: bool) -> str:
         "CASE WHEN d.id IS NULL THEN '' WHEN [[d.is_relevant]] THEN COALESCE([[ft.code]], '') "
         f"ELSE {sql.quote(NOT_RELEVANT)} END",
         "CASE WHEN d.id IS NULL THEN '' WHEN [[d.is_relevant]] THEN COALESCE([[ft.name]], '') ELSE 'Not relevant' END",
-        "[[ftm.code]]", "[[ftm.name]]", "[[fs.code]]", "[[fs.name]]", _how(), "[[d.rationale]]", sql.quote(codebook),
+        "[[ftm.code]]", "[[ftm.name]]", "[[fs.code]]", "[[fs.name]]", how_sql(), "[[d.rationale]]", sql.quote(codebook),
         f"COALESCE(({labels_json(study_id)})::text, '[]')",
         "COALESCE(x.machine_labels, '{}')",
     ]

@@ -27,7 +27,7 @@ from machines.exports import LabelsByReport
 from taxonomy.models import Category
 
 from .columns import id_chunks, study_status
-from .copy_export import _how, _iso, labels_json
+from .copy_export import how_sql, iso_sql, labels_json
 
 
 def _query(study: Study, status: str, codebook: str) -> str:
@@ -35,7 +35,7 @@ def _query(study: Study, status: str, codebook: str) -> str:
     head = ", ".join([
         f"'study', {sql.quote(study.name)}", f"'study_status', {sql.quote(status)}", "'source', [[src.full_name]]",
         "'number', [[i.number]]", "'url', [[i.url]]", "'title', [[i.title]]", "'body', [[i.body]]",
-        f"'created_at', CASE WHEN [[i.created_at]] IS NULL THEN '' ELSE {_iso('[[i.created_at]]')} END",
+        f"'created_at', CASE WHEN [[i.created_at]] IS NULL THEN '' ELSE {iso_sql('[[i.created_at]]')} END",
         "'matched_keywords', COALESCE((SELECT json_agg([[k.term]] ORDER BY [[k.term]] COLLATE \"C\") FROM [[ik]] "
         "JOIN [[k]] ON k.id = [[ik.keyword]] WHERE [[ik.issue]] = i.id), '[]'::json)",
     ])
@@ -44,7 +44,7 @@ def _query(study: Study, status: str, codebook: str) -> str:
         "'type', CASE WHEN [[d.is_relevant]] THEN COALESCE([[ft.name]], '') ELSE 'Not relevant' END",
         "'theme_code', COALESCE([[ftm.code]], '')", "'theme', COALESCE([[ftm.name]], '')",
         "'sub_theme_code', COALESCE([[fs.code]], '')", "'sub_theme', COALESCE([[fs.name]], '')",
-        f"'how', {_how()}", "'rationale', [[d.rationale]]",
+        f"'how', {how_sql()}", "'rationale', [[d.rationale]]",
     ])
     tail = ", ".join([
         f"'summary', COALESCE((SELECT [[s.text]] FROM [[s]] WHERE [[s.issue]] = i.id AND [[s.status]] = "
