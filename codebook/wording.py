@@ -7,10 +7,17 @@ import re
 FIELDS = {"name": "Name", "definition": "Definition", "inclusion": "Includes", "exclusion": "Excludes",
           "instructions": "Instructions"}
 _TOKENS = re.compile(r"\s+|[^\s]+")
+
+
+def gettext_noop(text: str) -> str:
+    """Marks text for the translation catalogue (makemessages looks for this name) in a module that imports
+    nothing of Django; the text is translated where it is shown."""
+    return text
+
+
 # The reason a category added from the labeling page during the pilot is logged with when none is given: stored
-# in English (marked for the catalogue by hand, this module importing nothing of Django) and shown in the
-# reader's language (codebook_tags.stored_reason).
-PILOT_REASON = "added during the pilot"
+# in English and shown in the reader's language (codebook_tags.stored_reason).
+PILOT_REASON = gettext_noop("added during the pilot")
 
 
 def word_diff(before: str, after: str) -> list[tuple[str, str]]:

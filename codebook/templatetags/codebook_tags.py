@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django import template
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from ..wording import FIELDS, PILOT_REASON, changed_fields
@@ -10,7 +11,6 @@ register = template.Library()
 FIELD_NAMES = {"Name": _("Name"), "Definition": _("Definition"), "Includes": _("Includes"),
                "Excludes": _("Excludes"), "Instructions": _("Instructions")}
 assert set(FIELD_NAMES) == set(FIELDS.values())
-PILOT_REASON_SHOWN = _("added during the pilot")  # the words of wording.PILOT_REASON, for the catalogue
 
 
 @register.filter
@@ -24,4 +24,4 @@ def wording_changes(entry) -> list:
 @register.filter
 def stored_reason(reason: str) -> str:
     """A change's reason as written, except the one Concord writes itself, shown in the reader's language."""
-    return PILOT_REASON_SHOWN if reason == PILOT_REASON else reason
+    return gettext(PILOT_REASON) if reason == PILOT_REASON else reason
