@@ -41,7 +41,7 @@ _SHORT = re.compile(r"^([\w.-]+/[\w.-]+)#(\w+)$")
 EXTERNAL_SOURCE = "external/ids"
 CELL_LIMIT = 128 * 1024
 # Labels read before a batch is written: what the import holds, whatever the file's length.
-BATCH_ROWS = 10_000
+BATCH_ROWS = 50_000
 RATER_COLUMN = re.compile(r"label\d+", re.IGNORECASE)
 User = get_user_model()
 username_rule = UnicodeUsernameValidator()
