@@ -391,7 +391,7 @@ def chart(results: dict[int, dict]) -> str:
 # Peak memory each operation may reach, in MB: a fixed part (the process with its libraries, a batch, a buffer)
 # and what it costs per 1,000 reports (7 labels each). Those with no cost per report hold the same whatever the
 # study's size: the corpus, the labels' file, the backup are streamed. Those with one hold what their figures
-# read, which grows with the study by nature (docs/performance.md, "Peak memory", says why for each).
+# read, which grows with the study (docs/performance.md, "What grows", says why for each).
 MEMORY_BOUNDS = {
     "ingest": (200, 0), "import_labels": (300, 0), "backup": (300, 0.25),
     "dashboard_theme": (300, 0.5), "dashboard_sub_theme": (300, 0.9), "export_csv": (300, 0.5),
