@@ -16,9 +16,7 @@ from annotation.models import Label
 from taxonomy.services import add_category
 from tests.factories import category, make_issue, make_study, make_user
 
-# Alone: beside another test process, with every response slow, it saw a report come back with choices never
-# shown on it; run by itself, as it always ran before, it has not. That race is open, not settled by this mark.
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.alone, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 KEYS = int(os.environ.get("CONCORD_MONKEY_KEYS", "1500"))
 SEED = int(os.environ.get("CONCORD_MONKEY_SEED", "20261202"))
 
