@@ -10,15 +10,18 @@ million reports.
 from __future__ import annotations
 
 from collections import defaultdict
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from django.contrib.auth import get_user_model
 from django.db.models import Max
 from django.utils import timezone
 
 from annotation import sql
-from annotation.models import FinalLabel, Label, Membership, Round, Study
+from annotation.models import FinalLabel, Label, Membership, Round
 from ingest.models import Issue, Source
+
+if TYPE_CHECKING:
+    from corpus.imports import ImportSummary
 
 User = get_user_model()
 SHOWN_DOUBLED = 10
@@ -69,10 +72,10 @@ class Doubled:
 
 
 class Writer:
-    def __init__(self, study: Study, round: Round, prefix: str, path: Path) -> None:
-        self.study, self.round, self.prefix, self.path = study, round, prefix, path
-        self.rows = self.labels_new = self.labels_unchanged = self.reports_created = self.decisions = 0
-        self.annotators_created: list[str] = []
+    """Writes batches into `summary.study`'s `round`, counting what it did in `summary`."""
+
+    def __init__(self, summary: ImportSummary, round: Round, prefix: str) -> None:
+        self.summary, self.study, self.round, self.prefix = summary, summary.study, round, prefix
         self.doubled = Doubled()
         self._sources: dict[tuple[str, str], Source] = {}
         self._annotators: dict[str, int] = {}
@@ -81,11 +84,11 @@ class Writer:
         self._label_before = Label.objects.aggregate(top=Max("pk"))["top"] or 0
         self._final_before = FinalLabel.objects.aggregate(top=Max("pk"))["top"] or 0
         self._had_labels = Label.objects.filter(round=round).exists()
-        self._had_finals = FinalLabel.objects.filter(study=study).exists()
+        self._had_finals = FinalLabel.objects.filter(study=self.study).exists()
 
     def write(self, labels: list[tuple], finals: list[tuple]) -> None:
         """One batch: labels as (report key, annotator, chain, note), finals as (report key, chain)."""
-        self.rows += len(labels)
+        self.summary.rows += len(labels)
         ids = self._report_ids({r[0] for r in labels} | {f[0] for f in finals})
         self.study.issues.add(*set(ids.values()))
         annotators = self._annotator_ids({r[1] for r in labels})
@@ -97,7 +100,8 @@ class Writer:
         sql.record_history_of_new_rows(Label, "round", self.round.pk, self._label_before, reason)
         sql.record_history_of_new_rows(FinalLabel, "study", self.study.pk, self._final_before,
                                        "imported final label")
-        self.annotators_created.sort()
+        self.summary.duplicates_skipped = self.doubled.rows
+        self.summary.annotators_created.sort()
 
     def _write_labels(self, labels: list[tuple], ids: dict[tuple, int], annotators: dict[str, int]) -> None:
         existing = {}
@@ -115,7 +119,7 @@ class Writer:
             if (issue_id, annotator_id) in existing:
                 if existing[issue_id, annotator_id] != values:
                     raise LabelConflict(annotator, report, self.round)
-                self.labels_unchanged += 1
+                self.summary.labels_unchanged += 1
                 continue
             new.append((issue_id, annotator_id, chain, note))
         now = timezone.now()
@@ -123,7 +127,7 @@ class Writer:
                                 "theme_id", "sub_theme_id", "note", "created_at", "updated_at"],
                         ((self.study.pk, self.round.pk, issue_id, annotator_id, c.is_relevant, c.type_id,
                           c.theme_id, c.sub_theme_id, note, now, now) for issue_id, annotator_id, c, note in new))
-        self.labels_new += len(new)
+        self.summary.labels_new += len(new)
 
     def _write_finals(self, finals: list[tuple], ids: dict[tuple, int]) -> None:
         if not finals:
@@ -141,7 +145,7 @@ class Writer:
                                      "method", "rationale", "decided_at"],
                         ((self.study.pk, issue_id, c.is_relevant, c.type_id, c.theme_id, c.sub_theme_id,
                           FinalLabel.Method.IMPORTED, "", now) for issue_id, c in new))
-        self.decisions += len(new)
+        self.summary.decisions += len(new)
 
     def _report_ids(self, keys: set[tuple]) -> dict[tuple, int]:
         """Issue ids for the batch's report keys; missing reports are created with their URL only."""
@@ -162,7 +166,7 @@ class Writer:
                        for number in wanted if number not in found]
             for issue in Issue.objects.bulk_create(missing, batch_size=5000):
                 found[issue.number] = issue.pk
-            self.reports_created += len(missing)
+            self.summary.reports_created += len(missing)
             ids.update({(platform, full_name, number): pk for number, pk in found.items()})
         return ids
 
@@ -177,7 +181,7 @@ class Writer:
                     user.set_unusable_password()
                     user.save()
                     found[username] = user.pk
-                    self.annotators_created.append(username)
+                    self.summary.annotators_created.append(username)
             Membership.objects.bulk_create([Membership(study=self.study, user_id=found[u]) for u in wanted],
                                            ignore_conflicts=True)
             self._annotators.update({name: found[username] for username, name in wanted.items()})

@@ -366,23 +366,19 @@ def import_labels(study_name: str, path: str | Path, *, codebook: Codebook | Non
     if lead is not None:
         Membership.objects.get_or_create(study=study, user=lead, defaults={"role": Membership.Role.LEAD})
     round = _round_for(study)
-    writer = import_batches.Writer(study, round, prefix, path)
+    writer = import_batches.Writer(summary, round, prefix)
     try:
         for labels, finals in batches:
             writer.write(labels, finals)
     except import_batches.LabelConflict as exc:
         raise ImportError_(f"{path}: {exc}") from exc
-    summary.rows = writer.rows
-    if writer.doubled.count and not keep_first:
-        shown = ", ".join(writer.doubled.first) + (f" and {writer.doubled.count - len(writer.doubled.first)} more"
-                                                   if writer.doubled.count > len(writer.doubled.first) else "")
-        raise ImportError_(f"{path}: {writer.doubled.count} reports are labeled twice by the same annotators: "
-                           f"{shown}. Nothing was imported; --keep-first keeps each first label.")
+    doubled = writer.doubled
+    if doubled.count and not keep_first:
+        more = doubled.count - len(doubled.first)
+        shown = ", ".join(doubled.first) + (f" and {more} more" if more else "")
+        raise ImportError_(f"{path}: {doubled.count} reports are labeled twice by the same annotators: {shown}. "
+                           "Nothing was imported; --keep-first keeps each first label.")
     writer.finish(f"imported from {path.name}")
-    summary.duplicates_skipped = writer.doubled.rows
-    summary.labels_new, summary.labels_unchanged = writer.labels_new, writer.labels_unchanged
-    summary.reports_created, summary.annotators_created = writer.reports_created, writer.annotators_created
-    summary.decisions = writer.decisions
     _sync_queues(round)
     sql.analyze(Label)
     return summary
