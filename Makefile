@@ -79,12 +79,11 @@ run: demo
 	  --loglevel=warning & worker=$$!; trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	  $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
-# A newcomer's quick run: both cores, the bounded but long tests (marked slow) left out. FULL=1 runs the whole
-# suite in one process, as CI does on PostgreSQL with a real Celery worker (its tests share Redis's queues),
-# and names the forty slowest tests: the suite's time is CI's budget.
-# Each test process keeps a Redis database of its own (tests/redis_per_process.py), so that two processes never
-# take each other's tasks. FULL=1 (CI) runs every test: all but the `alone` ones in two processes, a file to a
-# process; then the `alone` ones, whose timings need the machine to themselves, one at a time.
+# A newcomer's quick run: both cores, the bounded but long tests (marked slow) left out. FULL=1 (CI, on
+# PostgreSQL with real Celery workers) runs every test: all but the `alone` ones in two processes, a file to a
+# process, then the `alone` ones, whose timings need the machine to themselves, one at a time; it names the
+# slowest tests, the suite's time being CI's budget. Each test process keeps a Redis database of its own
+# (tests/redis_per_process.py), so that two processes never take each other's tasks.
 PYTEST = $(BIN)/python -m pytest -p tests.redis_per_process
 test: install
 ifdef FULL

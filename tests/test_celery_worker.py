@@ -162,12 +162,13 @@ def _ancestry(pid: int) -> list[str]:
     """The process and its parents, each as "pid command"."""
     chain = []
     while pid > 1:
-        with contextlib.suppress(OSError):
-            command = (Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:80])
-            chain.append(f"{pid} {command}")
-            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-            continue
-        break
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:80]
+            parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except OSError:  # ended meanwhile
+            break
+        chain.append(f"{pid} {command}")
+        pid = parent
     return chain
 
 
