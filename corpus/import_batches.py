@@ -10,21 +10,33 @@ million reports.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
 from django.db.models import Max
 from django.utils import timezone
 
 from annotation import sql
-from annotation.models import FinalLabel, Label, Membership, Round
+from annotation.models import FinalLabel, Label, Membership, Round, Study
 from ingest.models import Issue, Source
-
-if TYPE_CHECKING:
-    from corpus.imports import ImportSummary
 
 User = get_user_model()
 SHOWN_DOUBLED = 10
+
+
+@dataclass
+class ImportSummary:
+    """What an import did, counted by the writer as it goes."""
+    study: Study
+    study_created: bool = False
+    layout: str = ""
+    rows: int = 0
+    labels_new: int = 0
+    labels_unchanged: int = 0
+    annotators_created: list[str] = field(default_factory=list)
+    reports_created: int = 0
+    decisions: int = 0
+    duplicates_skipped: int = 0
 
 
 class LabelConflict(ValueError):

@@ -29,6 +29,7 @@ from annotation import sql
 from annotation.models import NOT_RELEVANT, Assignment, Label, Membership, Queue, Round, Study
 from concord.textcheck import length_problem, text_problem
 from corpus import import_batches
+from corpus.import_batches import ImportSummary
 from ingest.models import Issue, Source
 from taxonomy.models import Category, Codebook
 from taxonomy.services import load_codebook
@@ -49,20 +50,6 @@ username_rule = UnicodeUsernameValidator()
 
 class ImportError_(ValueError):  # noqa: N801 - "ImportError" is a builtin
     """A file that cannot be imported; the message names the file, row and column. Nothing was changed."""
-
-
-@dataclass
-class ImportSummary:
-    study: Study
-    study_created: bool = False
-    layout: str = ""
-    rows: int = 0
-    labels_new: int = 0
-    labels_unchanged: int = 0
-    annotators_created: list[str] = field(default_factory=list)
-    reports_created: int = 0
-    decisions: int = 0
-    duplicates_skipped: int = 0
 
 
 @dataclass(frozen=True)
