@@ -351,6 +351,33 @@
     saving = null;
   }
 
+  // A whole-page visit under way (p, or any link to another of Concord's pages): the report on screen is being
+  // left. A key typed before the next page arrives would still reach this one, and change it unseen (its draft
+  // would bring the change back when the report is opened again) or save it: such keys do nothing, as while
+  // saving. Links elsewhere (a report's own links, which may be downloads that leave the page where it is) and
+  // links to a new tab do not count; a page brought back from the browser's history cache is live again.
+  let leaving = false;
+
+  function labelCard() {
+    const f = form();
+    return f && (f.closest(".label-form") || f);
+  }
+
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest && event.target.closest("a[href]");
+    if (!link || !form() || event.defaultPrevented || event.button !== 0) return;
+    if (event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;  // a new tab or window
+    if ((link.target && link.target !== "_self") || link.hasAttribute("download")) return;
+    if (link.origin !== location.origin || (link.hash && link.pathname === location.pathname)) return;
+    leaving = true;
+    labelCard().inert = true;
+  });
+  window.addEventListener("pageshow", (event) => {
+    if (!event.persisted || !leaving) return;
+    leaving = false;
+    if (labelCard()) labelCard().inert = false;
+  });
+
   // Saved: the draft goes; the next report's title takes the focus, so a screen reader reads it out, and
   // "Saved." stays on the next report until the next action there.
   let savingKey = null;
@@ -444,8 +471,8 @@
       if (event.key === "?") return;
     }
     if (document.querySelector("dialog[open]")) return;
-    if (saving) {
-      // The report on screen is being saved: no key may change it or send it again.
+    if (saving || leaving) {
+      // The report on screen is being saved, or left: no key may change it or send it again.
       if (!["Tab", "Shift", "Control", "Alt", "Meta"].includes(event.key)) event.preventDefault();
       return;
     }

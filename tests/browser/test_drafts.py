@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from annotation.models import Label
 from tests.browser.test_what_you_see import CHECKED, sign_in
-from tests.factories import label_with, make_issue, make_study, make_user
+from tests.factories import category, label_with, make_issue, make_study, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -93,3 +93,41 @@ def test_a_label_saved_elsewhere_since_the_draft_began_wins_over_it(live_server,
     assert page.evaluate(CHECKED) == ["A", "A.1", None]
     assert page.input_value("textarea[name=note]") == "saved on another device"
     assert page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('concord-draft'))") == []
+
+
+# In one task of the page, as a fast typist's keys arrive before the previous report's page does: "p", then a
+# path and Enter. What the report being left shows, and the draft it keeps, are read before the visit completes.
+KEYS_AS_P_LEAVES = """() => {
+  const press = (key) => document.activeElement.dispatchEvent(
+    new KeyboardEvent("keydown", { key, bubbles: true, cancelable: true }));
+  for (const key of ["p", "0", "1", "Enter"]) press(key);
+  const value = (n) => { const r = document.querySelector(`#label-form input[name=${n}]:checked`);
+                         return r ? r.dataset.code : null; };
+  const key = document.getElementById("workspace").dataset.draftKey;
+  return { shown: ["type", "theme", "sub_theme"].map(value), draft: JSON.parse(localStorage.getItem(key)) };
+}"""
+
+
+def test_keys_typed_as_p_leaves_a_report_leave_it_as_it_was(live_server, page):
+    """p starts a whole-page visit to the report before; keys typed before that page arrives reached the report
+    being left, and changed it unseen: its draft brought the change back when it was opened again."""
+    alice = make_user("alice")
+    issues = [make_issue(title=f"Report {n}") for n in range(1, 3)]
+    study = make_study(make_user("lead"), [alice], issues=issues)
+    sign_in(live_server, page, study)
+    for key in "30" "11":
+        page.keyboard.press(key)
+    page.keyboard.press("Enter")
+    expect(page.locator("h1.issue-title")).to_have_text("Report 2")
+    page.wait_for_selector("#label-form[data-ready]")
+    page.keyboard.press("3")  # Bug, not saved: the draft of report 2
+    with page.expect_navigation():
+        left = page.evaluate(KEYS_AS_P_LEAVES)
+    assert left["shown"] == ["C", None, None]
+    assert (left["draft"]["type"], left["draft"]["theme"]) == (str(category("C", study.codebook).pk), "")
+    expect(page.locator("h1.issue-title")).to_have_text("Report 1")
+
+    _open(live_server, page, study, issues[1])
+    expect(page.locator("#draft-notice")).to_be_visible()
+    assert page.evaluate(CHECKED) == ["C", None, None]
+    assert not Label.objects.filter(annotator=alice, issue=issues[1]).exists()
