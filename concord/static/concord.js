@@ -388,10 +388,34 @@
     if (event.target.id === "label-form") savingKey = draftKey();
     startSaving(event.target);
   });
+  // The next report is fetched here, not by htmx's own handling of HX-Location, whose request nobody waits on: a
+  // connection lost between the save and the next report then surfaced only as an uncaught error, and the page
+  // said "Not saved" of a label that was. Now it says what happened, and Enter fetches the next report again.
+  let next = null;  // { path, target, swap } of the report to come, once the label is saved or the report skipped
+  let stranded = false;  // saved, but the next report did not arrive
+
+  function savedAnswer(event) {
+    const xhr = event.detail.xhr;
+    return SAVING_FORMS.includes(event.target.id) && xhr && xhr.status < 400 && xhr.getResponseHeader("HX-Location");
+  }
+
+  document.addEventListener("htmx:beforeOnLoad", (event) => {
+    const location = savedAnswer(event);
+    if (!location) return;
+    event.preventDefault();
+    next = location.startsWith("{") ? JSON.parse(location) : { path: location };
+  });
+
+  function fetchNext() {
+    stranded = false;
+    htmx.ajax("GET", next.path, { target: next.target || "#workspace", swap: next.swap || "outerHTML", push: "true" })
+      .catch(() => { /* said by the error handlers below */ });
+  }
+
   document.addEventListener("htmx:afterRequest", (event) => {
     const xhr = event.detail.xhr;
     // A saved label answers with HX-Location (htmx leaves detail.successful unset for such answers).
-    const moving = xhr && xhr.status < 400 && xhr.getResponseHeader("HX-Location");
+    const moving = savedAnswer(event);
     if (event.target.id === "label-form" && moving) {
       clearDraft(savingKey);
       saved = true;
@@ -399,10 +423,12 @@
     } else if (event.target.id === "skip-form" && moving) {
       saved = _("Skipped.");
     }
+    if (moving) fetchNext();
     if (saving && event.target === saving && !moving && !event.detail.successful) endSaving();
   });
   document.addEventListener("htmx:afterSwap", (event) => {
     if (event.target.id !== "workspace" && !(event.detail.target && event.detail.target.id === "workspace")) return;
+    next = null;
     endSaving();
     if (saved && !document.querySelector("#status .error")) say(saved === true ? _("Saved.") : saved);
     saved = false;
@@ -425,15 +451,28 @@
       { once: true });
   }, true);
   // A lost connection or a server error leaves the form as it was, the draft in place, and says so.
+  // The label was saved (or the report skipped) but the next report did not arrive: the report stays on screen,
+  // inert, since what it shows is stored; Enter fetches the next one again.
+  function nextFailed(why) {
+    if (!next || !saving) return false;
+    stranded = true;
+    say(fill(saved === true ? _("Saved, but the next report did not arrive: %(why)s. Press Enter to fetch it.")
+      : _("Skipped, but the next report did not arrive: %(why)s. Press Enter to fetch it."), { why }), true);
+    return true;
+  }
+
   document.addEventListener("htmx:sendError", () => {
+    if (nextFailed(_("the connection was lost"))) return;
     endSaving();
     say(_("Not saved: the connection was lost. Your choices are kept here; press Enter to try again."), true);
   });
   document.addEventListener("htmx:timeout", () => {
+    if (nextFailed(_("the server did not answer in time"))) return;
     endSaving();
     say(_("Not saved: the server did not answer in time. Your choices are kept here; press Enter to try again."), true);
   });
   document.addEventListener("htmx:responseError", (event) => {
+    if (nextFailed(fill(_("the server answered %(status)s"), { status: event.detail.xhr.status }))) return;
     endSaving();
     say(fill(_("Not saved: the server answered %(status)s. Your choices are kept here; try again."),
       { status: event.detail.xhr.status }), true);
@@ -471,6 +510,11 @@
       if (event.key === "?") return;
     }
     if (document.querySelector("dialog[open]")) return;
+    if (stranded && event.key === "Enter") {
+      event.preventDefault();
+      fetchNext();
+      return;
+    }
     if (saving || leaving) {
       // The report on screen is being saved, or left: no key may change it or send it again.
       if (!["Tab", "Shift", "Control", "Alt", "Meta"].includes(event.key)) event.preventDefault();

@@ -149,6 +149,31 @@ def test_a_double_enter_saves_once(live_server, page):
     assert Label.objects.get(annotator=alice).history.count() == 1
 
 
+def test_a_next_report_that_does_not_arrive_leaves_the_saved_one_said_as_saved(live_server, page):
+    """The label is saved, then the connection drops before the next report comes: the page said "Not saved" of a
+    stored label, and the unanswered request surfaced as an uncaught script error. It says the label is saved and
+    the next report missing; keys do not change the report on screen; Enter fetches the next one."""
+    alice = make_user("alice")
+    issues = [make_issue(title="Report 1"), make_issue(title="Report 2")]
+    study = make_study(make_user("lead"), [alice], issues=issues)
+    sign_in(live_server, page, study)
+    queue = f"**/studies/{study.pk}/queue/"
+    page.route(queue, lambda route: route.abort("internetdisconnected"))
+    for key in "302":
+        page.keyboard.press(key)
+    page.keyboard.press("Enter")
+    expect(page.locator("#status .error")).to_contain_text("Saved, but the next report did not arrive")
+    assert Label.objects.get(annotator=alice, issue=issues[0]).code == "C.2"
+    page.keyboard.press("1")  # the report on screen is stored as shown: no key changes it now
+    assert page.evaluate(CHECKED) == ["C", "C.2", None]
+    page.unroute(queue)
+    page.keyboard.press("Enter")
+    expect(page.locator("h1.issue-title")).to_have_text("Report 2")
+    expect(page.locator("#status")).to_have_text("Saved.")
+    assert Label.objects.get(annotator=alice, issue=issues[0]).history.count() == 1
+    assert page.csp_problems == []
+
+
 # Keys typed as a task of their own the moment the next report's title is on screen: the earliest a person can
 # act on what they see. Dispatched from the page so that no round trip to the test can hide a gap.
 TYPE_ON_ARRIVAL = """(keys) => { window.arrived = new Promise((done) => {
