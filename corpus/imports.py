@@ -303,8 +303,9 @@ def _check_report(path: Path, line: int, column: str, report: tuple[str, str, st
     _platform, full_name, number = report
     for what, value, limit in (("repository", full_name, Source._meta.get_field("full_name").max_length),
                                ("issue number", number, Issue._meta.get_field("number").max_length)):
-        problem = text_problem(value) or length_problem(value, limit)
-        if problem:
+        if problem := text_problem(value):  # "contains a NUL character at …"
+            raise ImportError_(f"{path.name}:{line}: column {column}: the {what} {problem}; nothing was imported")
+        if problem := length_problem(value, limit):  # "70 characters long (at most 32)"
             raise ImportError_(f"{path.name}:{line}: column {column}: the {what} is {problem}; nothing was imported")
 
 

@@ -74,6 +74,10 @@ def test_long_layout_resolves_codes_names_and_reports_and_creates_what_is_missin
     (LONG.replace(",A,", ",Z.9,"), r"labels.csv:6: column label: 'Z.9' is not a code or name"),
     ("Issue_URL,Label1,Label2\nhttps://github.com/o/r/issues/1,C.1,C.99\n", r"labels.csv:2: column Label2: 'C.99'"),
     ("annotator,label\nann,C.1\n", "no report column"),
+    ("report,annotator,label\no/r#1\x00,ann,C.1\n",
+     r"labels.csv:2: column report: the issue number contains a NUL character at position \d+;"),
+    (f"report,annotator,label\no/r#{'9' * 70},ann,C.1\n",
+     r"labels.csv:2: column report: the issue number is 70 characters long \(at most 32\);"),
 ])
 def test_bad_files_name_row_and_column_and_change_nothing(tmp_path, message, text):
     with pytest.raises(ImportError_, match=message):
