@@ -17,5 +17,6 @@ if os.environ.get("REDIS_URL"):
     _base = int(urlsplit(os.environ["REDIS_URL"]).path.strip("/") or 0)
     if _base - process_index() <= SPARE_REDIS_FROM:
         raise RuntimeError(f"REDIS_URL's database {_base} leaves test process {process_index()} no database of its "
-                           f"own above the spare ones (0 to {SPARE_REDIS_FROM}): use 14 or 15")
+                           f"own above the spare ones (0 to {SPARE_REDIS_FROM}): use "
+                           f"{SPARE_REDIS_FROM + 1 + process_index()} or more (CI uses 15)")
     os.environ["REDIS_URL"] = with_redis_database(os.environ["REDIS_URL"], _base - process_index())
