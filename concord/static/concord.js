@@ -391,7 +391,7 @@
   // The next report is fetched here, not by htmx's own handling of HX-Location, whose request nobody waits on: a
   // connection lost between the save and the next report then surfaced only as an uncaught error, and the page
   // said "Not saved" of a label that was. Now it says what happened, and Enter fetches the next report again.
-  let next = null;  // { path, target, swap } of the report to come, once the label is saved or the report skipped
+  let next = null;  // HX-Location's { path, target, swap }, once the label is saved or the report skipped
   let stranded = false;  // saved, but the next report did not arrive
 
   function savedAnswer(event) {
@@ -408,12 +408,12 @@
 
   function fetchNext() {
     stranded = false;
-    htmx.ajax("GET", next.path, { target: next.target || "#workspace", swap: next.swap || "outerHTML", push: "true" })
-      .catch(() => { /* said by the error handlers below */ });
+    // As htmx would have sent it: HX-Location's context, the address pushed unless the answer says otherwise.
+    const { path, ...context } = next;
+    htmx.ajax("GET", path, { push: "true", ...context }).catch(() => { /* said by the error handlers below */ });
   }
 
   document.addEventListener("htmx:afterRequest", (event) => {
-    const xhr = event.detail.xhr;
     // A saved label answers with HX-Location (htmx leaves detail.successful unset for such answers).
     const moving = savedAnswer(event);
     if (event.target.id === "label-form" && moving) {
