@@ -61,26 +61,29 @@ def decisions(source: Source, issue_ids=None, reviewed: dict[int, tuple[bool, st
         summaries = summaries.filter(issue_id__gte=first, issue_id__lte=last)
         issues = issues.filter(pk__gte=first, pk__lte=last)
     pre: dict[int, str] = {}
-    for issue_id, verdict in summaries.order_by("updated_at").values_list("issue_id", "verdict"):
+    # The newest summary's pre-verdict; of two written at the same moment, the later one.
+    for issue_id, verdict in summaries.order_by("updated_at", "pk").values_list("issue_id", "verdict"):
         pre[issue_id] = verdict
     reviewed = reviewed_of(source) if reviewed is None else reviewed
-    result = {}
-    for issue_id, kept in issues.values_list("pk", "kept"):
-        if not kept:
-            result[issue_id] = ScreeningDecision(False, "no keyword of the source's list matched")
-        elif issue_id in reviewed:
-            verdict, where = reviewed[issue_id]
-            judged = "relevant" if verdict else "not relevant"
-            result[issue_id] = ScreeningDecision(verdict, f"{where}: judged {judged}")
-        elif issue_id not in pre:
-            result[issue_id] = ScreeningDecision(None, "no pre-verdict yet")
-        elif pre[issue_id] == RELEVANT:
-            result[issue_id] = ScreeningDecision(True, "pre-verdict relevant, not sampled")
-        elif pre[issue_id] == NOT_RELEVANT:
-            result[issue_id] = ScreeningDecision(False, "pre-verdict not relevant, not sampled")
-        else:
-            result[issue_id] = ScreeningDecision(None, "pre-verdict unclear: awaiting review")
-    return result
+    return {issue_id: decision(kept, reviewed.get(issue_id), pre.get(issue_id))
+            for issue_id, kept in issues.values_list("pk", "kept")}
+
+
+def decision(kept: bool, review: tuple[bool, str] | None, pre: str | None) -> ScreeningDecision:
+    """One issue's screening decision from what it is made of: whether a keyword kept it, its stratum review
+    (verdict, where) if it had one, and its newest summary's pre-verdict if it has a summary."""
+    if not kept:
+        return ScreeningDecision(False, "no keyword of the source's list matched")
+    if review is not None:
+        verdict, where = review
+        return ScreeningDecision(verdict, f"{where}: judged {'relevant' if verdict else 'not relevant'}")
+    if pre is None:
+        return ScreeningDecision(None, "no pre-verdict yet")
+    if pre == RELEVANT:
+        return ScreeningDecision(True, "pre-verdict relevant, not sampled")
+    if pre == NOT_RELEVANT:
+        return ScreeningDecision(False, "pre-verdict not relevant, not sampled")
+    return ScreeningDecision(None, "pre-verdict unclear: awaiting review")
 
 
 @dataclass

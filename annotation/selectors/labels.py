@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from django.db.models import Exists, OuterRef, QuerySet
 
 from ingest.models import Source
+from ingest.selectors import decision as screening_decision
 from ingest.selectors import decisions as screening_decisions
 from ingest.selectors import reviewed_of
 from stats.ties import modal_label
@@ -105,19 +106,28 @@ def screening_verdicts(study: Study) -> dict[int, tuple[str, str]]:
     return ScreeningVerdicts(study)(None)
 
 
+VERDICT_WORDS = {True: "included", False: "excluded", None: "undecided"}
+
+
 class ScreeningVerdicts:
     """The study's screening verdicts a chunk of reports at a time (called with their ids, None for all, or with
-    a range of ids), the sources and their reviews read once: an export's memory then does not grow with the
-    corpus."""
+    a range of ids), or a report at a time from its own columns (`one`), the sources and their reviews read once:
+    an export's memory then does not grow with the corpus."""
 
     def __init__(self, study: Study):
         self.sources = [(source, reviewed_of(source))
                         for source in Source.objects.filter(issues__studies=study).distinct()]
+        self.reviewed = {source.pk: reviewed for source, reviewed in self.sources}
 
     def __call__(self, issue_ids, id_range: tuple[int, int] | None = None) -> dict[int, tuple[str, str]]:
         verdicts: dict[int, tuple[str, str]] = {}
         for source, reviewed in self.sources:
             for issue_id, decision in screening_decisions(source, issue_ids, reviewed, id_range).items():
-                word = {True: "included", False: "excluded", None: "undecided"}[decision.included]
-                verdicts[issue_id] = (word, decision.why)
+                verdicts[issue_id] = (VERDICT_WORDS[decision.included], decision.why)
         return verdicts
+
+    def one(self, source_id: int, issue_id: int, kept: bool, pre: str | None) -> tuple[str, str]:
+        """A report's verdict and why, for a reader that has its columns at hand: whether a keyword kept it and
+        its newest summary's pre-verdict (None without a summary)."""
+        decision = screening_decision(kept, self.reviewed[source_id].get(issue_id), pre)
+        return VERDICT_WORDS[decision.included], decision.why
