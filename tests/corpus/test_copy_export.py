@@ -144,3 +144,54 @@ def test_the_json_lines_postgresql_composes_are_the_python_writers_records(varie
     assert found[0]["labels"][0]["time"] == "2024-02-29T12:00:00+00:00" and found[0]["machine_labels"]
     monkeypatch.setattr("corpus.columns.CHUNK", 1)
     assert [json.loads(line) for line in jsonl_lines(varied)] == expected
+
+
+def test_the_json_lines_say_every_screening_verdict_and_machine_label_as_the_python_writer(varied, lead,
+                                                                                              annotator_a):
+    """The verdict is made from the row's own columns and the source's reviews, the machine labels in the query:
+    each way a verdict is reached, in two sources, and each way a run can hold a report's label."""
+    from corpus.exports import records
+    from corpus.jsonl_export import jsonl_lines
+    from ingest.models import ScreeningItem, ScreeningSample, ScreeningVote, Source
+    from tests.factories import make_source, make_user
+
+    other = make_source("pytorch/pytorch")
+    dropped = make_issue(other, title="no keyword matched", kept=False)
+    reviewed = make_issue(other, title="reviewed out")
+    relevant, irrelevant, tied = (make_issue(title=title) for title in ("pre relevant", "pre not", "tied"))
+    varied.issues.add(dropped, reviewed, relevant, irrelevant, tied)
+    for issue, verdict in ((relevant, "relevant"), (irrelevant, "not_relevant"), (reviewed, "relevant")):
+        Summary.objects.create(issue=issue, backend="builtin", prompt_version="1", text=verdict, verdict=verdict)
+    # Two summaries written at the same moment: the later one decides, in both writers.
+    same = timezone.now()
+    for verdict in ("not_relevant", "relevant"):
+        made = Summary.objects.create(issue=tied, backend=verdict, prompt_version="1", text=verdict, verdict=verdict)
+        Summary.objects.filter(pk=made.pk).update(updated_at=same)
+    second = make_user("second-screener")
+    sample = ScreeningSample.objects.create(kind=ScreeningSample.Kind.STRATUM, status=ScreeningSample.Status.CLOSED,
+                                            source=other, seed=3, stratum="relevant", reviewer_a=lead,
+                                            reviewer_b=second, tiebreaker=annotator_a)
+    item = ScreeningItem.objects.create(sample=sample, issue=reviewed, position=0)
+    for person in (lead, second):
+        ScreeningVote.objects.create(item=item, reviewer=person, is_relevant=False)
+    llm = MachineRater.objects.create(study=varied, name="an llm", kind="builtin", created_by=lead)
+    run = MachineRun.objects.create(rater=llm, status="succeeded", done=3)
+    MachineLabel.objects.create(run=run, issue=relevant, attempt=0, unparseable=True)
+    MachineLabel.objects.create(run=run, issue=relevant, attempt=1, type_code="B")
+    MachineLabel.objects.create(run=run, issue=irrelevant, attempt=0, type_code="C", theme_code="C.3",
+                                sub_theme_code="C.3.i")
+    MachineLabel.objects.create(run=run, issue=tied, attempt=0, type_code="A", theme_code="A.1")
+    unfinished = MachineRater.objects.create(study=varied, name="unfinished", kind="builtin", created_by=lead)
+    MachineLabel.objects.create(run=MachineRun.objects.create(rater=unfinished, status="running"), issue=tied,
+                                type_code="C")
+
+    expected = [json.loads(json.dumps(r, ensure_ascii=False)) for r in records(varied)]
+    found = [json.loads(line) for line in jsonl_lines(varied)]
+    assert found == expected and [list(r) for r in found] == [list(r) for r in expected]
+    said = {r["title"]: (r["screening"], r["screening_reason"].split(": ")[-1], r["machine_labels"]) for r in found}
+    assert said["no keyword matched"][:2] == ("excluded", "no keyword of the source's list matched")
+    assert said["reviewed out"][:2] == ("excluded", "judged not relevant")
+    assert said["pre relevant"] == ("included", "pre-verdict relevant, not sampled", {"an llm": "B"})
+    assert said["pre not"] == ("excluded", "pre-verdict not relevant, not sampled", {"an llm": "C.3.i"})
+    assert said["tied"] == ("included", "pre-verdict relevant, not sampled", {"an llm": "A.1"})
+    assert Source.objects.count() == 2 and said["+plain"][2] == {}
