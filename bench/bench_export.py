@@ -1,12 +1,13 @@
 """Benchmark: exporting a study of 40,000 reports × 7 labels to CSV and to JSON Lines, and its replication package.
 
-    python bench/bench_export.py FILE.jsonl [--database-url …] [--package-only]
+    python bench/bench_export.py FILE.jsonl [--database-url …] [--package-only] [--reuse] [--runs 3]
 
 Builds the labeling benchmark's study on a fresh PostgreSQL database (the corpus, 7 labelers, about 271,000
 labels), gives every report a final label, then times the floor — PostgreSQL writing the same rows and columns
-as CSV by itself (COPY (SELECT …) TO STDOUT) — and runs `manage.py export_corpus` once per format in a child
-process, printing the time, its multiple of the floor (target: CSV within 2×, under 10 s, under 300 MB) and the
-child's peak memory (the export streams; memory should stay flat).
+as CSV by itself (COPY (SELECT …) TO STDOUT) — and runs `manage.py export_corpus` per format in a child
+process, printing the corpus file's time (the least of --runs runs, as the floor's), its multiple of the floor
+(target: within 1.5×, under 300 MB) and the child's peak memory (the export streams; memory should stay flat);
+then the replication package once (target: under 60 s).
 """
 from __future__ import annotations
 
@@ -123,6 +124,8 @@ def main() -> None:
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL))
     parser.add_argument("--package-only", action="store_true", help="time only the replication package")
     parser.add_argument("--reuse", action="store_true", help="export the study a previous run built (for tuning)")
+    parser.add_argument("--runs", type=int, default=3,
+                        help="time the floor and each corpus file this many times and keep the least")
     args = parser.parse_args()
     setup_django(args.database_url, fresh=not args.reuse)
     from bench_label import build
@@ -140,28 +143,36 @@ def main() -> None:
     env = {**os.environ, "DATABASE_URL": args.database_url, "DJANGO_SETTINGS_MODULE": "concord.settings"}
     checks: list[tuple[str, float, float, str]] = []
     with tempfile.TemporaryDirectory() as folder:
-        floor = copy_floor(study, Path(folder) / "floor.csv")
+        # The least of several runs, the floor's as the files': this machine's speed moves from one minute to
+        # the next, and noise only ever adds time (timeit's advice), so the least is the closest to the cost.
+        floor = min(copy_floor(study, Path(folder) / "floor.csv") for _ in range(args.runs))
         size = (Path(folder) / "floor.csv").stat().st_size / 1e6
         print(f"floor: COPY            {floor:.1f} s, {size:.0f} MB written (PostgreSQL alone: the same rows and "
-              "columns as the CSV, as CSV)")
+              f"columns as the CSV, as CSV; the least of {args.runs} runs)")
         for fmt in (("package",) if args.package_only else ("csv", "jsonl", "package")):
             output = Path(folder) / ("replication.zip" if fmt == "package" else f"corpus.{fmt}")
-            started = time.perf_counter()
-            result = subprocess.run([sys.executable, "-c", CHILD, fmt, str(output)], cwd=ROOT, env=env,
-                                    capture_output=True, text=True, check=True)
-            elapsed = time.perf_counter() - started
-            peak_kb = int(result.stdout.split("peak")[-1])
+            runs = []
+            for _ in range(1 if fmt == "package" else args.runs):
+                started = time.perf_counter()
+                result = subprocess.run([sys.executable, "-c", CHILD, fmt, str(output)], cwd=ROOT, env=env,
+                                        capture_output=True, text=True, check=True)
+                elapsed = time.perf_counter() - started
+                # The command says how long the corpus file took, apart from study.json and the dataset card.
+                corpus = float(re.search(r"\) in ([0-9.]+) s", result.stdout).group(1)) if fmt != "package" else 0
+                runs.append((corpus, elapsed, int(result.stdout.split("peak")[-1])))
             size = output.stat().st_size / 1e6
+            peak_kb = max(peak for _, _, peak in runs)
             if fmt == "package":
+                elapsed = runs[0][1]
                 print(f"replication package    {elapsed:.1f} s, {size:.0f} MB written, peak memory "
                       f"{peak_kb / 1024:.0f} MB")
                 checks.append(("replication package", elapsed, PACKAGE_CEILING_S, " s"))
                 continue
-            # The command says how long the corpus file took, apart from study.json and the dataset card.
-            corpus = float(re.search(r"\) in ([0-9.]+) s", result.stdout).group(1))
+            corpus, elapsed, _ = min(runs)
             print(f"export {fmt:<5}           corpus {corpus:.1f} s = {corpus / floor:.1f}× the floor, {size:.0f} MB "
                   f"written; the whole command {elapsed:.1f} s with study.json and the dataset card; peak memory "
-                  f"{peak_kb / 1024:.0f} MB")
+                  f"{peak_kb / 1024:.0f} MB (the least time and the greatest peak of {len(runs)} runs: "
+                  f"{', '.join(f'{c:.1f}' for c, _, _ in runs)} s)")
             checks += [(f"{fmt} ÷ COPY", corpus / floor, RATIO_CEILING, "×"),
                        (f"{fmt} peak", peak_kb / 1024, PEAK_CEILING_MB, " MB")]
     print("Against the targets:")
