@@ -14,4 +14,4 @@ RUN useradd --create-home concord && mkdir -p /app/media && chown concord /app/m
 USER concord
 EXPOSE 8000
 # Workers, threads, keep-alive and preloading: gunicorn.conf.py.
-CMD ["gunicorn", "concord.wsgi:application"]
+CMD ["gunicorn", "config.wsgi:application"]

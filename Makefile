@@ -75,7 +75,7 @@ run: demo
 	@# the console); it stops with the server.
 	@# Celery's global options (-A, --quiet) go before the subcommand: after `worker` it refuses them and exits.
 	@# concord.supervise starts the worker again if it fails.
-	@$(SUPERVISE) $(BIN)/celery -A concord --quiet worker -B --schedule var/celerybeat-schedule $(WORKER_ARGS) \
+	@$(SUPERVISE) $(BIN)/celery -A config --quiet worker -B --schedule var/celerybeat-schedule $(WORKER_ARGS) \
 	  --loglevel=warning & worker=$$!; trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	  $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
@@ -95,7 +95,7 @@ endif
 
 # Started again whenever it exits with an error (a worker whose Redis drops mid-task can); Ctrl+C stops it.
 worker: install
-	$(SUPERVISE) $(BIN)/celery -A concord worker $(WORKER_ARGS) --loglevel=info
+	$(SUPERVISE) $(BIN)/celery -A config worker $(WORKER_ARGS) --loglevel=info
 
 # The manual (docs/) as a site in var/site; --strict fails on a broken link or a page left out of the nav.
 docs: install

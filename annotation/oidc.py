@@ -2,7 +2,7 @@
 OpenID Connect adapter does not send.
 
 PKCE (RFC 7636) binds the code the provider returns to this sign-in: allauth sends an S256 challenge when the
-app's settings ask (`oauth_pkce_enabled`, set in concord.settings). The nonce (OpenID Connect Core 1.0, 3.1.2.1)
+app's settings ask (`oauth_pkce_enabled`, set in config.settings). The nonce (OpenID Connect Core 1.0, 3.1.2.1)
 binds the ID token to it: a random value goes with the request, is kept in the person's session under the
 request's state, and the ID token must carry it back, once. A token without one, or with another, signs no one
 in, so an ID token replayed from another sign-in (or injected with a code from one) is refused."""

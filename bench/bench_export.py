@@ -140,7 +140,7 @@ def main() -> None:
         finals(study)
     print(f"set-up                 {time.perf_counter() - started:.0f} s: {study.issues.count()} reports, "
           f"{Label.objects.count()} labels, {FinalLabel.objects.count()} final labels")
-    env = {**os.environ, "DATABASE_URL": args.database_url, "DJANGO_SETTINGS_MODULE": "concord.settings"}
+    env = {**os.environ, "DATABASE_URL": args.database_url, "DJANGO_SETTINGS_MODULE": "config.settings"}
     checks: list[tuple[str, float, float, str]] = []
     with tempfile.TemporaryDirectory() as folder:
         # The least of several runs, the floor's as the files': this machine's speed moves from one minute to

@@ -257,7 +257,7 @@ def gunicorn(workers: int, threads: int, **env_extra):
     env = {**os.environ, "ALLOWED_HOSTS": "127.0.0.1", "SECURE_SSL_REDIRECT": "0", "SECURE_COOKIES": "0",
            **env_extra}
     server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "concord.wsgi", "--config", "gunicorn.conf.py",
+        [sys.executable, "-m", "gunicorn", "config.wsgi", "--config", "gunicorn.conf.py",
          "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--threads", str(threads), "--log-level", "warning"],
         cwd=ROOT, env=env)
     try:

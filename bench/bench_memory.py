@@ -211,7 +211,7 @@ def main() -> None:
     call_command("load_machine_demo", verbosity=0)
     env = {**os.environ, "DATABASE_URL": args.database_url}
     worker_args = args.worker_args or [WORKER_ARGS]
-    workers = [subprocess.Popen([sys.executable, "-m", "celery", "-A", "concord", "worker", "--loglevel", "warning",
+    workers = [subprocess.Popen([sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel", "warning",
                                  "--hostname", f"bench{n}@%h", *shlex.split(one)], cwd=ROOT, env=env)
                for n, one in enumerate(worker_args)]
     pids = [worker.pid for worker in workers]
@@ -219,7 +219,7 @@ def main() -> None:
     pool_children = sum(_concurrency(one) for one in worker_args if "--pool=prefork" in one)
     try:
         with gunicorn(2, 4) as server:
-            from concord.celery import app
+            from config.celery import app
 
             while len(app.control.ping(timeout=1.0)) < len(workers):
                 time.sleep(0.5)

@@ -27,7 +27,7 @@ def setup_django(url: str, fresh: bool = True) -> None:
     if fresh:
         recreate_database(url)
     os.environ["DATABASE_URL"] = url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "concord.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
     django.setup()

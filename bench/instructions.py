@@ -19,8 +19,8 @@ import sys
 
 def main() -> None:
     study_name, username, round_trips = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "concord.settings")
-    from concord.wsgi import application  # noqa: I001 — after the settings module is named
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    from config.wsgi import application  # noqa: I001 — after the settings module is named
     from django.contrib.auth import get_user_model
 
     from annotation.models import Study
@@ -89,6 +89,6 @@ if __name__ == "__main__":
     import django
 
     # As bench_label.py's in-process measurements: plain http to "testserver".
-    os.environ.update(DJANGO_SETTINGS_MODULE="concord.settings", ALLOWED_HOSTS="testserver", SECURE_SSL_REDIRECT="0")
+    os.environ.update(DJANGO_SETTINGS_MODULE="config.settings", ALLOWED_HOSTS="testserver", SECURE_SSL_REDIRECT="0")
     django.setup()
     main()

@@ -13,10 +13,6 @@ class ConcordConfig(AppConfig):
     name = "concord"
 
     def ready(self):
-        # Every process that runs Django has the Celery app, so @shared_task binds to it (`celery -A concord`
-        # finds it in concord.celery).
-        from . import celery  # noqa: F401
-
         # The csv module's cell limit is one setting for the whole process. Issue bodies with whole logs exceed
         # its 128 KiB default, so it is lifted once, here, rather than by one reader in passing (which changed
         # what every later reader in the same worker accepted); readers that want a smaller cell check it.

@@ -32,7 +32,7 @@ def home() -> Path:
 
 
 def _environment() -> dict[str, str]:
-    return os.environ | {"CONCORD_HOME": str(home()), "DJANGO_SETTINGS_MODULE": "concord.settings"}
+    return os.environ | {"CONCORD_HOME": str(home()), "DJANGO_SETTINGS_MODULE": "config.settings"}
 
 
 def _manage(*args: str) -> None:
@@ -43,7 +43,7 @@ def _manage(*args: str) -> None:
 
 def worker_command(beat: bool) -> list[str]:
     """A worker for every queue under concord.supervise; with its beat beside the server, quieter."""
-    command = [sys.executable, "-m", "celery", "-A", "concord", "--quiet", "worker", "--queues", QUEUES,
+    command = [sys.executable, "-m", "celery", "-A", "config", "--quiet", "worker", "--queues", QUEUES,
                "--pool=threads", "--concurrency=2"]
     command += ["-B", "--schedule", str(home() / "celerybeat-schedule"), "--loglevel=warning"] if beat else \
         ["--loglevel=info"]

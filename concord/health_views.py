@@ -10,6 +10,7 @@ a balancer needs the status, and an error's text may name hosts and users that a
 """
 from __future__ import annotations
 
+from celery import current_app
 from django.conf import settings
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
@@ -18,7 +19,6 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from . import workers
-from .celery import app
 
 CHECKS = ("database", "migrations", "broker", "worker")
 ROLES = {"all": CHECKS, "web": ("database", "migrations")}
@@ -43,7 +43,7 @@ def _migrations() -> tuple[bool, str]:
 
 
 def _broker() -> tuple[bool, str]:
-    with app.connection_for_write(connect_timeout=1) as conn:
+    with current_app.connection_for_write(connect_timeout=1) as conn:
         conn.ensure_connection(max_retries=1, interval_start=0, timeout=2)
         return True, str(conn.transport_cls)
 

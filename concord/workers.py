@@ -30,8 +30,7 @@ HOW_TO_START = {("checkout", "redis"): "make worker", ("checkout", "folder"): "m
 
 def eager() -> bool:
     """Tasks run inside the request that sends them (CELERY_EAGER=1): no worker is needed. Read from Celery's
-    current app, which is concord.celery's (importing that module here would close a circle: it starts the
-    heartbeat from this one)."""
+    current app, which is config.celery's (the wiring sits above every app, which never imports it)."""
     return bool(current_app.conf.task_always_eager)
 
 

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.test import Client, override_settings
 from django.utils import translation
 
-from concord.celery import app as celery_app
+from config.celery import app as celery_app
 from tests import factories
 
 

@@ -16,8 +16,8 @@ from agreement.models import AgreementSnapshot
 from annotation.models import Study
 from annotation.services.phases import advance
 from concord import workers
-from concord.celery import app as celery_app
 from concord.models import WorkerBeat
+from config.celery import app as celery_app
 from tests.factories import label_with, make_issue, make_study
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,7 +13,7 @@ import pytest
 from django.conf import settings
 
 from agreement.services import compute_agreement_task
-from concord.celery import app as celery_app
+from config.celery import app as celery_app
 from tests.factories import label_with, make_issue, make_study
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,7 +48,7 @@ def celery_worker_process(django_db_setup, django_db_blocker):
     env = {**os.environ, "DATABASE_URL": test_url, "LLM_ENDPOINTS": f"held=http://127.0.0.1:{HELD_PORT}/v1",
            "LLM_ENDPOINT_HELD_API_KEY": "sk-test", "LLM_ALLOWED_NETWORKS": "127.0.0.1"}
     worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "concord", "worker", "--pool=solo", "--loglevel=warning",
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "--loglevel=warning",
          "--hostname", f"test-{os.getpid()}@%h", "--queues", settings.CELERY_QUEUES_ALL],
         cwd=ROOT, env=env,
     )

@@ -45,7 +45,7 @@ def test_a_job_runs_on_the_worker_beside_the_server_without_redis(tmp_path):
     sent = _manage(env, "shell", "-c", SEND.format(path=str(path))).split()
     assert sent[0] == "sent" and float(sent[2]) < 5 and len(list((tmp_path / "broker" / "queue").iterdir())) == 1
     assert _manage(env, "shell", "-c", STATUS).split() == ["queued", "0"]
-    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "concord", "worker", "--pool=threads",
+    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=threads",
                                "--concurrency=2", "--queues", "ingest,summaries,statistics,celery",
                                "--loglevel=warning"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)

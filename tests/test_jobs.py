@@ -13,7 +13,7 @@ import grimp
 from django.conf import settings
 
 from concord import jobs
-from concord.celery import app
+from config.celery import app
 
 ROOT = Path(__file__).resolve().parent.parent
 APPS = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["root_packages"]

@@ -66,3 +66,14 @@ def test_an_app_importing_one_above_it_breaks_the_layers(tmp_path):
     result = _lint(folder)
     assert result.returncode != 0
     assert "The apps in layers" in result.stdout and "ingest.services.sources -> annotation.models" in result.stdout
+
+
+def test_an_app_importing_the_wiring_breaks_the_layers(tmp_path):
+    # The settings are read through django.conf.settings, the Celery app through Celery's current app: an app that
+    # imported config's modules would run back up the house.
+    folder = _copy(tmp_path)
+    with open(folder / "concord" / "jobs.py", "a") as f:
+        f.write("\nfrom config import celery  # noqa: E402,F401\n")
+    result = _lint(folder)
+    assert result.returncode != 0
+    assert "The apps in layers" in result.stdout and "concord.jobs -> config.celery" in result.stdout

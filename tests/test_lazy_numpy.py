@@ -25,5 +25,5 @@ assert np.ndarray is numpy.ndarray and np.random.default_rng is numpy.random.def
 print("ok", repr(np))
 """
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                            env={**os.environ, "DJANGO_SETTINGS_MODULE": "concord.settings"})
+                            env={**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"})
     assert result.stdout.strip() == "ok <numpy, imported>", result.stdout + result.stderr

@@ -111,7 +111,7 @@ def test_every_command_line_runs(page, command):
 
 def test_a_renamed_option_fails_the_check():
     with pytest.raises(AssertionError, match="No such option"):
-        _check_program(["celery", "-A", "concord", "worker", "--quiet"])  # a global option, after the subcommand
+        _check_program(["celery", "-A", "config", "worker", "--quiet"])  # a global option, after the subcommand
     with pytest.raises(AssertionError, match="takes no"):
         _check_manage(["manage.py", "agreement", "STUDY", "--levels", "theme"])
     with pytest.raises(AssertionError):

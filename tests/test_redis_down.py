@@ -21,7 +21,7 @@ from django.urls import reverse
 from agreement.models import AgreementSnapshot
 from agreement.services import compute_agreement_task
 from annotation.models import Label
-from concord.celery import app as celery_app
+from config.celery import app as celery_app
 from ingest.models import Source, SummaryBatch
 from tests.factories import label_with
 

@@ -35,7 +35,7 @@ def test_the_wsgi_server_refuses_to_start_without_a_secret():
     # What gunicorn loads: the application object, which reads the settings.
     dropped = {"DEBUG", "SECRET_KEY", "SECRET_KEY_FILE", "DJANGO_ALLOW_ASYNC_UNSAFE"}
     environment = {k: v for k, v in os.environ.items() if k not in dropped} | {"DEBUG": "0"}
-    result = subprocess.run([sys.executable, "-c", "import concord.wsgi"], cwd=ROOT, env=environment,
+    result = subprocess.run([sys.executable, "-c", "import config.wsgi"], cwd=ROOT, env=environment,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode != 0 and "SECRET_KEY must be set" in result.stderr
 
@@ -43,7 +43,7 @@ def test_the_wsgi_server_refuses_to_start_without_a_secret():
 def test_every_variable_the_settings_read_is_in_the_env_example():
     import re
 
-    settings = (ROOT / "concord/settings.py").read_text()
+    settings = (ROOT / "config/settings.py").read_text()
     read = set(re.findall(r'(?:env_\w+|os\.environ\.get)\(\s*"([A-Z][A-Z0-9_]+)"', settings))
     listed = set(re.findall(r"^([A-Z][A-Z0-9_]+)=", (ROOT / ".env.example").read_text(), re.M))
     assert read and not read - listed, sorted(read - listed)

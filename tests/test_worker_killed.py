@@ -45,7 +45,7 @@ def _start_worker(name: str) -> subprocess.Popen:
            # A task taken by a worker that vanished whole comes back after this many seconds (2 hours deployed).
            "CELERY_VISIBILITY_TIMEOUT": "5", "INGEST_PROCESSES": "1"}
     return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "concord", "worker", "--pool=solo", "--loglevel=warning",
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "--loglevel=warning",
          "--hostname", f"{name}-{os.getpid()}@%h", "--queues", QUEUE],
         cwd=ROOT, env=env, start_new_session=True,  # its own process group, to kill it whole
     )

@@ -259,13 +259,13 @@ backend web
         return process
 
     def start_web(self, host: Host) -> None:
-        self._in(host, [sys.executable, "-m", "gunicorn", "concord.wsgi", "--config", "gunicorn.conf.py",
+        self._in(host, [sys.executable, "-m", "gunicorn", "config.wsgi", "--config", "gunicorn.conf.py",
                         "--bind", f"{host.address}:{WEB_PORT}", "--workers", "1", "--threads",
                         str(self.web_threads), "--log-level", "warning"], "gunicorn")
 
     def start_workers(self, host: Host) -> None:
         for group, queues in GROUPS.items():
-            self._in(host, [sys.executable, "-m", "celery", "-A", "concord", "worker", "--pool=threads",
+            self._in(host, [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=threads",
                             "--concurrency=2", "--queues", queues, "--hostname", f"{group}@{host.name}",
                             "--loglevel=warning", "--without-gossip", "--without-mingle"], f"celery-{group}")
 

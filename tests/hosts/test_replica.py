@@ -83,7 +83,7 @@ def _server(env: dict[str, str]):
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "concord.wsgi", "--config", "gunicorn.conf.py", "--bind",
+        [sys.executable, "-m", "gunicorn", "config.wsgi", "--config", "gunicorn.conf.py", "--bind",
          f"127.0.0.1:{port}", "--workers", "1", "--threads", "4", "--log-level", "warning"],
         cwd=ROOT, env={**os.environ, **env})
     try:

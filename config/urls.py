@@ -9,15 +9,14 @@ from annotation import urls as annotation_urls
 from annotation.views import signin
 from annotation.views.members import join
 from codebook import urls as codebook_urls
+from concord import audit_views, health_views, notice_views
+from concord.language_views import choose_language, javascript_catalog
 from corpus import urls as corpus_urls
 from findings import urls as findings_urls
 from ingest import urls as ingest_urls
 from interviews import urls as interviews_urls
 from machines import urls as machines_urls
 from taxonomy import urls as taxonomy_urls
-
-from . import audit_views, health_views, notice_views
-from .language_views import choose_language, javascript_catalog
 
 api_patterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

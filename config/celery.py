@@ -7,7 +7,7 @@ import sys
 from celery import Celery
 from celery.signals import task_postrun, worker_init, worker_ready, worker_shutdown
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "concord.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 # Celery's Django fix-up runs every system check when a worker starts, and the URL checks import the URL conf:
 # every view, the API and numpy, about 30 MiB a worker serving no URL would hold for good. The worker runs the
 # other checks itself (below); the URLs are checked where they are served (`manage.py check`, migrate, CI).
@@ -44,16 +44,16 @@ def _trim(**kwargs) -> None:
 
 
 # The worker's heartbeat in the database (concord.workers), from the moment it takes tasks until it stops. Imported
-# here, when the signal comes: concord.workers needs Django's models, which `celery -A concord` has not loaded yet.
+# here, when the signal comes: concord.workers needs Django's models, which `celery -A config` has not loaded yet.
 @worker_ready.connect
 def start_heartbeat(sender=None, **kwargs) -> None:
-    from . import workers
+    from concord import workers
 
     workers.start_beating(sender)
 
 
 @worker_shutdown.connect
 def stop_heartbeat(sender=None, **kwargs) -> None:
-    from . import workers
+    from concord import workers
 
     workers.stop_beating(sender)

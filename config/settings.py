@@ -117,8 +117,8 @@ if not DEBUG:
     # Production serves collected static files itself (gunicorn, no separate web server needed).
     MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
 
-ROOT_URLCONF = "concord.urls"
-WSGI_APPLICATION = "concord.wsgi.application"
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
 
 TEMPLATES = [
     {
@@ -401,7 +401,7 @@ CELERY_IMPORTS = (
     "machines.services.measurements", "machines.services.jury_kept", "findings.kept", "concord.digests",
     "annotation.services.idle", "annotation.services.webhooks", "codebook.services.proposals",
 )
-# Celery beat (a worker started with -B, or `celery -A concord beat`): the notice digests, looked for hourly
+# Celery beat (a worker started with -B, or `celery -A config beat`): the notice digests, looked for hourly
 # (each person gets one a day at most), queues left idle, looked for hourly, proposals past their vote, every ten
 # minutes, and webhook messages due, every minute.
 CELERY_BEAT_SCHEDULE = {
