@@ -3,10 +3,10 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from integrations.endpoints import operator_endpoints
 from stats.alt_test import EPSILONS
 
 from .classifier import DEFAULT_FEATURES, FEATURES
-from .endpoints import operator_endpoints
 from .measures import LEVELS
 from .models import MachineRater
 

@@ -66,7 +66,9 @@ def test_the_layers_section_names_the_apps_in_the_order_the_linter_checks():
     import tomllib
 
     contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
-    layers = next(c["layers"] for c in contracts if c["type"] == "layers")
+    # A floor of rooms that know nothing of each other is written "a | b": the manual names them in that order.
+    layers = [room.strip() for floor in next(c["layers"] for c in contracts if c["type"] == "layers")
+              for room in floor.split("|")]
     said = _section("### Layers").split("in this order, each importing only from those below it:", 1)[1]
     order = re.findall(r"`([a-z_]+)`", said.split("above them all", 1)[0])
     assert order[:len(layers)] == layers

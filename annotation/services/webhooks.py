@@ -17,16 +17,15 @@ import uuid
 from datetime import timedelta
 from urllib.parse import urlsplit
 
-import requests
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
-from standardwebhooks.webhooks import Webhook as Signer
 
 from concord import jobs
 from concord.audit import record
-from ingest.fetchers.guard import AddressGuard, Forbidden, GuardedAdapter, networks
+from integrations.guard import AddressGuard, Forbidden, networks
+from integrations.webhooks import post_signed
 
 from ..models import Label, Queue, Round, Study, Webhook, WebhookDelivery
 
@@ -36,7 +35,6 @@ EVENTS = ("label.saved", "tie.created", "proposal.decided", "round.closed", "agr
           "machine.flagged")
 # Waits before each retry: 5 s, 5 min, 30 min, 2 h, 5 h, 8 h, 8 h (23 h 35 min after the first try); then dead.
 RETRY_AFTER = (5, 300, 1800, 7200, 18000, 28800, 28800)
-TIMEOUT_SECONDS = 10
 # How long a sender holds a delivery it took before another may take it (a worker killed mid-send).
 LEASE_SECONDS = 60
 
@@ -150,26 +148,8 @@ def deliver(pk: int, now=None) -> bool | None:
     if not hook.active:
         error = "the webhook was switched off"
     else:
-        sent_at = timezone.now()
-        headers = {"content-type": "application/json", "webhook-id": delivery.message_id,
-                   "webhook-timestamp": str(int(sent_at.timestamp())),
-                   "webhook-signature": Signer(hook.secret).sign(delivery.message_id, sent_at, delivery.body),
-                   "user-agent": "Concord-Webhooks"}
-        session = requests.Session()
-        session.mount("http://", GuardedAdapter(guard()))
-        session.mount("https://", GuardedAdapter(guard()))
-        try:
-            answer = session.post(hook.url, data=delivery.body.encode(), headers=headers, timeout=TIMEOUT_SECONDS,
-                                  allow_redirects=False)
-            status = answer.status_code
-            if not 200 <= status < 300:
-                error = f"the receiver answered {status}"
-        except Forbidden as exc:
-            error = f"not sent: {exc}"
-        except requests.RequestException as exc:
-            error = f"not sent: {exc.__class__.__name__}: {exc}"[:500]
-        finally:
-            session.close()
+        status, error = post_signed(hook.url, secret=hook.secret, message_id=delivery.message_id,
+                                    body=delivery.body, sent_at=timezone.now(), guard=guard())
     attempts = delivery.attempts + 1
     fields = {"attempts": attempts, "last_status": status, "last_error": error[:500]}
     if not error:

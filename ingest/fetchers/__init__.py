@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from integrations.http import ApiClient, FetchError
+
 from ..importers import IssueRecord
-from .http import ApiClient, FetchError
 
 __all__ = ["FetchError", "Page", "fetcher_for"]
 

@@ -10,8 +10,9 @@ import re
 
 from django.conf import settings
 
-from ..fetchers.guard import AddressGuard
-from ..fetchers.http import ApiClient, FetchError, NoAnswer
+from integrations.chat import CallFailed, ChatClient
+from integrations.chat import EndpointDown as NoEndpoint
+
 from . import SummaryResult, Verdict, window
 
 NAME = "llm"
@@ -60,27 +61,14 @@ def parse_answer(content: str) -> SummaryResult:
     return SummaryResult(text=summary.strip(), verdict=verdict, reason=str(data.get("reason", "")).strip())
 
 
-def chat_endpoint(base_url: str, *, agent: str, api_key: str = "", timeout: float = 60.0, attempts: int = 4,
-                  backoff: float = 2.0, guard: AddressGuard | None = None) -> tuple[str, ApiClient]:
-    """The chat-completions URL of an OpenAI-compatible server and an HTTP client for it (also the machine
-    raters'); with `guard`, the client reaches only the addresses it allows."""
-    headers = {"User-Agent": agent}
-    if api_key:
-        headers["Authorization"] = f"Bearer {api_key}"
-    # A bare 429 from an inference server is load, not a quota: back off and retry like a 5xx.
-    return base_url.rstrip("/") + "/chat/completions", ApiClient(
-        headers=headers, attempts=attempts, backoff=backoff, timeout=timeout, max_wait=300, fallback_rate_wait=None,
-        guard=guard)
-
-
 class ChatSummariser:
     name = NAME
     prompt_version = PROMPT_VERSION
 
     def __init__(self, base_url: str, model: str, api_key: str = "", timeout: float = 60.0, attempts: int = 4,
                  backoff: float = 2.0):
-        self.url, self.client = chat_endpoint(base_url, agent="concord-summaries", api_key=api_key,
-                                              timeout=timeout, attempts=attempts, backoff=backoff)
+        self.chat = ChatClient(base_url, model, agent="concord-summaries", api_key=api_key, timeout=timeout,
+                               attempts=attempts, backoff=backoff)
         self.model = model
 
     @classmethod
@@ -91,23 +79,13 @@ class ChatSummariser:
 
     def summarise(self, title: str, body: str | None, matched_terms: set[str] = frozenset(),
                   keyword_filtered: bool = False) -> SummaryResult:
-        payload = {
-            "model": self.model,
-            "temperature": 0,
-            "messages": [{"role": "system", "content": SYSTEM_PROMPT},
-                         {"role": "user", "content": user_prompt(title, body)}],
-        }
         try:
-            answer = self.client.post(self.url, payload)
-        except NoAnswer as exc:
+            reply = self.chat.complete(SYSTEM_PROMPT, user_prompt(title, body), temperature=0)
+        except NoEndpoint as exc:
             raise EndpointDown(str(exc)) from exc
-        except FetchError as exc:
+        except CallFailed as exc:
             raise SummaryError(str(exc)) from exc
         try:
-            content = answer.data["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError) as exc:
-            raise SummaryError(f"POST {answer.url} → {answer.status}, but not a chat completion") from exc
-        try:
-            return parse_answer(content)
+            return parse_answer(reply.content)
         except SummaryError as exc:
-            raise SummaryError(f"POST {answer.url}: {exc}") from exc
+            raise SummaryError(f"POST {self.chat.url}: {exc}") from exc

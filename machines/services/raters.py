@@ -10,10 +10,10 @@ from annotation.models import Study
 from concord.audit import record as audit
 from concord.errors import FieldError
 from concord.textcheck import fitted
-from ingest.fetchers.guard import Forbidden
+from integrations.endpoints import operator_endpoints, operator_named, own_guard
+from integrations.guard import Forbidden
 
 from ..classifier import DEFAULT_FEATURES, FEATURES, FOLDS
-from ..endpoints import operator_endpoints, operator_named, own_guard
 from ..models import MachineRater
 from ..prompt import PROMPT_VERSION
 

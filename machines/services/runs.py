@@ -12,12 +12,12 @@ from django.db.models.functions import Left
 
 from concord import jobs
 from concord.errors import FieldError
+from integrations.chat import CallFailed, ChatClient, EndpointDown, EndpointRefused
+from integrations.endpoints import NoSuchEndpoint, endpoint_for
 
 from ..classifier import DEFAULT_FEATURES, FEATURES, features, rate_rows_sure, right_pair
 from ..classifier import MODEL as CLASSIFIER_MODEL
 from ..classifier import Settings as ClassifierSettings
-from ..endpoints import NoSuchEndpoint, endpoint_for
-from ..llm import CallFailed, ChatClient, EndpointDown, EndpointRefused
 from ..measures import calibration
 from ..models import LlmCall, MachineLabel, MachineRater, MachineRun
 from ..prompt import PROMPT_VERSION, Node, Unparseable, parse_answer, system_prompt, user_prompt
@@ -158,7 +158,7 @@ def _run_llm(run: MachineRun, issues: list[tuple[int, str, str]]) -> None:
     except NoSuchEndpoint as exc:
         _finish(run, MachineRun.Status.FAILED, f"not run: {exc}")
         return
-    client = ChatClient(endpoint.base_url, options["model"], api_key=endpoint.api_key,
+    client = ChatClient(endpoint.base_url, options["model"], agent="concord-machine-rater", api_key=endpoint.api_key,
                         timeout=settings.LLM_TIMEOUT_SECONDS, attempts=settings.LLM_ATTEMPTS,
                         backoff=settings.INGEST_HTTP_BACKOFF_SECONDS, guard=endpoint.guard)
     down_in_a_row, stopped, seen, refused = 0, "", 0, False

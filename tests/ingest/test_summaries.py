@@ -221,16 +221,16 @@ def test_an_endpoint_that_answers_again_resets_the_count(httpserver, source):
     for n in range(4):
         make_issue(source, title=f"report {n}")
     calls = {"n": 0}
-    real_post = summariser.client.post
+    real_post = summariser.chat.client.post
 
     def flaky(url, payload):
         calls["n"] += 1
         if calls["n"] in (1, 2):
-            from ingest.fetchers.http import NoAnswer
+            from integrations.http import NoAnswer
 
             raise NoAnswer(f"POST {url}: no answer after 1 tries (ConnectionError)")
         return real_post(url, payload)
 
-    summariser.client.post = flaky
+    summariser.chat.client.post = flaky
     batch = _batch(source, summariser)
     assert batch.status == "succeeded" and (batch.failed, batch.made) == (2, 2)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from ingest.fetchers.guard import AddressGuard, networks
+from .guard import AddressGuard, networks
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,14 @@
-"""One chat completion from any OpenAI-compatible endpoint, through the summary backend's HTTP client (its
-retries, back-off on 429 and 5xx, and timeouts), with what the log keeps: the model as the endpoint named it,
-the tokens, the time taken."""
+"""One chat completion from any OpenAI-compatible endpoint (a local vLLM, Ollama or llama.cpp server, or a hosted
+one), for the summaries and the machine raters alike: the retrying HTTP client's retries, back-off on 429 and
+5xx and timeouts, the address guard where the endpoint is not the operator's, and what a call log keeps — the
+model as the endpoint named it, the tokens, the time taken."""
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
 
-from ingest.fetchers.guard import AddressGuard
-from ingest.fetchers.http import FetchError, NoAnswer, Refused
-from ingest.summaries.openai_compat import chat_endpoint
+from .guard import AddressGuard
+from .http import ApiClient, FetchError, NoAnswer, Refused
 
 
 class CallFailed(Exception):
@@ -37,11 +37,26 @@ def _count(value) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**31 else None
 
 
+def chat_endpoint(base_url: str, *, agent: str, api_key: str = "", timeout: float = 60.0, attempts: int = 4,
+                  backoff: float = 2.0, guard: AddressGuard | None = None) -> tuple[str, ApiClient]:
+    """The chat-completions URL of an OpenAI-compatible server and an HTTP client for it; with `guard`, the
+    client reaches only the addresses it allows."""
+    headers = {"User-Agent": agent}
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    # A bare 429 from an inference server is load, not a quota: back off and retry like a 5xx.
+    return base_url.rstrip("/") + "/chat/completions", ApiClient(
+        headers=headers, attempts=attempts, backoff=backoff, timeout=timeout, max_wait=300, fallback_rate_wait=None,
+        guard=guard)
+
+
 class ChatClient:
-    def __init__(self, base_url: str, model: str, *, api_key: str = "", timeout: float = 60.0, attempts: int = 4,
-                 backoff: float = 2.0, guard: AddressGuard | None = None):
-        self.url, self.client = chat_endpoint(base_url, agent="concord-machine-rater", api_key=api_key,
-                                              timeout=timeout, attempts=attempts, backoff=backoff, guard=guard)
+    """`agent`: the User-Agent the endpoint's logs see (which part of Concord called)."""
+
+    def __init__(self, base_url: str, model: str, *, agent: str, api_key: str = "", timeout: float = 60.0,
+                 attempts: int = 4, backoff: float = 2.0, guard: AddressGuard | None = None):
+        self.url, self.client = chat_endpoint(base_url, agent=agent, api_key=api_key, timeout=timeout,
+                                              attempts=attempts, backoff=backoff, guard=guard)
         self.model = model
 
     def complete(self, system: str, user: str, *, temperature: float | None = None, seed: int | None = None) \
