@@ -32,8 +32,8 @@ from taxonomy.models import Category
 from .dataset_card import dataset_card
 from .exports import csv_chunks, jsonl_rows, study_document
 
-SCRIPT = Path(__file__).resolve().parent / "replication" / "recompute.py"
-README = Path(__file__).resolve().parent / "replication" / "README.template.md"
+SCRIPT = Path(__file__).resolve().parent / "package_files" / "recompute.py"
+README = Path(__file__).resolve().parent / "package_files" / "README.template.md"
 
 
 def _csv_lines(columns: list[str], rows) -> Iterator[str]:
