@@ -61,7 +61,7 @@ demo-passwords: install
 # is set. Threads, not prefork's two children that would each hold Django and the statistics stack: half the
 # memory on this 2-core machine (`make bench-memory`), and the long tasks spend their time in the database or in
 # numpy, which release the interpreter lock. Agreement figures and machine raters run in a child process the
-# worker ends when idle (concord.apart).
+# worker ends when idle (concord.child_processes).
 WORKER_ARGS := --queues ingest,summaries,statistics,celery --pool=threads --concurrency=2
 SUPERVISE := $(BIN)/python -m concord.supervise
 

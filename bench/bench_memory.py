@@ -10,7 +10,7 @@ processes counted once, divided among them, so the sum is what the machine gives
 1. idle after start;
 2. just after one request of each kind — pages of every app as the lead and an annotator, the labeling API —
    and one task of each kind (a file import, a summary batch, a machine rater's run, an agreement figure),
-   while the worker still keeps the processes that ran the statistics tasks (concord.apart);
+   while the worker still keeps the processes that ran the statistics tasks (concord.child_processes);
 3. idle after those, once the worker has ended them (`TASKS_APART_IDLE` seconds after their last task).
 
 Target: web + worker ≤ 250 MiB idle, after start and after use.
@@ -93,7 +93,7 @@ def task_latency() -> None:
 
 def children_gone(pids: list[int], seconds: float, pool_children: int) -> float:
     """Seconds until the workers have no task process left beyond their pools' own children (task processes end
-    TASKS_APART_IDLE seconds after their last task, concord.apart)."""
+    TASKS_APART_IDLE seconds after their last task, concord.child_processes)."""
     started = time.monotonic()
     while sum(len(tree(pid)) - 1 for pid in pids) > pool_children and time.monotonic() - started < seconds:
         time.sleep(0.5)

@@ -32,7 +32,7 @@ from kombu.exceptions import OperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from . import apart, notices
+from . import child_processes, notices
 
 log = logging.getLogger(__name__)
 UNAVAILABLE = ("The task queue is unavailable (Redis does not answer), so this was not started; labeling goes on. "
@@ -122,7 +122,7 @@ def tell_owner(job: Job, always: bool = False) -> None:
 
 def task(work: Callable, *, queue: str, apart_from_worker: bool = False, job: type[Job] | None = None):
     """A Celery task that runs `work(*args)`. `apart_from_worker`: in a child process the worker ends when idle
-    (concord.apart), for work that loads the statistics libraries. `job`: the model of the row whose id is the
+    (concord.child_processes), for work that loads the statistics libraries. `job`: the model of the row whose id is the
     first argument; the work then runs only for the delivery that claims the row (`claim`), so that a task
     delivered twice runs once. Its name is the work's own, so renaming the function renames the task."""
     if queue not in QUEUES:
@@ -144,8 +144,8 @@ def task(work: Callable, *, queue: str, apart_from_worker: bool = False, job: ty
                    if job is not None and not self.request.is_eager else nullcontext())
         try:
             with beating:
-                return apart.call(work, *args) if apart_from_worker else work(*args)
-        except apart.ChildLost as exc:
+                return child_processes.call(work, *args) if apart_from_worker else work(*args)
+        except child_processes.ChildLost as exc:
             if job is None:
                 raise
             # The process running the work died (killed, out of memory) but this worker lives: the job is

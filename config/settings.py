@@ -91,16 +91,16 @@ MIDDLEWARE = [
     # Inside the policy's middleware, so that what it adds is written into the policy.
     "annotation.signin.SigninFormAction",
     # Before anything reads the body (the CSRF check parses a whole upload).
-    "concord.boundary.RefuseOversizedBodies",
+    "concord.request_limits.RefuseOversizedBodies",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # After the session (a visitor's choice lives in a cookie), before anything that writes text for people.
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     # After the CSRF check (a forged request learns nothing), before any view reads the form.
-    "concord.boundary.RefuseUnstorableInput",
+    "concord.request_limits.RefuseUnstorableInput",
     # A lost database connection is a 503 saying nothing was saved (its process_exception).
-    "concord.faults.DatabaseConnectionLost",
+    "concord.server_errors.DatabaseConnectionLost",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "allauth.account.middleware.AccountMiddleware",
     # A person's own language, chosen in the header, wins over the browser's Accept-Language.
@@ -398,7 +398,7 @@ if not REDIS_URL:
 CELERY_TASK_ROUTES = ("concord.jobs.route",)
 CELERY_IMPORTS = (
     "ingest.services.work", "ingest.services.summaries", "agreement.services", "machines.services.runs",
-    "machines.services.measurements", "machines.services.jury_kept", "findings.kept", "concord.digests",
+    "machines.services.measurements", "machines.services.stored_jury", "findings.stored_shares", "concord.digests",
     "annotation.services.idle", "annotation.services.webhooks", "codebook.services.proposals",
 )
 # Celery beat (a worker started with -B, or `celery -A config beat`): the notice digests, looked for hourly
@@ -431,7 +431,7 @@ PROPOSAL_VOTE_DAYS = env_int("PROPOSAL_VOTE_DAYS", 14)
 # The queues of concord.jobs.QUEUES and Celery's default one, which `make worker` and the tests' worker take.
 CELERY_QUEUES_ALL = "ingest,summaries,statistics,celery"
 # Agreement figures and machine raters run in a child process of the worker, kept this many seconds after its
-# last task, so that an idle worker holds neither the statistics libraries nor their buffers (concord.apart).
+# last task, so that an idle worker holds neither the statistics libraries nor their buffers (concord.child_processes).
 TASKS_APART = env_bool("TASKS_APART", True)
 TASKS_APART_IDLE = env_int("TASKS_APART_IDLE", 20)
 # A running job (an ingest, a summary batch, a machine rater's run) whose heartbeat is older than this was

@@ -70,4 +70,4 @@ urlpatterns = [
 ]
 
 # Whatever escapes the views and middleware: a lost database connection is a 503 there too.
-handler500 = "concord.faults.server_error"
+handler500 = "concord.server_errors.server_error"

@@ -29,7 +29,7 @@ from .forms import DecisionForm, RaterForm, WithdrawForm
 from .measures import LEVELS
 from .models import LlmCall, MachineRater, MachineRun, ReplacementDecision
 from .selectors import labels_of_report, latest_run, raters_of, scopes
-from .services import carry, decisions, delegation, jury_kept
+from .services import carried_decisions, decisions, delegation, stored_jury
 from .services.measurements import requested
 from .services.queue_order import QueueOrderError, order_by_doubt
 from .services.raters import RaterError, add_rater
@@ -204,7 +204,7 @@ def _with_seats(rater: MachineRater, user) -> list[ReplacementDecision]:
     for d in found:
         d.seat_reports = d.seat.labels.count() if d.seat else 0
         d.offers = offers(d) if d.seat is None or not d.seat.standing else []
-        d.targets = carry.targets(d, user) if d.withdrawn_at is None and d.level == "type" else []
+        d.targets = carried_decisions.targets(d, user) if d.withdrawn_at is None and d.level == "type" else []
     return found
 
 
@@ -240,7 +240,7 @@ def carry_decision(request: HtmxHttpRequest, study_id: int, decision_id: int):
         messages.error(request, _("to: one of the studies the page offered, by its number; nothing was carried"))
         return redirect("machines:rater", study.pk, decision.rater_id)
     try:
-        carried = carry.carry(decision, to=target, by=request.user, reason=request.POST.get("reason", ""))
+        carried = carried_decisions.carry(decision, to=target, by=request.user, reason=request.POST.get("reason", ""))
     except FieldError as exc:
         messages.error(request, str(exc) if exc.field else exc.message)
     else:
@@ -319,7 +319,7 @@ def jury(request: HtmxHttpRequest, study_id: int):
         except FieldError as exc:
             problem = exc.message
         else:
-            measured = jury_kept.requested(study, chosen, planned.alpha_min, planned.confidence_min)
+            measured = stored_jury.requested(study, chosen, planned.alpha_min, planned.confidence_min)
     seats = delegation.standing_jury_seats(study).select_related("annotator").annotate(n=Count("labels"))
     return render(request, "machines/jury.html", {
         "study": study, "raters": [r for r in raters_of(study) if latest_run(r)], "chosen": {r.pk for r in chosen},

@@ -2,7 +2,7 @@
 
 The URL conf reaches every statistics module (views import the selectors that compute), and importing numpy
 there put about 14 MiB into each web process (`make bench-memory`), though no page an annotator opens runs a
-line of it; the statistics themselves are computed by workers (concord.apart). Modules write
+line of it; the statistics themselves are computed by workers (concord.child_processes). Modules write
 `from stats.lazy_numpy import np` and use `np` as usual; the first attribute read imports numpy, the module
 lock making that safe under the web server's threads.
 """

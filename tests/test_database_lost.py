@@ -91,7 +91,7 @@ def test_whatever_escapes_the_views_is_judged_by_the_error_itself(rf, cause, sta
     import psycopg
     from django.db import OperationalError
 
-    from concord.faults import server_error
+    from concord.server_errors import server_error
 
     error = getattr(psycopg.errors, cause, None) or getattr(psycopg, cause)
     request = rf.get("/api/studies/1/labels/")

@@ -15,7 +15,7 @@ from codebook.models import Proposal
 from codebook.services import changes
 from codebook.services.proposals import cast_vote as vote
 from codebook.services.proposals import open_proposal
-from concord.once import new_token
+from concord.form_tokens import new_token
 from ingest.models import Keyword, KeywordList, ScreeningSample, Source
 from ingest.services.screening import ScreeningError, cast_vote, decide_keyword, draw_keyword_sample
 from taxonomy.models import Category
@@ -206,13 +206,13 @@ def test_one_token_sent_twice_at_once_makes_one_invitation(study, lead):
     from django.db import transaction
 
     from annotation.services.invitations import invite
-    from concord import once
+    from concord import form_tokens
 
     token = new_token()
 
     def make():
         with transaction.atomic():
-            once.claim(token)
+            form_tokens.claim(token)
             invite(study, lead, "annotator", 3, "twice")
 
     outcomes = at_once(make, make)

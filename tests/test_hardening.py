@@ -211,7 +211,7 @@ def test_numbers_in_query_strings_and_forms_never_give_a_500(client_as, study, l
 @pytest.mark.parametrize("username", ["x" * 300, "bad\x00name", "é" * 151])
 def test_a_hostile_login_name_is_refused_with_the_form_not_a_500(username):
     response = Client().post(reverse("login"), {"username": username, "password": "whatever"})
-    if "\x00" in username:  # refused at the door, before any view (concord.boundary), naming the field
+    if "\x00" in username:  # refused at the door, before any view (concord.request_limits), naming the field
         assert response.status_code == 400 and "Field &#x27;username&#x27;: contains a NUL" in response.content.decode()
     else:
         assert response.status_code == 200 and "Log in" in response.content.decode()  # the form again, refused

@@ -19,7 +19,7 @@ from django.db import transaction
 from django.test import Client
 from django.urls import get_resolver, resolve, reverse
 
-from concord.once import FIELD as ONCE
+from concord.form_tokens import FIELD as ONCE
 from tests.test_access_matrix import GET, MATRIX, _expected, _walk, _world
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]

@@ -19,7 +19,7 @@ from annotation.models import Study, Webhook, WebhookDelivery
 from annotation.services import webhooks
 from annotation.services.phases import advance
 from codebook.services.proposals import cast_vote, open_proposal
-from concord import once
+from concord import form_tokens
 from tests.factories import category, label_with, make_issue, make_study, make_user
 
 pytestmark = pytest.mark.django_db
@@ -210,8 +210,8 @@ def _client(user):
 def test_hostile_webhook_forms_change_nothing(field, value, said):
     lead = make_user("lead")
     study = make_study(lead)
-    data = {"url": "https://hooks.example.org/x", "events": ["round.closed"], once.FIELD: once.new_token(),
-            field: value}
+    data = {"url": "https://hooks.example.org/x", "events": ["round.closed"],
+            form_tokens.FIELD: form_tokens.new_token(), field: value}
     answer = _client(lead).post(reverse("annotation:webhook_add", args=[study.pk]), data)
     assert answer.status_code == 400 and said in answer.content.decode()
     assert not Webhook.objects.exists()
@@ -220,10 +220,10 @@ def test_hostile_webhook_forms_change_nothing(field, value, said):
 def test_a_double_click_adds_one_webhook(receiver):
     lead = make_user("lead")
     study = make_study(lead)
-    client, token = _client(lead), once.new_token()
+    client, token = _client(lead), form_tokens.new_token()
     for _ in range(2):
         client.post(reverse("annotation:webhook_add", args=[study.pk]),
-                    {"url": receiver.url, "events": ["round.closed"], once.FIELD: token})
+                    {"url": receiver.url, "events": ["round.closed"], form_tokens.FIELD: token})
     assert Webhook.objects.count() == 1
     page = client.get(reverse("annotation:webhooks", args=[study.pk])).content.decode()
     assert Webhook.objects.get().secret in page and json.dumps("round.closed")[1:-1] in page
@@ -235,11 +235,11 @@ def test_adding_switching_and_sending_again_are_audited_once_each(receiver):
 
     lead = make_user("lead")
     study = make_study(lead, [make_user("ann")])
-    client, token = _client(lead), once.new_token()
+    client, token = _client(lead), form_tokens.new_token()
     secret_url = receiver.url + "/T000/B000/XXXXsecretpath"
     for _ in range(2):  # a double click: one webhook, one entry
         client.post(reverse("annotation:webhook_add", args=[study.pk]),
-                    {"url": secret_url, "events": ["round.closed"], once.FIELD: token})
+                    {"url": secret_url, "events": ["round.closed"], form_tokens.FIELD: token})
     hook = Webhook.objects.get()
     for expected in ("on", "on", "off"):  # off, then a double click that changes nothing, then on again
         client.post(reverse("annotation:webhook_switch", args=[study.pk, hook.pk]), {"expected": expected})

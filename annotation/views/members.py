@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
-from concord import once
+from concord import form_tokens
 from concord.http import HtmxHttpRequest
 
 from ..access import get_study_for
@@ -64,10 +64,10 @@ def invitation_create(request: HtmxHttpRequest, study_id: int):
     try:
         with transaction.atomic():
             # A link names no state to expect: the form's one-time token makes a double click make one link.
-            once.claim(request.POST.get(once.FIELD))
+            form_tokens.claim(request.POST.get(form_tokens.FIELD))
             invitation, token = invite(study, request.user, form.cleaned_data["role"], form.cleaned_data["days"],
                                        form.cleaned_data["note"])
-    except once.AlreadySent as exc:
+    except form_tokens.AlreadySent as exc:
         messages.error(request, str(exc))
         return redirect("annotation:members", study_id=study.pk)
     link = request.build_absolute_uri(reverse("join", args=[token]))

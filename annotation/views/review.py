@@ -7,7 +7,7 @@ from django.db.models import Count, Q
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from concord import once
+from concord import form_tokens
 from concord.http import HtmxHttpRequest
 
 from ..access import get_study_for
@@ -64,12 +64,12 @@ def comment_post(request: HtmxHttpRequest, study_id: int, issue_id: int):
     elif form.is_valid():
         try:
             with transaction.atomic():
-                once.claim(request.POST.get(once.FIELD))  # a double click posts the comment once
+                form_tokens.claim(request.POST.get(form_tokens.FIELD))  # a double click posts the comment once
                 post_comment(request.user, round, issue_id, form.cleaned_data["body"])
             form = CommentForm()
         except LabelError as exc:
             error = exc.message
-        except once.AlreadySent as exc:
+        except form_tokens.AlreadySent as exc:
             error = str(exc)
     else:
         error = " ".join(e for errors in form.errors.values() for e in errors)

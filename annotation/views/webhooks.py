@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from concord import once
+from concord import form_tokens
 from concord.http import HtmxHttpRequest
 
 from ..access import get_study_for
@@ -42,9 +42,9 @@ def webhook_add(request: HtmxHttpRequest, study_id: int):
         try:
             with transaction.atomic():
                 # An address names no state to expect: the form's one-time token makes a double click add one.
-                once.claim(request.POST.get(once.FIELD))
+                form_tokens.claim(request.POST.get(form_tokens.FIELD))
                 hook = webhooks.add(study, form.cleaned_data["url"], form.cleaned_data["events"], request.user)
-        except once.AlreadySent as exc:
+        except form_tokens.AlreadySent as exc:
             messages.error(request, str(exc))
             return redirect("annotation:webhooks", study_id=study.pk)
         except webhooks.WebhookError as exc:

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django import template
 from django.utils.html import format_html
 
-from concord import audit, once, stats_words
+from concord import audit, form_tokens, stats_words
 from concord.levels import level_name
 from concord.markdown import render_markdown
 from concord.weburl import web_url
@@ -25,8 +25,8 @@ def web_url_filter(url: str | None) -> str:
 
 @register.simple_tag
 def once_field():
-    """A form's one-time token (concord.once): the action it asks for happens once however often it is sent."""
-    return format_html('<input type="hidden" name="{}" value="{}">', once.FIELD, once.new_token())
+    """A form's one-time token (concord.form_tokens): the action it asks for happens once however often it is sent."""
+    return format_html('<input type="hidden" name="{}" value="{}">', form_tokens.FIELD, form_tokens.new_token())
 
 
 @register.filter(name="level_name")

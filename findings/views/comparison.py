@@ -13,7 +13,7 @@ from annotation.access import get_study_for
 from annotation.models import ComparisonRecord
 from annotation.permissions import can_manage, can_manage_seeing_labels, can_view_agreement
 from annotation.services.selection import SelectionError
-from concord import once
+from concord import form_tokens
 from concord.csv_stream import csv_lines, csv_response
 from concord.errors import FieldError, form_refusal
 from concord.http import HtmxHttpRequest
@@ -98,10 +98,10 @@ def baseline(request: HtmxHttpRequest, study_id: int):
             raise form_refusal(form)
         data = form.cleaned_data
         with transaction.atomic():
-            once.claim(request.POST.get(once.FIELD))  # a double click draws once
+            form_tokens.claim(request.POST.get(form_tokens.FIELD))  # a double click draws once
             subset = draw_baseline(study, data["size"], data["seed"] or 0, data["name"].strip() or "baseline",
                                    keyword_group=data["keyword_group"])
-    except (FieldError, once.AlreadySent) as exc:
+    except (FieldError, form_tokens.AlreadySent) as exc:
         messages.error(request, str(exc))
     else:
         messages.success(request, f"Drew {subset.issues.count()} reports into the study as subset {subset.name!r}; "
@@ -116,10 +116,10 @@ def add_to_card(request: HtmxHttpRequest, study_id: int):
     by, level = _choice(request)
     try:
         with transaction.atomic():
-            once.claim(request.POST.get(once.FIELD))  # a double click adds the comparison once
+            form_tokens.claim(request.POST.get(form_tokens.FIELD))  # a double click adds the comparison once
             ComparisonRecord.objects.create(study=study, by=by, level=level,
                                             figures=as_dict(compare_study(study, by, level), by, level))
-    except once.AlreadySent as exc:
+    except form_tokens.AlreadySent as exc:
         messages.error(request, str(exc))
         return redirect(reverse("findings:comparison", args=[study.pk]) + f"?by={by}&level={level}")
     messages.success(request, "The comparison will appear in the dataset card.")
@@ -136,12 +136,12 @@ def subset_define(request: HtmxHttpRequest, study_id: int):
             raise form_refusal(form)
         data = form.cleaned_data
         with transaction.atomic():
-            once.claim(request.POST.get(once.FIELD))  # a double click defines the subset once
+            form_tokens.claim(request.POST.get(form_tokens.FIELD))  # a double click defines the subset once
             subset = define_subset(study, data["name"], sources=data["sources"], years=data["years"],
                                    type_code=data["type"].strip(), keyword=data["keyword"],
                                    keyword_group=data["keyword_group"], verdict=data["verdict"],
                                    saved_list=data["saved_list"])
-    except (FieldError, SelectionError, once.AlreadySent) as exc:
+    except (FieldError, SelectionError, form_tokens.AlreadySent) as exc:
         messages.error(request, str(exc))
     else:
         messages.success(request, f"Subset {subset.name!r}: {subset.issues.count()} reports.")

@@ -15,7 +15,7 @@ from concord.http import HtmxHttpRequest
 from concord.ids import parse_id
 from machines.selectors import latest_run, raters_of
 
-from .. import kept
+from .. import stored_shares
 from ..comparison import LEVELS, RULES
 from ..estimates import default_rater
 
@@ -51,7 +51,7 @@ def shares(request: HtmxHttpRequest, study_id: int):
     rater, by, level, problem = _asked(request, study)
     if problem:
         return HttpResponseBadRequest(problem)
-    found = kept.requested(study, rater, by, level) if rater is not None else None
+    found = stored_shares.requested(study, rater, by, level) if rater is not None else None
     computing = rater is not None and found is None and latest_run(rater) is not None
     return render(request, "findings/shares.html", {
         "study": study, "rater": rater, "raters": list(raters_of(study)), "estimates": found, "by": by,
@@ -77,7 +77,7 @@ def shares_csv(request: HtmxHttpRequest, study_id: int):
     # A download waits for its figures: the kept ones, else computed here.
     found = None
     if rater is not None:
-        found = kept.requested(study, rater, by, level) or kept.compute(study, rater, by, level)
+        found = stored_shares.requested(study, rater, by, level) or stored_shares.compute(study, rater, by, level)
     columns = ["table", "of", "code", "name", "people_share", "people_low", "people_high", "people_n",
                "machine_share", "machine_low", "machine_high", "machine_n", "powered_share", "powered_low",
                "powered_high", "powered_n", "powered_lambda", "enough_people_labels", "rater", "run"]

@@ -13,7 +13,7 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from concord import once
+from concord import form_tokens
 from concord.csv_stream import csv_lines, csv_response
 from concord.http import HtmxHttpRequest
 
@@ -69,9 +69,9 @@ def sample_create(request: HtmxHttpRequest):
     try:
         with transaction.atomic():
             # Drawing names no state to expect: the form's one-time token makes a double click draw once.
-            once.claim(request.POST.get(once.FIELD))
+            form_tokens.claim(request.POST.get(form_tokens.FIELD))
             samples = _draw(form, data, reviewers, request.user)
-    except (screening.ScreeningError, once.AlreadySent) as exc:
+    except (screening.ScreeningError, form_tokens.AlreadySent) as exc:
         messages.error(request, str(exc))
         return redirect("ingest:screening_list")
     messages.success(request, "Drew " + ", ".join(f"{s} ({s.items.count()} of {s.population})" for s in samples))

@@ -8,7 +8,7 @@ from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from concord import jobs, once
+from concord import form_tokens, jobs
 from concord.http import HtmxHttpRequest, job_progress
 
 from ..forms import SourceForm, UploadForm
@@ -92,9 +92,9 @@ def run_retry(request: HtmxHttpRequest, run_id: int):
     run = get_object_or_404(IngestRun.objects.select_related("source"), pk=run_id)
     try:
         with transaction.atomic():
-            once.claim(request.POST.get(once.FIELD))
+            form_tokens.claim(request.POST.get(form_tokens.FIELD))
             again = work.retry(run, user=request.user)
-    except (once.AlreadySent, ValueError) as exc:
+    except (form_tokens.AlreadySent, ValueError) as exc:
         messages.error(request, f"Run {run.pk}: {exc}")
     else:
         messages.info(request, f"Started run {again.pk}, a re-run of run {run.pk}.")

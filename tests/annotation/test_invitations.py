@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.models import Invitation, Membership, Queue
-from concord.once import new_token
+from concord.form_tokens import new_token
 
 pytestmark = pytest.mark.django_db
 

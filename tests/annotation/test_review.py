@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from annotation.models import Comment, Round
 from annotation.services.phases import advance
-from concord.once import new_token
+from concord.form_tokens import new_token
 from tests.factories import label_with
 
 pytestmark = pytest.mark.django_db

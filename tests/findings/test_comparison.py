@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from annotation.models import Assignment, FinalLabel, Subset
-from concord.once import new_token
+from concord.form_tokens import new_token
 from findings.comparison import ComparisonError, compare_study, labels_at, subsets_by
 from findings.subsets import draw_baseline
 from ingest.models import Keyword, KeywordList

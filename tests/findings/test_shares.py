@@ -322,7 +322,7 @@ def test_the_comparisons_shares_three_ways_per_subset(rated, client_as, lead):
 def test_the_shares_are_kept_computed_once_and_again_when_a_label_changes(rated, client_as, lead, monkeypatch):
     """A worker computes the shares and keeps them: the page reads them back as computed, asks no worker again
     while nothing changed, and says it is computing while a worker has them in hand."""
-    from findings import kept
+    from findings import stored_shares
     from machines.models import Measurement
 
     Study.objects.filter(pk=rated.pk).update(phase=Study.Phase.CLOSED)
@@ -335,7 +335,7 @@ def test_the_shares_are_kept_computed_once_and_again_when_a_label_changes(rated,
 
     first = tables(client.get(reverse("findings:shares", args=[rated.pk])).content.decode())
     assert Measurement.objects.filter(level="shares").count() == 1
-    again = kept.requested(rated, rater)
+    again = stored_shares.requested(rated, rater)
     direct = estimates(rated, rater)
     row, same = _row(again, "type", "all years", "C").three, _row(direct, "type", "all years", "C").three
     assert (row.powered.value, row.powered.low, row.powered.lam) == (same.powered.value, same.powered.low,

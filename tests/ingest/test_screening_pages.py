@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from concord.once import new_token
+from concord.form_tokens import new_token
 from ingest.models import Keyword, KeywordList, ScreeningSample, ScreeningVote, Source
 from ingest.services.screening import draw_keyword_sample
 from tests.factories import make_issue, make_user

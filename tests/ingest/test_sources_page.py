@@ -145,7 +145,7 @@ def test_a_run_whose_heartbeat_stopped_is_shown_interrupted_and_runs_again_in_on
 
     from django.utils import timezone
 
-    from concord.once import FIELD
+    from concord.form_tokens import FIELD
 
     media.mkdir(parents=True)
     path = media / "issues.jsonl"
@@ -190,7 +190,7 @@ def test_a_failed_run_is_run_again_once_from_two_tabs(client_as, admin, media, d
     """Two forms with two tokens (two tabs, or two admins) ask for one re-run: the second is refused."""
     import secrets
 
-    from concord.once import FIELD
+    from concord.form_tokens import FIELD
 
     media.mkdir(parents=True)
     path = media / "issues.jsonl"

@@ -15,7 +15,7 @@ from concord.audit import AuditEntry
 from corpus.dataset_card import dataset_card
 from corpus.exports import study_document
 from machines.models import MachineRater, ReplacementDecision
-from machines.services import carry, decisions
+from machines.services import carried_decisions, decisions
 from machines.services.seats import offers
 from taxonomy.models import Category, Codebook
 from tests.concurrency import at_once
@@ -34,8 +34,8 @@ def _new_study(lead, name: str = "Follow-up", n: int = 40):
 def test_a_carried_decision_stands_in_the_new_study_and_is_applied_there():
     study, lead, _, decision, _ = _study()
     follow_up, people = _new_study(lead)
-    assert carry.targets(decision, lead) == [follow_up]
-    carried = carry.carry(decision, to=follow_up, by=lead, reason="same frameworks, same year")
+    assert carried_decisions.targets(decision, lead) == [follow_up]
+    carried = carried_decisions.carry(decision, to=follow_up, by=lead, reason="same frameworks, same year")
     rater = carried.rater
     source = decision.rater
     assert rater.study_id == follow_up.pk and (rater.name, rater.kind, rater.settings) == (
@@ -67,7 +67,7 @@ def test_a_carried_decision_stands_in_the_new_study_and_is_applied_there():
 def test_the_new_studys_sentinels_are_watched_against_the_old_ones_and_give_the_seat_back():
     study, lead, _, decision, _ = _study(sentinel_share=0.5)
     follow_up, people = _new_study(lead, n=60)
-    carried = carry.carry(decision, to=follow_up, by=lead, reason="same frameworks")
+    carried = carried_decisions.carry(decision, to=follow_up, by=lead, reason="same frameworks")
     # People label the new study as they did the old one; the machine, carried over, labels it at random there.
     pick = random.Random(3)
     reports = list(follow_up.issues.values_list("pk", flat=True))
@@ -123,7 +123,7 @@ def test_a_carry_the_evidence_does_not_reach_is_refused_and_changes_nothing(case
     to = Study.objects.get(pk=to.pk)
     before = ReplacementDecision.objects.count(), MachineRater.objects.count()
     with pytest.raises(Exception, match=match):
-        carry.carry(decision, to=to, by=lead, reason=reason)
+        carried_decisions.carry(decision, to=to, by=lead, reason=reason)
     assert (ReplacementDecision.objects.count(), MachineRater.objects.count()) == before
 
 
@@ -134,7 +134,7 @@ def test_a_decision_the_watch_flags_is_not_carried():
     finished_run(decision.rater, {i: pick.choice("ABC") for i in truth})
     assert decisions.watch_kept(decision).below is True
     with pytest.raises(decisions.DecisionError, match="a decision the watch flags is not carried"):
-        carry.carry(decision, to=follow_up, by=lead, reason="same frameworks")
+        carried_decisions.carry(decision, to=follow_up, by=lead, reason="same frameworks")
     assert not ReplacementDecision.objects.filter(rater__study=follow_up).exists()
 
 
@@ -147,7 +147,7 @@ def test_the_page_carries_once_and_refuses_hostile_targets(client_as):
     url = reverse("machines:carry", args=[study.pk, decision.pk])
     for to in ("", "abc", "1" * 40, "-3", "4\x00", str(10**12)):
         response = client.post(url, {"to": to, "reason": "same frameworks"}, follow=True)
-        # A NUL is refused at the door (concord.boundary) with the field named; the rest by the view.
+        # A NUL is refused at the door (concord.request_limits) with the field named; the rest by the view.
         assert response.status_code == (400 if "\x00" in to else 200)
         assert "to" in response.content.decode()
         assert not ReplacementDecision.objects.filter(rater__study=follow_up).exists()
@@ -173,8 +173,8 @@ def test_a_decision_carried_on_keeps_the_study_its_figures_come_from():
     study, lead, _, decision, _ = _study()
     second, _ = _new_study(lead, name="Second")
     third, _ = _new_study(lead, name="Third")
-    once = carry.carry(decision, to=second, by=lead, reason="same frameworks")
-    twice = carry.carry(once, to=third, by=lead, reason="same frameworks again")
+    once = carried_decisions.carry(decision, to=second, by=lead, reason="same frameworks")
+    twice = carried_decisions.carry(once, to=third, by=lead, reason="same frameworks again")
     origin = twice.figures["carried_from"]
     assert (origin["study_name"], origin["decision"]) == (study.name, decision.pk)
     assert {k: v for k, v in twice.figures.items() if k != "carried_from"} == \
@@ -190,7 +190,8 @@ def test_two_carries_at_once_make_one_rater_and_one_decision():
     follow_up, _ = _new_study(lead)
     # The watch measured first: else one carry asks a worker for it and the other is told it is being measured.
     measure(decision.rater.runs.get(), "type", "", decision.epsilon, decision.pk)
-    outcomes = at_once(*[partial(carry.carry, decision, to=follow_up, by=lead, reason="same frameworks")] * 2)
+    outcomes = at_once(*[partial(carried_decisions.carry, decision, to=follow_up, by=lead,
+                                       reason="same frameworks")] * 2)
     refused = [o for o in outcomes if o is not None]
     assert len(refused) == 1 and "stands in Follow-up already" in str(refused[0])
     assert MachineRater.objects.filter(study=follow_up).count() == 1

@@ -118,21 +118,21 @@ def test_the_page_measures_the_jury_against_the_people_before_it_is_offered(jury
     """The figures `manage.py jury` gives on a hidden study, on the page against the people's labels so far: the
     two people labeled every report alike, the jury takes the 30 reports it is sure of and is right on all."""
     from machines.jury import measure_jury
-    from machines.services import jury_kept
+    from machines.services import stored_jury
 
     study, lead, _, raters, _ = jury_study
     page = client_as(lead).get(reverse("machines:jury", args=[study.pk]), {"rater": [r.pk for r in raters]})
     text = page.content.decode()
     assert "Against people's labels here so far (40 reports): the jury would take 30 (75.00 %)" in text
     assert "on 100.00 % [" in text and "of the 30 of them people do not tie on" in text
-    kept = jury_kept.requested(study, raters, 0.5, 0.8)
-    expected = measure_jury(study, raters, resamples=jury_kept.RESAMPLES)
+    kept = stored_jury.requested(study, raters, 0.5, 0.8)
+    expected = measure_jury(study, raters, resamples=stored_jury.RESAMPLES)
     expected.pop("delegated_reports")
     assert kept == expected
     # A label changes the panel: the figures are measured again, not read stale.
     before = Measurement.objects.filter(level="jury").count()
     label_with(study.memberships.get(user__username="h2").user, study, study.issues.first(), "B.1")
-    jury_kept.requested(study, raters, 0.5, 0.8)
+    stored_jury.requested(study, raters, 0.5, 0.8)
     assert Measurement.objects.filter(level="jury").count() == before + 1
 
 

@@ -74,7 +74,7 @@ def test_a_jury_whose_alpha_is_undefined_says_so(monkeypatch, client_as, lead, a
     raters = [MachineRater.objects.create(study=study, name=f"m{n}", kind="builtin", settings={}) for n in range(3)]
     undefined = delegation.Plan("jury: m0, m1, m2", None, False, {}, [], rate(0, 0))
     monkeypatch.setattr(delegation, "plan", lambda *a, **k: undefined)
-    monkeypatch.setattr("machines.services.jury_kept.requested", lambda *a, **k: None)
+    monkeypatch.setattr("machines.services.stored_jury.requested", lambda *a, **k: None)
     page = client_as(lead).get(reverse("machines:jury", args=[study.pk]),
                                {"rater": [r.pk for r in raters]}).content.decode()
     assert "alpha is undefined" in page and "alpha :" not in page

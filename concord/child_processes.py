@@ -76,7 +76,7 @@ class _Child:
         to_parent, from_child = os.pipe()
         # A new interpreter, not a fork: the worker has threads and open connections a fork would copy mid-use.
         self.process = subprocess.Popen(
-            [sys.executable, "-c", f"from concord.apart import serve; serve({to_child}, {from_child})"],
+            [sys.executable, "-c", f"from concord.child_processes import serve; serve({to_child}, {from_child})"],
             pass_fds=(to_child, from_child), cwd=settings.BASE_DIR)
         os.close(to_child)
         os.close(from_child)
