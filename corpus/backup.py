@@ -38,7 +38,6 @@ from agreement.models import AgreementSnapshot
 from annotation.models import (
     Assignment,
     Comment,
-    ComparisonRecord,
     FinalLabel,
     Label,
     Membership,
@@ -48,7 +47,6 @@ from annotation.models import (
     Seat,
     SeatLabel,
     Study,
-    Subset,
     TiedReport,
 )
 from codebook.models import ChangeLogEntry, Proposal, Vote
@@ -56,6 +54,7 @@ from concord.audit import record as audit
 from concord.errors import FieldError
 from concord.textcheck import text_problem
 from concord.weburl import web_url
+from findings.models import ComparisonRecord, Subset
 from ingest.models import (
     Issue,
     Keyword,
@@ -76,7 +75,7 @@ from taxonomy.services import free_version
 from . import copy_insert
 from .backup_format import FORMATS, REFERENCES_RENAMED, RENAMED, Kind
 
-FORMAT, VERSION = "concord-study", 12
+FORMAT, VERSION = "concord-study", 13
 # A record's own keys; the study's record also names its current round.
 RECORD_KEYS = {"kind", "pk", "fields", "fk", "m2m"}
 

@@ -345,9 +345,16 @@ V11["taxonomy.category"] = V10["taxonomy.category"]._replace(
 V12: dict[str, Kind] = dict(V11)
 V12["codebook.proposal"] = V11["codebook.proposal"]._replace(fields=(*V11["codebook.proposal"].fields, "vote_by"))
 
-FORMATS = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6, 7: V7, 8: V8, 9: V9, 10: V10, 11: V11, 12: V12}
+# Version 13: subsets and the dataset card's comparisons moved from the annotation app to the findings app. The
+# records are those of version 12, under their new names.
+FINDINGS = {f"annotation.{model}": f"findings.{model}" for model in ("subset", "comparisonrecord")}
+V13: dict[str, Kind] = {FINDINGS.get(kind, kind): spec for kind, spec in V12.items()}
+
+FORMATS = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6, 7: V7, 8: V8, 9: V9, 10: V10, 11: V11, 12: V12, 13: V13}
 # What each version's kinds, and its records' references, are called in this Concord.
-RENAMED = {1: MOVED | FINAL | CODEBOOK, 2: FINAL | CODEBOOK, 3: FINAL | CODEBOOK, 4: CODEBOOK, 5: {}, 6: {}, 7: {},
-           8: {}, 9: {}, 10: {}, 11: {}, 12: {}}
+RENAMED = {1: MOVED | FINAL | CODEBOOK | FINDINGS, 2: FINAL | CODEBOOK | FINDINGS, 3: FINAL | CODEBOOK | FINDINGS,
+           4: CODEBOOK | FINDINGS, 5: FINDINGS, 6: FINDINGS, 7: FINDINGS, 8: FINDINGS, 9: FINDINGS, 10: FINDINGS,
+           11: FINDINGS, 12: FINDINGS, 13: {}}
 REFERENCES_RENAMED = {1: {"taxonomy": "codebook"}, 2: {"taxonomy": "codebook"}, 3: {"taxonomy": "codebook"},
-                      4: {"taxonomy": "codebook"}, 5: {}, 6: {}, 7: {}, 8: {}, 9: {}, 10: {}, 11: {}, 12: {}}
+                      4: {"taxonomy": "codebook"}, 5: {}, 6: {}, 7: {}, 8: {}, 9: {}, 10: {}, 11: {}, 12: {},
+                      13: {}}

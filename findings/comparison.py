@@ -9,7 +9,7 @@ from collections import defaultdict
 from django.db.models import Count
 from django.utils.translation import gettext_lazy as _
 
-from annotation.models import NOT_RELEVANT, FinalLabel, Study, Subset
+from annotation.models import NOT_RELEVANT, FinalLabel, Study
 from annotation.selectors.labels import screening_verdicts
 from annotation.selectors.votes import current_votes
 from concord.errors import FieldError
@@ -19,6 +19,8 @@ from stats.lazy_numpy import np
 from stats.ties import final_label
 from taxonomy.codes import sort_key
 from taxonomy.models import Category
+
+from .models import Subset
 
 RULES = {
     "source": _("source repository"),

@@ -3,7 +3,7 @@ added to its queues, or a named subset defined by rules or a saved list. Both ar
 see the same reports."""
 from __future__ import annotations
 
-from annotation.models import Study, Subset
+from annotation.models import Study
 from annotation.selectors.labels import screening_verdicts
 from annotation.services.phases import open_round
 from annotation.services.queues import fill_queues, plan_round
@@ -14,6 +14,7 @@ from ingest.models import Issue, Keyword
 from ingest.screening import seeded_sample
 
 from .comparison import ComparisonError, labels_at
+from .models import Subset
 
 
 def _check_subset(name: str, seed: int | None = None) -> None:

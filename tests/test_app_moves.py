@@ -70,3 +70,37 @@ def test_a_database_from_before_the_move_keeps_its_interviews(django_user_model)
     assert ContentType.objects.get(pk=old_type.pk).model_class() is Quote
     assert ContentType.objects.get(pk=proposal_type.pk).model_class() is Proposal
     assert Vote.objects.get().proposal == Proposal.objects.get()
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_a_database_from_before_findings_had_models_keeps_its_subsets_and_comparisons(django_user_model):
+    from findings.models import ComparisonRecord, Subset
+    from ingest.models import Issue
+    from tests.factories import make_issue
+
+    before = [("findings", None), ("annotation", "0020_study_sso_required")]
+    old = _migrate(before).loader.project_state([t for t in before if t[1]]).apps
+    assert "findings" not in {m._meta.app_label for m in old.get_models()}
+    # Only the annotation app went back: the others' rows are made with today's models.
+    from taxonomy.models import Codebook
+
+    lead = old.get_model("auth", "User").objects.create(username="lead")
+    codebook = Codebook.objects.create(name="Codebook", version="before the move")
+    study = old.get_model("annotation", "Study").objects.create(name="Before", codebook_id=codebook.pk,
+                                                                created_by=lead)
+    issue = make_issue(title="OOM")
+    subset = old.get_model("annotation", "Subset").objects.create(study=study, name="baseline", kind="baseline",
+                                                                  seed=7)
+    subset.issues.set([issue.pk])
+    old.get_model("annotation", "ComparisonRecord").objects.create(study=study, by="source", level="type",
+                                                                   figures={"p": 0.5})
+    subset_type = ContentType.objects.get_or_create(app_label="annotation", model="subset")[0]
+
+    _migrate(_migrate([]).loader.graph.leaf_nodes())
+
+    moved = Subset.objects.get()
+    assert (moved.name, moved.seed, moved.study.name) == ("baseline", 7, "Before")
+    assert list(moved.issues.all()) == [Issue.objects.get(pk=issue.pk)]
+    assert ComparisonRecord.objects.get().figures == {"p": 0.5}
+    assert ContentType.objects.get(pk=subset_type.pk).model_class() is Subset

@@ -164,7 +164,7 @@ def test_no_hostile_value_is_a_server_error(phase, settings):
 ])
 def test_names_longer_than_their_column_are_refused_naming_the_field(client_as, lead, url_name, data, message):
     """On PostgreSQL these were 500s ("value too long for type character varying")."""
-    from annotation.models import Subset
+    from findings.models import Subset
     from interviews.models import GuideQuestion, Participant
     from interviews.services import default_guide
     from tests.factories import make_study

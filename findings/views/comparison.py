@@ -10,7 +10,6 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.access import get_study_for
-from annotation.models import ComparisonRecord
 from annotation.permissions import can_manage, can_manage_seeing_labels, can_view_agreement
 from annotation.services.selection import SelectionError
 from concord import form_tokens
@@ -27,6 +26,7 @@ from ..comparison import (
     overlapping,
 )
 from ..forms import BaselineForm, ComparisonForm, SubsetForm
+from ..models import ComparisonRecord
 from ..subsets import define_subset, draw_baseline
 
 

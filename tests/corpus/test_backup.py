@@ -16,6 +16,7 @@ from annotation.services.phases import advance
 from codebook.services import changes
 from codebook.services.proposals import cast_vote as vote
 from codebook.services.proposals import open_proposal
+from corpus.backup import VERSION
 from corpus.exports import records
 from findings.tables import as_json
 from ingest.models import Issue, ScreeningSample, Source, Summary, SummaryReview
@@ -124,7 +125,7 @@ def test_a_version_1_file_written_before_the_interviews_app_restores_its_intervi
     path, old = tmp_path / "study.gz", tmp_path / "v1.gz"
     call_command("export_study", finished.name, str(path))
     lines = [json.loads(line) for line in gzip.open(path, "rt")]
-    assert lines[0]["version"] == 12
+    assert lines[0]["version"] == VERSION
     assert {"interviews.quote", "interviews.participant"} <= {r["kind"] for r in lines[1:]}
     # As a Concord of version 1 wrote it: the interview records were the taxonomy app's, a tied report was a
     # review item, a final label a decision, a codebook a taxonomy (and so were the references to one), and
@@ -152,6 +153,29 @@ def test_a_version_1_file_written_before_the_interviews_app_restores_its_intervi
     assert TiedReport.objects.filter(round__study=study).exists()
     change = study.codebook.changes.get(kind="rename")
     assert change.quote.text == "Memory ran out at 70B." and change.quote.session.participant.code == "U1"
+
+
+def test_a_version_12_file_restores_its_subsets_and_comparisons_into_findings(finished, tmp_path):
+    from findings.models import ComparisonRecord, Subset
+
+    subset = Subset.objects.create(study=finished, name="first two")
+    subset.issues.set(finished.issues.order_by("pk")[:2])
+    ComparisonRecord.objects.create(study=finished, by="source", level="type", figures={"p": 0.25})
+    path, old = tmp_path / "study.gz", tmp_path / "v12.gz"
+    call_command("export_study", finished.name, str(path))
+    lines = [json.loads(line) for line in gzip.open(path, "rt")]
+    assert {"findings.subset", "findings.comparisonrecord"} <= {r.get("kind") for r in lines[1:]}
+    # As a Concord of version 12 wrote it: subsets and comparisons were the annotation app's.
+    lines[0]["version"] = 12
+    for record in lines[1:]:
+        record["kind"] = record["kind"].replace("findings.", "annotation.")
+    with gzip.open(old, "wt") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in lines))
+    call_command("flush", "--no-input")
+    call_command("import_study", str(old))
+    restored = Subset.objects.get(study__name=finished.name)
+    assert restored.name == "first two" and restored.issues.count() == 2
+    assert ComparisonRecord.objects.get(study__name=finished.name).figures == {"p": 0.25}
 
 
 def test_a_second_import_is_refused_because_the_study_exists(finished, tmp_path):

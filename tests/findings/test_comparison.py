@@ -8,9 +8,10 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from annotation.models import Assignment, FinalLabel, Subset
+from annotation.models import Assignment, FinalLabel
 from concord.form_tokens import new_token
 from findings.comparison import ComparisonError, compare_study, labels_at, subsets_by
+from findings.models import Subset
 from findings.subsets import draw_baseline
 from ingest.models import Keyword, KeywordList
 from tests.factories import category, make_issue, make_source, make_study

@@ -293,8 +293,8 @@ def test_a_backup_carries_the_queue_order_its_weights_and_the_models_confidence(
 def test_the_comparisons_shares_three_ways_per_subset(rated, client_as, lead):
     """Per saved subset (a half of the reports, and the rest): each type's share of the subset's labeled
     reports, people's matching the comparison's own counts, and a bad rule or level refused by name."""
-    from annotation.models import Subset
     from findings.comparison import compare_study
+    from findings.models import Subset
 
     Study.objects.filter(pk=rated.pk).update(phase=Study.Phase.CLOSED)
     Membership.objects.create(study=rated, user=lead, role=Membership.Role.LEAD)
