@@ -45,6 +45,10 @@ class ConcordConfig(AppConfig):
         user_logged_in.connect(signed_in, dispatch_uid="audit-sign-in", weak=False)
         user_locked_out.connect(locked_out, dispatch_uid="audit-locked-out", weak=False)
 
+        from . import jobs, notices
+
+        jobs.job_finished.connect(notices.job_finished, dispatch_uid="notices-job-finished", weak=False)
+
         from .language import on_sign_in
 
         user_logged_in.connect(on_sign_in, dispatch_uid="language-on-sign-in", weak=False)

@@ -21,18 +21,18 @@ from datetime import timedelta
 
 from celery import shared_task
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import DatabaseError, models, transaction
 from django.db import connection as db_connection
 from django.db.models import Q
+from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from kombu.exceptions import OperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from . import child_processes, notices
+from . import child_processes
 
 log = logging.getLogger(__name__)
 UNAVAILABLE = ("The task queue is unavailable (Redis does not answer), so this was not started; labeling goes on. "
@@ -102,6 +102,10 @@ class NoticeSubject:
     study_id: int | None = None
 
 
+# Sent when a long job's owner is to hear that it ended: `job`, `failed` (bool), `subject` (a NoticeSubject).
+job_finished = Signal()
+
+
 def tell_owner(job: Job, always: bool = False) -> None:
     """The person who started a long job hears that it ended, succeeded or failed: one that took
     JOB_NOTICE_SECONDS or more, or (`always`) whose worker died. A shorter one, an upload refused at once among
@@ -115,9 +119,8 @@ def tell_owner(job: Job, always: bool = False) -> None:
     subject = job.notice_subject()
     if subject is None:
         return
-    owner = get_user_model().objects.filter(pk=job.created_by_id, is_active=True)
-    notices.notify(owner, "job_failed" if failed else "job_done", f"job:{job._meta.label_lower}:{job.pk}",
-                   {"job": subject.job, "name": subject.name}, url=subject.url, study_id=subject.study_id)
+    # Whoever tells people things (the notices) listens; the jobs know nothing of how they are told.
+    job_finished.send(sender=type(job), job=job, failed=failed, subject=subject)
 
 
 def task(work: Callable, *, queue: str, apart_from_worker: bool = False, job: type[Job] | None = None):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import DateTimeField, F, Value
 from django.db.models.functions import Coalesce
@@ -134,3 +135,10 @@ def switched_off(user) -> set[str]:
 
 def digests_on(user) -> bool:
     return Preferences.objects.filter(user=user).values_list("email_digest", flat=True).first() is not False
+
+
+def job_finished(sender, job, failed: bool, subject, **kwargs) -> None:
+    """A long job's owner hears that it ended (concord.jobs.job_finished): one unread notice per job."""
+    owner = get_user_model().objects.filter(pk=job.created_by_id, is_active=True)
+    notify(owner, "job_failed" if failed else "job_done", f"job:{job._meta.label_lower}:{job.pk}",
+           {"job": subject.job, "name": subject.name}, url=subject.url, study_id=subject.study_id)
