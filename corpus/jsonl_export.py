@@ -45,21 +45,22 @@ CHUNKED_MODE = psycopg.pq.version() >= 170000
 
 
 def _machine_json(study: Study) -> str:
-    """A subquery per machine rater with a finished run: the report's label of record in that run (its first
-    attempt that parsed, its most specific code; empty when no attempt parsed), and no key where the run has no
-    label of the report — as machines.exports.LabelsByReport reads them, in the raters' order."""
-    pairs = []
-    for rater in raters_of(study):
-        run = latest_run(rater)
-        if run is None:
-            continue
-        pairs.append(
-            f"{sql.quote(rater.name)}, (SELECT CASE WHEN [[m.unparseable]] OR [[m.type_code]] = '' THEN '' "
-            "ELSE COALESCE(NULLIF([[m.sub_theme_code]], ''), NULLIF([[m.theme_code]], ''), [[m.type_code]]) END "
-            f"FROM [[m]] WHERE [[m.run]] = {int(run.pk)} AND [[m.issue]] = i.id "
-            "ORDER BY [[m.unparseable]] OR [[m.type_code]] = '', [[m.attempt]] LIMIT 1)")
-    # json_strip_nulls drops the raters without a label of the report, and keeps the others' order.
-    return f"json_strip_nulls(json_build_object({', '.join(pairs)}))" if pairs else "'{}'::json"
+    """A subquery: the report's label of record in each machine rater's finished run (its first attempt that
+    parsed, its most specific code; empty when no attempt parsed), no key where the run has no label of the report
+    — as machines.exports.LabelsByReport reads them, in the raters' order. The raters are rows of a VALUES list,
+    not arguments of json_build_object, which takes at most 100: a study may have more than 50 raters."""
+    runs = [(rater.name, latest_run(rater)) for rater in raters_of(study)]
+    raters = [f"({order}, {sql.quote(name)}, {int(run.pk)})"
+              for order, (name, run) in enumerate(runs) if run is not None]
+    if not raters:
+        return "'{}'::json"
+    return (
+        "COALESCE((SELECT json_object_agg(raters.name, chosen.code ORDER BY raters.position) "
+        f"FROM (VALUES {', '.join(raters)}) AS raters(position, name, run) "
+        "CROSS JOIN LATERAL (SELECT CASE WHEN [[m.unparseable]] OR [[m.type_code]] = '' THEN '' "
+        "ELSE COALESCE(NULLIF([[m.sub_theme_code]], ''), NULLIF([[m.theme_code]], ''), [[m.type_code]]) END AS code "
+        "FROM [[m]] WHERE [[m.run]] = raters.run AND [[m.issue]] = i.id "
+        "ORDER BY [[m.unparseable]] OR [[m.type_code]] = '', [[m.attempt]] LIMIT 1) AS chosen), '{}'::json)")
 
 
 def _query(study: Study, status: str, codebook: str) -> str:

@@ -195,3 +195,20 @@ def test_the_json_lines_say_every_screening_verdict_and_machine_label_as_the_pyt
     assert said["pre not"] == ("excluded", "pre-verdict not relevant, not sampled", {"an llm": "C.3.i"})
     assert said["tied"] == ("included", "pre-verdict relevant, not sampled", {"an llm": "A.1"})
     assert Source.objects.count() == 2 and said["+plain"][2] == {}
+
+
+def test_the_json_lines_hold_the_labels_of_more_raters_than_a_function_takes_arguments(varied, lead):
+    # PostgreSQL passes at most 100 arguments to a function: 51 raters' names and labels would be 102.
+    from corpus.exports import records
+    from corpus.jsonl_export import jsonl_lines
+
+    first = varied.issues.order_by("pk").first()
+    for n in range(51):
+        rater = MachineRater.objects.create(study=varied, name=f"rater {n:02}", kind="builtin", created_by=lead)
+        run = MachineRun.objects.create(rater=rater, status="succeeded", done=1)
+        MachineLabel.objects.create(run=run, issue=first, type_code="C", theme_code=f"C.{n % 5 + 1}")
+    expected = [json.loads(json.dumps(r, ensure_ascii=False)) for r in records(varied)]
+    found = [json.loads(line) for line in jsonl_lines(varied)]
+    assert found == expected
+    labels = next(r["machine_labels"] for r in found if r["title"] == first.title)
+    assert len(labels) == 52 and list(labels) == sorted(labels)
