@@ -8,7 +8,7 @@ from django.conf import settings
 from integrations.github import GitHubApi, headers
 
 from . import Page, client_from_settings
-from .pages import page_from_items
+from .pages import record_pages
 
 
 class GitHubFetcher:
@@ -17,9 +17,4 @@ class GitHubFetcher:
         self.api = GitHubApi(client, settings.GITHUB_API_URL, full_name)
 
     def pages(self, since=None, until=None) -> Iterator[Page]:
-        for answer, total in self.api.issue_pages(since):
-            page = page_from_items(answer.url, answer.data, until, lambda record: self.api.comments(record.number))
-            page.total = total
-            yield page
-            if page.reached_until:
-                return
+        return record_pages(self.api, since, until)

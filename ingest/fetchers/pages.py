@@ -1,7 +1,7 @@
-"""Turning one API page of issue objects into a Page: the part GitHub and Gitee fetchers share."""
+"""Turning a platform's API pages of issue objects into Pages: the part GitHub and Gitee fetchers share."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from ..importers import ImportFileError, IssueRecord
@@ -10,6 +10,17 @@ from ..importers.text import scrub
 from . import FetchError, Page
 
 CommentFetcher = Callable[[IssueRecord], list]
+
+
+def record_pages(api, since, until) -> Iterator[Page]:
+    """`api`'s pages of issues (integrations.github or .gitee) as records, with their comments, until an issue
+    updated after `until` is seen."""
+    for answer, total in api.issue_pages(since):
+        page = page_from_items(answer.url, answer.data, until, lambda record: api.comments(record.number))
+        page.total = total
+        yield page
+        if page.reached_until:
+            return
 
 
 def page_from_items(url: str, items, until, fetch_comments: CommentFetcher) -> Page:
