@@ -96,7 +96,7 @@ class Job(models.Model):
 
 @dataclass(frozen=True)
 class NoticeSubject:
-    job: str  # a code of concord.notices.TERMS["job"]
+    job: str  # a code of accounts.notices.TERMS["job"]
     name: str
     url: str
     study_id: int | None = None

@@ -70,8 +70,9 @@ INSTALLED_APPS = [
     "allauth.socialaccount",
     "allauth.socialaccount.providers.openid_connect",
     "allauth.socialaccount.providers.github",
-    "concord.gitee",
+    "accounts.gitee",
     "concord",
+    "accounts",
     "ingest",
     "taxonomy",
     "annotation",
@@ -104,7 +105,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "allauth.account.middleware.AccountMiddleware",
     # A person's own language, chosen in the header, wins over the browser's Accept-Language.
-    "concord.language.PersonsLanguage",
+    "accounts.language.PersonsLanguage",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -133,7 +134,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "codebook.context_processors.pending_votes",
-                "concord.context_processors.unread_notices",
+                "accounts.context_processors.unread_notices",
             ],
         },
     },
@@ -223,7 +224,7 @@ if os.environ.get("OIDC_CLIENT_ID"):
     SOCIALACCOUNT_PROVIDERS["openid_connect"] = {"APPS": [{
         "provider_id": "oidc", "name": OIDC_NAME or "OpenID Connect",
         "client_id": os.environ["OIDC_CLIENT_ID"], "secret": env_secret("OIDC_CLIENT_SECRET"),
-        # PKCE's S256 challenge with every sign-in; the nonce is annotation.oidc's.
+        # PKCE's S256 challenge with every sign-in; the nonce is accounts.oidc's.
         "settings": {"server_url": os.environ.get("OIDC_SERVER_URL", ""), "scope": ["openid", "profile", "email"],
                      "oauth_pkce_enabled": True},
     }]}
@@ -268,7 +269,7 @@ for _entry in os.environ.get("SSO_GROUP_ROLES", "").split(","):
             SSO_GROUP_ROLES.append((_group, int(_study), _role))
         except ValueError as _exc:
             raise ImproperlyConfigured(f"SSO_GROUP_ROLES: {_entry.strip()!r}: {_exc}") from None
-AXES_USERNAME_CALLABLE = "concord.lockout.attempted_username"
+AXES_USERNAME_CALLABLE = "accounts.lockout.attempted_username"
 
 # Content-Security-Policy on every response (django-csp): scripts and styles from Concord's own origin only, so
 # no inline script, inline handler or eval runs even if something slipped past the sanitiser. Images in issue
@@ -398,14 +399,14 @@ if not REDIS_URL:
 CELERY_TASK_ROUTES = ("concord.jobs.route",)
 CELERY_IMPORTS = (
     "ingest.services.work", "ingest.services.summaries", "agreement.services", "machines.services.runs",
-    "machines.services.measurements", "machines.services.stored_jury", "findings.stored_shares", "concord.digests",
+    "machines.services.measurements", "machines.services.stored_jury", "findings.stored_shares", "accounts.digests",
     "annotation.services.idle", "annotation.services.webhooks", "codebook.services.proposals",
 )
 # Celery beat (a worker started with -B, or `celery -A config beat`): the notice digests, looked for hourly
 # (each person gets one a day at most), queues left idle, looked for hourly, proposals past their vote, every ten
 # minutes, and webhook messages due, every minute.
 CELERY_BEAT_SCHEDULE = {
-    "notice-digests": {"task": "concord.digests.send_digests", "schedule": env_int("NOTICE_DIGEST_EVERY", 3600)},
+    "notice-digests": {"task": "accounts.digests.send_digests", "schedule": env_int("NOTICE_DIGEST_EVERY", 3600)},
     "idle-queues": {"task": "annotation.services.idle.tell_idle", "schedule": 3600},
     "overdue-proposals": {"task": "codebook.services.proposals.lapse_overdue", "schedule": 600},
     "webhooks": {"task": "annotation.services.webhooks.send_due", "schedule": 60},

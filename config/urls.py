@@ -4,13 +4,14 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
+from accounts.views import notices as notice_views
+from accounts.views.language import choose_language, javascript_catalog
 from agreement import urls as agreement_urls
 from annotation import urls as annotation_urls
 from annotation.views import signin
 from annotation.views.members import join
 from codebook import urls as codebook_urls
-from concord import audit_views, health_views, notice_views
-from concord.language_views import choose_language, javascript_catalog
+from concord import audit_views, health_views
 from corpus import urls as corpus_urls
 from findings import urls as findings_urls
 from ingest import urls as ingest_urls

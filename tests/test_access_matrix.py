@@ -371,15 +371,15 @@ def test_notices_digests_and_webhook_bodies_tell_no_one_what_their_pages_refuse(
 
     from django.utils import timezone
 
+    from accounts import notices
+    from accounts.digests import send_digest
+    from accounts.models import Notice
     from annotation.models import Round
     from annotation.permissions import can_manage_seeing_labels, labels_blind
     from annotation.selectors.phases import missing_labels
     from annotation.services import webhooks
     from annotation.services.idle import tell_idle
     from codebook.services.changes import retire
-    from concord import notices
-    from concord.digests import send_digest
-    from concord.models import Notice
     from machines.services.measurements import _tell_leads
     from tests.factories import category
 

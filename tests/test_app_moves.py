@@ -1,6 +1,7 @@
-"""The interview models moved from the taxonomy app to the interviews app, and proposals, votes and the change
-log to the codebook app, by changing Django's model state only: a database made before the moves keeps every
-row, link and permission."""
+"""Models moved between apps by changing Django's model state only — the interview models from the taxonomy app
+to the interviews app, proposals, votes and the change log to the codebook app, subsets and comparisons to the
+findings app, a person's preferences and notices to the accounts app: a database made before the moves keeps
+every row, link, rule and permission."""
 from __future__ import annotations
 
 import pytest
@@ -104,3 +105,30 @@ def test_a_database_from_before_findings_had_models_keeps_its_subsets_and_compar
     assert list(moved.issues.all()) == [Issue.objects.get(pk=issue.pk)]
     assert ComparisonRecord.objects.get().figures == {"p": 0.5}
     assert ContentType.objects.get(pk=subset_type.pk).model_class() is Subset
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_a_database_from_before_accounts_keeps_each_persons_preferences_and_notices(django_user_model):
+    from accounts.models import Notice, Preferences
+
+    before = [("accounts", None), ("concord", "0007_notice_settled")]
+    old = _migrate(before).loader.project_state([t for t in before if t[1]]).apps
+    assert "accounts" not in {m._meta.app_label for m in old.get_models()}
+    person = old.get_model("auth", "User").objects.create(username="reader")
+    old.get_model("concord", "Preferences").objects.create(user=person, language="zh-hans", notices_off=["comment"])
+    old.get_model("concord", "Notice").objects.create(user=person, kind="vote", key="proposal:1",
+                                                      params={"name": "OOM"}, created_at="2026-12-01T00:00:00Z")
+    notice_type = ContentType.objects.get_or_create(app_label="concord", model="notice")[0]
+
+    _migrate(_migrate([]).loader.graph.leaf_nodes())
+
+    prefs = Preferences.objects.get()
+    assert (prefs.user.username, prefs.language, prefs.notices_off) == ("reader", "zh-hans", ["comment"])
+    notice = Notice.objects.get()
+    assert (notice.kind, notice.key, notice.params, notice.read_at) == ("vote", "proposal:1", {"name": "OOM"}, None)
+    assert ContentType.objects.get(pk=notice_type.pk).model_class() is Notice
+    # The unread notice's rule came along with its table: a second unread one about the same thing is refused.
+    from django.db import IntegrityError, transaction
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Notice.objects.create(user=prefs.user, kind="vote", key="proposal:1", created_at="2026-12-02T00:00:00Z")

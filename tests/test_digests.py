@@ -11,9 +11,9 @@ import pytest
 from aiosmtpd.controller import Controller
 from django.utils import timezone
 
+from accounts import digests, notices
+from accounts.models import Notice, Preferences
 from codebook.services.proposals import open_proposal
-from concord import digests, notices
-from concord.models import Notice, Preferences
 from tests.factories import category, make_issue, make_study, make_user
 
 pytestmark = pytest.mark.django_db

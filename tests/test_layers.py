@@ -69,7 +69,7 @@ def test_a_statistics_module_importing_the_database_breaks_a_contract(tmp_path):
     ("integrations/http.py", "from ingest.models import Source", "integrations.http -> ingest.models",
      "The apps in layers"),
     # Who is told of a job's end is the notices' business: the jobs send a signal.
-    ("concord/jobs.py", "from concord import notices", "concord.jobs -> concord.notices", "Background work tells"),
+    ("concord/jobs.py", "from accounts import notices", "concord.jobs -> accounts.notices", "Background work tells"),
 ])
 def test_a_module_importing_what_it_may_not_breaks_a_contract(tmp_path, into, line, breach, contract):
     folder = _copy(tmp_path)

@@ -8,11 +8,11 @@ from django.db import connection
 from django.urls import reverse
 from django.utils import timezone, translation
 
+from accounts import notices
+from accounts.models import Notice
 from annotation.services.phases import advance
 from annotation.services.review import post_comment
 from codebook.services.proposals import cast_vote, open_proposal
-from concord import notices
-from concord.models import Notice
 from tests.concurrency import at_once
 from tests.factories import category, label_with, make_issue, make_study, make_user
 

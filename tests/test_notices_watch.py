@@ -7,10 +7,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone, translation
 
+from accounts import notices
+from accounts.models import Notice
 from annotation.models import Queue, Round
 from annotation.services.idle import idle_queues, tell_idle
-from concord import jobs, notices
-from concord.models import Notice
+from concord import jobs
 from ingest.models import IngestRun
 from tests.factories import label_with, make_issue, make_source, make_study, make_user
 

@@ -304,7 +304,7 @@ def test_an_unknown_identity_provider_is_a_404(oidc):
 def test_each_sign_in_sends_a_nonce_and_a_pkce_challenge_and_checks_both(oidc):
     """The provider is asked with a fresh nonce and an S256 PKCE challenge; the ID token must bring the nonce
     back and the token request must carry the verifier, or nobody is signed in."""
-    from annotation.oidc import SESSION_PREFIX
+    from accounts.oidc import SESSION_PREFIX
 
     sent = []
 

@@ -15,7 +15,7 @@ import pytest
 from django.conf import settings
 from django.urls import reverse
 
-from concord.models import Preferences
+from accounts.models import Preferences
 from tests.factories import make_user
 
 ROOT = Path(settings.BASE_DIR)

@@ -13,7 +13,8 @@ from django.db.models.functions import Coalesce, Greatest
 from django.urls import reverse
 from django.utils import timezone
 
-from concord import jobs, notices
+from accounts import notices
+from concord import jobs
 
 from ..models import Assignment, Label, Queue
 from ..permissions import labels_blind

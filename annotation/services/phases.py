@@ -6,7 +6,7 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from concord import notices
+from accounts import notices
 from concord.audit import record
 from concord.ids import parse_id
 from ingest.screening import seeded_sample

@@ -5,7 +5,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.urls import reverse
 
-from concord import notices
+from accounts import notices
 from ingest.models import Issue
 
 from ..models import Comment, Round, TiedReport

@@ -10,9 +10,9 @@ from django.conf import settings
 from django.http import Http404
 from django.shortcuts import render
 
-from concord.gitee import views as gitee
+from accounts import oidc
+from accounts.gitee import views as gitee
 
-from .. import oidc
 from ..services.invitations import InvitationError, usable
 from ..signin import INVITATION_SESSION_KEY
 

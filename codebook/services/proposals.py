@@ -15,10 +15,11 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts import notices
 from annotation.models import Study
 from annotation.permissions import can_label, can_manage
 from annotation.services import webhooks
-from concord import jobs, notices
+from concord import jobs
 from concord.errors import FieldError
 from taxonomy.models import Category
 

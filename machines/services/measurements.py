@@ -7,11 +7,12 @@ import time
 from django.db.models import Count, Max
 from django.urls import reverse
 
+from accounts import notices
 from annotation.models import FinalLabel, Label, Queue, Study
 from annotation.permissions import can_manage_seeing_labels
 from annotation.selectors.studies import agreement_round, leads
 from annotation.services import webhooks
-from concord import jobs, notices
+from concord import jobs
 from taxonomy.models import Codebook
 
 from ..measures import below_decision

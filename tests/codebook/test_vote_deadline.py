@@ -9,10 +9,10 @@ from django.db import connection
 from django.urls import reverse
 from django.utils import timezone, translation
 
+from accounts import notices
+from accounts.models import Notice
 from codebook.models import Proposal
 from codebook.services.proposals import ProposalError, cast_vote, lapse_overdue, open_proposal
-from concord import notices
-from concord.models import Notice
 from tests.concurrency import at_once
 from tests.factories import category
 

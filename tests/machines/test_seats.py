@@ -15,6 +15,8 @@ from django.core.management import call_command
 from django.db import connection
 from django.urls import reverse
 
+from accounts import notices
+from accounts.models import Notice
 from agreement.services import is_current, snapshot
 from annotation.models import Assignment, FinalLabel, Label, Queue, Seat, SeatLabel, Study
 from annotation.selectors.phases import missing_labels
@@ -23,8 +25,6 @@ from annotation.services.adjudication import decide
 from annotation.services.labels import LabelError, LabelInput
 from annotation.services.phases import advance
 from annotation.services.seats import SeatError
-from concord import notices
-from concord.models import Notice
 from findings.estimates import people_labels
 from machines.models import MachineRater, ReplacementDecision
 from machines.services import decisions

@@ -15,7 +15,8 @@ from django.template.loader import render_to_string
 from django.utils import timezone, translation
 from django.utils.translation import ngettext
 
-from .jobs import task
+from concord.jobs import task
+
 from .models import Notice, Preferences
 from .notices import text
 
@@ -52,7 +53,7 @@ def send_digest(user_id: int, now=None) -> int:
             lines = [(text(n), settings.SITE_URL.rstrip("/") + n.url if n.url else "") for n in notices]
             subject = ngettext("Concord: %(n)s thing waits on you", "Concord: %(n)s things wait on you",
                                len(notices)) % {"n": len(notices)}
-            body = render_to_string("notice_digest.txt", {"user": prefs.user, "lines": lines,
+            body = render_to_string("accounts/notice_digest.txt", {"user": prefs.user, "lines": lines,
                                                           "inbox": settings.SITE_URL.rstrip("/") + "/notices/"})
         send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [prefs.user.email])
         Notice.objects.filter(pk__in=[n.pk for n in notices]).update(emailed_at=now)

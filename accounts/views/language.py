@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import last_modified, require_GET, require_POST
 from django.views.i18n import JavaScriptCatalog
 
-from .language import remember, supported
+from ..language import remember, supported
 
 
 @require_POST

@@ -14,9 +14,10 @@ from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from . import levels
+from concord import levels
+from concord.numbers import days_left
+
 from .models import Notice, Preferences
-from .numbers import days_left
 
 # kind: (what a person switches on or off, the sentence a notice of that kind says)
 KINDS = {

@@ -2,6 +2,6 @@ from django.apps import AppConfig
 
 
 class GiteeConfig(AppConfig):
-    name = "concord.gitee"
+    name = "accounts.gitee"
     label = "gitee"
     verbose_name = "Gitee sign-in"

@@ -8,9 +8,10 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from . import notices
-from .ids import parse_id
-from .models import Notice
+from concord.ids import parse_id
+
+from .. import notices
+from ..models import Notice
 
 SHOWN = 100
 
@@ -23,7 +24,7 @@ def inbox(request):
         notice.text = notices.text(notice)
     off = notices.switched_off(request.user)
     kinds = [(kind, label, kind not in off) for kind, (label, _sentence) in notices.KINDS.items()]
-    return render(request, "notices.html", {"rows": rows, "kinds": kinds,
+    return render(request, "accounts/notices.html", {"rows": rows, "kinds": kinds,
                                             "email_digest": notices.digests_on(request.user),
                                             "has_email": bool(request.user.email),
                                             "newest": max((n.pk for n in rows), default=0),
