@@ -8,10 +8,10 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Max
 
+from annotation import events
 from annotation.models import FinalLabel, Round, Seat
 from annotation.selectors.labels import counted_in_round
 from annotation.selectors.seats import standing_seats
-from annotation.services import webhooks
 from concord import jobs, replica
 from stats.planner import simulate
 
@@ -41,7 +41,7 @@ def snapshot(round: Round, level: str = "theme", by=None) -> AgreementSnapshot:
     )
     if round.closed_at is not None:
         # Not while the round runs: a lab's chat may be read by the annotators still labeling it blind.
-        webhooks.emit(round.study, "agreement.updated", {
+        events.tell(round.study, "agreement.updated", {
             "round": {"number": round.number, "kind": round.kind}, "level": level, "labels": counted,
             "type": figures["type"], "per_type": {t["type"]: t["fleiss"] for t in figures["per_type"]}})
     return kept

@@ -12,7 +12,6 @@ from taxonomy.models import Codebook
 
 from .services.labels import LabelInput
 from .services.review import COMMENT_MAX_CHARS
-from .services.webhooks import EVENTS
 
 NOT_RELEVANT_CHOICE = "NR"
 
@@ -182,10 +181,3 @@ class StudySettingsForm(forms.Form):
         required=False, label=_("Measure whether the summary anchors labels"),
         help_text=_("Each annotator sees the summary on a seeded half of their reports only, and the summary "
                     "experiment page compares the two halves. Fixed once the independent round begins."))
-
-
-class WebhookForm(forms.Form):
-    url = forms.URLField(max_length=500, assume_scheme="https", label=_("Address that receives the messages"))
-    events = forms.MultipleChoiceField(
-        required=False, widget=forms.CheckboxSelectMultiple, label=_("Events (none ticked: every event)"),
-        choices=[(e, e) for e in EVENTS])

@@ -10,7 +10,6 @@ from .views import (
                     queue,
                     review,
                     studies,
-                    webhooks,
 )
 
 app_name = "annotation"
@@ -30,11 +29,6 @@ urlpatterns = [
     path("studies/<id:study_id>/members/", members.members, name="members"),
     path("studies/<id:study_id>/invitations/", members.invitation_create, name="invitation_create"),
     path("studies/<id:study_id>/sso/", studies.study_sso, name="study_sso"),
-    path("studies/<id:study_id>/webhooks/", webhooks.webhook_list, name="webhooks"),
-    path("studies/<id:study_id>/webhooks/add/", webhooks.webhook_add, name="webhook_add"),
-    path("studies/<id:study_id>/webhooks/<id:webhook_id>/switch/", webhooks.webhook_switch, name="webhook_switch"),
-    path("studies/<id:study_id>/webhooks/messages/<id:delivery_id>/again/", webhooks.webhook_again,
-         name="webhook_again"),
     path("studies/<id:study_id>/members/<id:user_id>/remove/", members.member_remove, name="member_remove"),
     path("studies/<id:study_id>/members/<id:user_id>/deactivate/", members.member_deactivate,
          name="member_deactivate"),

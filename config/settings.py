@@ -83,6 +83,8 @@ INSTALLED_APPS = [
     "findings",
     "corpus",
     "demo",
+    "webhooks",
+    "reminders",
 ]
 
 MIDDLEWARE = [
@@ -400,16 +402,16 @@ CELERY_TASK_ROUTES = ("concord.jobs.route",)
 CELERY_IMPORTS = (
     "ingest.services.work", "ingest.services.summaries", "agreement.services", "machines.services.runs",
     "machines.services.measurements", "machines.services.stored_jury", "findings.stored_shares", "accounts.digests",
-    "annotation.services.idle", "annotation.services.webhooks", "codebook.services.proposals",
+    "reminders.idle", "webhooks.services", "codebook.services.proposals",
 )
 # Celery beat (a worker started with -B, or `celery -A config beat`): the notice digests, looked for hourly
 # (each person gets one a day at most), queues left idle, looked for hourly, proposals past their vote, every ten
 # minutes, and webhook messages due, every minute.
 CELERY_BEAT_SCHEDULE = {
     "notice-digests": {"task": "accounts.digests.send_digests", "schedule": env_int("NOTICE_DIGEST_EVERY", 3600)},
-    "idle-queues": {"task": "annotation.services.idle.tell_idle", "schedule": 3600},
+    "idle-queues": {"task": "reminders.idle.tell_idle", "schedule": 3600},
     "overdue-proposals": {"task": "codebook.services.proposals.lapse_overdue", "schedule": 600},
-    "webhooks": {"task": "annotation.services.webhooks.send_due", "schedule": 60},
+    "webhooks": {"task": "webhooks.services.send_due", "schedule": 60},
 }
 
 # E-mail: the console on `make run` (DEBUG), SMTP from the environment in production.

@@ -18,6 +18,7 @@ from ingest import urls as ingest_urls
 from interviews import urls as interviews_urls
 from machines import urls as machines_urls
 from taxonomy import urls as taxonomy_urls
+from webhooks import urls as webhooks_urls
 
 api_patterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
@@ -68,6 +69,7 @@ urlpatterns = [
     path("", include(findings_urls)),
     path("", include(corpus_urls)),
     path("", include(machines_urls)),
+    path("", include(webhooks_urls)),
 ]
 
 # Whatever escapes the views and middleware: a lost database connection is a 503 there too.

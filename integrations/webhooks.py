@@ -1,7 +1,7 @@
 """A webhook message on the wire (Standard Webhooks: the id, the time and the signature in headers): one attempt
 to an address a lead typed, through the address guard at every connection, never following a redirect (a
 receiver's redirect could point anywhere). Which messages to send, when to try again and what to record are the
-study's business (annotation.services.webhooks)."""
+study's business (webhooks.services)."""
 from __future__ import annotations
 
 from datetime import datetime

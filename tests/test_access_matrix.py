@@ -14,7 +14,7 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from annotation.models import Invitation, Label, Study, Webhook, WebhookDelivery
+from annotation.models import Invitation, Label, Study
 from annotation.services.labels import stop_labeling
 from annotation.services.phases import advance
 from annotation.services.studies import create_study
@@ -24,6 +24,7 @@ from ingest.services.screening import draw_keyword_sample
 from interviews.models import Participant
 from machines.models import MachineLabel, MachineRater, MachineRun, ReplacementDecision
 from tests.factories import codebook, label_with, make_issue, make_study, make_user
+from webhooks.models import Webhook, WebhookDelivery
 
 pytestmark = pytest.mark.django_db
 
@@ -148,11 +149,11 @@ MATRIX: dict[str, tuple[Callable, str, set[int] | None]] = {
     # Members and invitations
     "annotation:members": (manager, GET, None),
     "annotation:invitation_create": (manager, POST, {400}),
-    "annotation:webhooks": (manager, GET, None),
+    "webhooks:list": (manager, GET, None),
     "annotation:study_sso": (staff, POST, {302}),  # an empty form names no state: nothing changes
-    "annotation:webhook_add": (manager, POST, {400}),
-    "annotation:webhook_switch": (manager, POST, {302}),  # an empty form names no state: nothing changes
-    "annotation:webhook_again": (manager, POST, {302}),  # the message is not dead: nothing changes
+    "webhooks:add": (manager, POST, {400}),
+    "webhooks:switch": (manager, POST, {302}),  # an empty form names no state: nothing changes
+    "webhooks:again": (manager, POST, {302}),  # the message is not dead: nothing changes
     "annotation:invitation_revoke": (manager, POST, {302}),
     "annotation:member_remove": (manager, POST, {302}),
     "annotation:member_deactivate": (staff, POST, {302}),
@@ -377,11 +378,11 @@ def test_notices_digests_and_webhook_bodies_tell_no_one_what_their_pages_refuse(
     from annotation.models import Round
     from annotation.permissions import can_manage_seeing_labels, labels_blind
     from annotation.selectors.phases import missing_labels
-    from annotation.services import webhooks
-    from annotation.services.idle import tell_idle
     from codebook.services.changes import retire
     from machines.services.measurements import _tell_leads
+    from reminders.idle import tell_idle
     from tests.factories import category
+    from webhooks import services as webhooks
 
     settings.QUEUE_IDLE_DAYS = 3
     settings.WEBHOOK_ALLOWED_NETWORKS = "0.0.0.0/0"

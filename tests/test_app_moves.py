@@ -1,7 +1,7 @@
 """Models moved between apps by changing Django's model state only — the interview models from the taxonomy app
 to the interviews app, proposals, votes and the change log to the codebook app, subsets and comparisons to the
-findings app, a person's preferences and notices to the accounts app: a database made before the moves keeps
-every row, link, rule and permission."""
+findings app, a person's preferences and notices to the accounts app, webhooks to an app of their own: a
+database made before the moves keeps every row, link, rule and permission."""
 from __future__ import annotations
 
 import pytest
@@ -132,3 +132,30 @@ def test_a_database_from_before_accounts_keeps_each_persons_preferences_and_noti
     from django.db import IntegrityError, transaction
     with pytest.raises(IntegrityError), transaction.atomic():
         Notice.objects.create(user=prefs.user, kind="vote", key="proposal:1", created_at="2026-12-02T00:00:00Z")
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_a_database_from_before_the_webhooks_app_keeps_its_webhooks_and_messages(django_user_model):
+    from taxonomy.models import Codebook
+    from webhooks.models import Webhook, WebhookDelivery
+
+    before = [("webhooks", None), ("annotation", "0021_subsets_moved_out")]
+    old = _migrate(before).loader.project_state([t for t in before if t[1]]).apps
+    assert "webhooks" not in {m._meta.app_label for m in old.get_models()}
+    lead = old.get_model("auth", "User").objects.create(username="lead")
+    codebook = Codebook.objects.create(name="Codebook", version="before the move")
+    study = old.get_model("annotation", "Study").objects.create(name="Before", codebook_id=codebook.pk,
+                                                                created_by=lead)
+    hook = old.get_model("annotation", "Webhook").objects.create(study=study, url="https://chat.example/h",
+                                                                 secret="whsec_x", events=["round.closed"])
+    old.get_model("annotation", "WebhookDelivery").objects.create(webhook=hook, message_id="msg_1",
+                                                                  event="round.closed", body="{}")
+    hook_type = ContentType.objects.get_or_create(app_label="annotation", model="webhook")[0]
+
+    _migrate(_migrate([]).loader.graph.leaf_nodes())
+
+    moved = Webhook.objects.get()
+    assert (moved.url, moved.events, moved.study.name) == ("https://chat.example/h", ["round.closed"], "Before")
+    assert WebhookDelivery.objects.get().webhook == moved
+    assert ContentType.objects.get(pk=hook_type.pk).model_class() is Webhook

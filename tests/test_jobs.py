@@ -40,8 +40,8 @@ def test_every_task_is_made_in_a_module_the_worker_imports_and_goes_to_its_queue
         "machines.services.runs.rate": "statistics", "machines.services.measurements.measure_by_id": "statistics",
         "machines.services.stored_jury.keep": "statistics",
         "findings.stored_shares.keep_by_id": "statistics", "accounts.digests.send_digests": "statistics",
-        "annotation.services.idle.tell_idle": "statistics",
-        "annotation.services.webhooks.deliver": "statistics", "annotation.services.webhooks.send_due": "statistics",
+        "reminders.idle.tell_idle": "statistics",
+        "webhooks.services.deliver": "statistics", "webhooks.services.send_due": "statistics",
         "codebook.services.proposals.lapse_overdue": "statistics",
     }
     for name, queue in made.items():

@@ -10,9 +10,9 @@ from django.utils import timezone, translation
 from accounts import notices
 from accounts.models import Notice
 from annotation.models import Queue, Round
-from annotation.services.idle import idle_queues, tell_idle
 from concord import jobs
 from ingest.models import IngestRun
+from reminders.idle import idle_queues, tell_idle
 from tests.factories import label_with, make_issue, make_source, make_study, make_user
 
 pytestmark = pytest.mark.django_db

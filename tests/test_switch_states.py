@@ -8,11 +8,12 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.models import Study, Webhook, WebhookDelivery
-from annotation.services import webhooks
+from annotation.models import Study
 from concord.models import AuditEntry
 from tests.concurrency import at_once
 from tests.factories import make_study, make_user
+from webhooks import services as webhooks
+from webhooks.models import Webhook, WebhookDelivery
 
 HOSTILE = [None, "", "ON", "on ", "o\x00n", "true", "1", "x" * 100_000, "开"]
 
@@ -50,7 +51,7 @@ def test_a_hostile_expected_state_changes_no_switch(world, value):
     # Signing the two clients in is audited; nothing else may be.
     audit_before = AuditEntry.objects.exclude(action="sign-in").count()
     sso = _post(_client(admin), reverse("annotation:study_sso", args=[study.pk]), value)
-    switch = _post(_client(lead), reverse("annotation:webhook_switch", args=[study.pk, hook.pk]), value)
+    switch = _post(_client(lead), reverse("webhooks:switch", args=[study.pk, hook.pk]), value)
     # Refused with a message on the page, or (a NUL) by the guard on every form as a 400.
     assert {sso.status_code, switch.status_code} <= {302, 400}
     assert not Study.objects.get(pk=study.pk).sso_required
@@ -62,7 +63,7 @@ def test_the_refusal_says_what_the_form_left_out(world):
     admin, lead, study, hook, _ = world
     page = _client(admin).post(reverse("annotation:study_sso", args=[study.pk]), {"expected": "maybe"}, follow=True)
     assert "did not say which setting it showed" in page.content.decode()
-    page = _client(lead).post(reverse("annotation:webhook_switch", args=[study.pk, hook.pk]), {"expected": "maybe"},
+    page = _client(lead).post(reverse("webhooks:switch", args=[study.pk, hook.pk]), {"expected": "maybe"},
                               follow=True)
     assert "did not say whether the webhook was on or off" in page.content.decode()
 
@@ -72,8 +73,8 @@ def test_the_refusal_says_what_the_form_left_out(world):
 def test_two_clicks_at_once_change_each_switch_once():
     admin, lead, study, hook, dead = _world()
     sso = reverse("annotation:study_sso", args=[study.pk])
-    switch = reverse("annotation:webhook_switch", args=[study.pk, hook.pk])
-    again = reverse("annotation:webhook_again", args=[study.pk, dead.pk])
+    switch = reverse("webhooks:switch", args=[study.pk, hook.pk])
+    again = reverse("webhooks:again", args=[study.pk, dead.pk])
     revived = []
     # Two of each, released together: both pages showed the webhook "on", the message dead. (Single sign-on comes
     # after: switched on, it would refuse the lead's password session.)

@@ -15,12 +15,13 @@ from django.urls import reverse
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook as Verifier
 
-from annotation.models import Study, Webhook, WebhookDelivery
-from annotation.services import webhooks
+from annotation.models import Study
 from annotation.services.phases import advance
 from codebook.services.proposals import cast_vote, open_proposal
 from concord import form_tokens
 from tests.factories import category, label_with, make_issue, make_study, make_user
+from webhooks import services as webhooks
+from webhooks.models import Webhook, WebhookDelivery
 
 pytestmark = pytest.mark.django_db
 
@@ -160,10 +161,10 @@ def test_a_receiver_that_is_down_is_tried_for_a_day_then_the_message_is_dead_unt
     # The lead sees it on the study's webhooks page and sends it again, to the receiver now up; twice is once.
     Webhook.objects.filter(pk=hook.pk).update(url=receiver.url)
     client = _client(lead)
-    page = client.get(reverse("annotation:webhooks", args=[study.pk])).content.decode()
+    page = client.get(reverse("webhooks:list", args=[study.pk])).content.decode()
     assert "ConnectionError" in page and "Send again" in page
     for _ in range(2):
-        client.post(reverse("annotation:webhook_again", args=[study.pk, delivery.pk]))
+        client.post(reverse("webhooks:again", args=[study.pk, delivery.pk]))
     assert webhooks.send_due() == 1
     (message,) = receiver.messages(hook.secret)
     assert receiver.got[0][0]["webhook-id"] == delivery.message_id and message["type"] == "round.closed"
@@ -184,7 +185,7 @@ def test_a_refusing_receiver_is_tried_again_and_an_address_switched_off_is_not_s
     # Switched off (the form names the state it showed, so a double click switches once): nothing is written.
     client = _client(lead)
     for _ in range(2):
-        client.post(reverse("annotation:webhook_switch", args=[study.pk, hook.pk]), {"expected": "on"})
+        client.post(reverse("webhooks:switch", args=[study.pk, hook.pk]), {"expected": "on"})
     hook.refresh_from_db()
     assert hook.active is False
     advance(Study.objects.get(pk=study.pk), lead)
@@ -212,7 +213,7 @@ def test_hostile_webhook_forms_change_nothing(field, value, said):
     study = make_study(lead)
     data = {"url": "https://hooks.example.org/x", "events": ["round.closed"],
             form_tokens.FIELD: form_tokens.new_token(), field: value}
-    answer = _client(lead).post(reverse("annotation:webhook_add", args=[study.pk]), data)
+    answer = _client(lead).post(reverse("webhooks:add", args=[study.pk]), data)
     assert answer.status_code == 400 and said in answer.content.decode()
     assert not Webhook.objects.exists()
 
@@ -222,10 +223,10 @@ def test_a_double_click_adds_one_webhook(receiver):
     study = make_study(lead)
     client, token = _client(lead), form_tokens.new_token()
     for _ in range(2):
-        client.post(reverse("annotation:webhook_add", args=[study.pk]),
+        client.post(reverse("webhooks:add", args=[study.pk]),
                     {"url": receiver.url, "events": ["round.closed"], form_tokens.FIELD: token})
     assert Webhook.objects.count() == 1
-    page = client.get(reverse("annotation:webhooks", args=[study.pk])).content.decode()
+    page = client.get(reverse("webhooks:list", args=[study.pk])).content.decode()
     assert Webhook.objects.get().secret in page and json.dumps("round.closed")[1:-1] in page
 
 
@@ -238,17 +239,17 @@ def test_adding_switching_and_sending_again_are_audited_once_each(receiver):
     client, token = _client(lead), form_tokens.new_token()
     secret_url = receiver.url + "/T000/B000/XXXXsecretpath"
     for _ in range(2):  # a double click: one webhook, one entry
-        client.post(reverse("annotation:webhook_add", args=[study.pk]),
+        client.post(reverse("webhooks:add", args=[study.pk]),
                     {"url": secret_url, "events": ["round.closed"], form_tokens.FIELD: token})
     hook = Webhook.objects.get()
     for expected in ("on", "on", "off"):  # off, then a double click that changes nothing, then on again
-        client.post(reverse("annotation:webhook_switch", args=[study.pk, hook.pk]), {"expected": expected})
+        client.post(reverse("webhooks:switch", args=[study.pk, hook.pk]), {"expected": expected})
     receiver.status = 500
     advance(study, lead, confirm_missing=True)
     delivery = WebhookDelivery.objects.get()
     WebhookDelivery.objects.filter(pk=delivery.pk).update(dead_at=timezone.now())
     for _ in range(2):
-        client.post(reverse("annotation:webhook_again", args=[study.pk, delivery.pk]))
+        client.post(reverse("webhooks:again", args=[study.pk, delivery.pk]))
     entries = list(AuditEntry.objects.filter(action__startswith="webhook").values_list("actor", "action", "detail",
                                                                                        "study_id"))
     assert [(actor, action) for actor, action, _, _ in entries] == [

@@ -11,12 +11,12 @@ from concord.audit import record
 from concord.ids import parse_id
 from ingest.screening import seeded_sample
 
+from .. import events
 from ..models import Membership, Queue, Round, Study, TiedReport
 from ..permissions import can_manage
 from ..selectors.phases import COMPLETE_BEFORE_CLOSING, NEXT_PHASE, Phase, missing_labels, open_round
 from ..selectors.studies import leads
 from ..selectors.votes import needing_decision, still_tied
-from . import webhooks
 from .adjudication import finalize
 from .queues import fill_queues, plan_round, study_order
 
@@ -79,7 +79,7 @@ def _start_review(study: Study) -> Round:
     TiedReport.objects.bulk_create([TiedReport(round=round, issue_id=i, levels=tied[i]) for i in order])
     if order:
         # The independent round is closed: which reports tied, and at which levels, is no longer blind.
-        webhooks.emit(study, "tie.created", {"round": {"number": round.number, "kind": round.kind},
+        events.tell(study, "tie.created", {"round": {"number": round.number, "kind": round.kind},
                                              "ties": len(order),
                                              "reports": [{"id": i, "levels": tied[i]} for i in order[:1000]]})
     # Everyone may re-label a controversial report; the queue is where their re-labels are counted.
@@ -142,7 +142,7 @@ def advance(study: Study, user, *, confirm_missing: bool = False, expected: tupl
     study.phase = NEXT_PHASE[study.phase]
     study.save(update_fields=["phase"])
     if current is not None:
-        webhooks.emit(study, "round.closed", {"round": {"number": current.number, "kind": current.kind},
+        events.tell(study, "round.closed", {"round": {"number": current.number, "kind": current.kind},
                                               "phase": study.phase})
     record("phase changed", user, study, before=before, after=study.phase,
            round_closed=current.number if current is not None else None)

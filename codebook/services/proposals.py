@@ -16,9 +16,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts import notices
+from annotation import events
 from annotation.models import Study
 from annotation.permissions import can_label, can_manage
-from annotation.services import webhooks
 from concord import jobs
 from concord.errors import FieldError
 from taxonomy.models import Category
@@ -109,7 +109,7 @@ def _close(proposal: Proposal, status: str, note: str) -> None:
     proposal.save(update_fields=["status", "closed_at", "closing_note"])
     # No vote is awaited on a closed proposal.
     notices.settle(_key(proposal))
-    webhooks.emit(proposal.study, "proposal.decided", {
+    events.tell(proposal.study, "proposal.decided", {
         "proposal": {"id": proposal.pk, "name": proposal.name}, "outcome": status,
         "votes": {"yes": proposal.votes.filter(choice=True).count(),
                   "no": proposal.votes.filter(choice=False).count()}})

@@ -8,10 +8,10 @@ from django.db.models import Count, Max
 from django.urls import reverse
 
 from accounts import notices
+from annotation import events
 from annotation.models import FinalLabel, Label, Queue, Study
 from annotation.permissions import can_manage_seeing_labels
 from annotation.selectors.studies import agreement_round, leads
-from annotation.services import webhooks
 from concord import jobs
 from taxonomy.models import Codebook
 
@@ -109,7 +109,7 @@ def _tell_leads(decision: ReplacementDecision) -> None:
     notices.notify(seeing, "flagged", f"flagged:{decision.pk}",
                    {"rater": decision.rater.name, "study": study.name, "level": decision.level},
                    url=reverse("annotation:study_detail", args=[study.pk]), study_id=study.pk, once=True)
-    webhooks.emit(study, "machine.flagged", {"rater": {"id": decision.rater_id, "name": decision.rater.name},
+    events.tell(study, "machine.flagged", {"rater": {"id": decision.rater_id, "name": decision.rater.name},
                                              "decision": decision.pk, "level": decision.level,
                                              "type": decision.type_code or None})
 

@@ -7,7 +7,7 @@ from django.apps import apps
 from corpus.backup import VERSION
 from corpus.backup_format import FORMATS
 
-APPS = {"ingest", "taxonomy", "annotation", "agreement", "interviews", "machines"}
+APPS = {"ingest", "taxonomy", "annotation", "agreement", "interviews", "machines", "codebook", "findings", "webhooks"}
 
 # Models of the domain apps that a backup does not carry, and why (the README says the same).
 NOT_CARRIED = {
@@ -18,8 +18,8 @@ NOT_CARRIED = {
     "ingest.historicalsummaryreview": "earlier versions of summary reviews (the reviews themselves are carried)",
     "machines.measurement": "figures a worker computes again from the carried labels and machine labels",
     "agreement.plan": "the planner's simulations, which a worker computes again from the carried labels",
-    "annotation.webhook": "an address outside the study and its signing secret, a credential of this installation",
-    "annotation.webhookdelivery": "messages sent to such an address, not part of the study",
+    "webhooks.webhook": "an address outside the study and its signing secret, a credential of this installation",
+    "webhooks.webhookdelivery": "messages sent to such an address, not part of the study",
 }
 
 # Fields that are not values of their own: primary keys, a study's members (its Membership rows are carried),

@@ -9,14 +9,14 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from annotation.access import get_study_for
+from annotation.permissions import can_manage
 from concord import form_tokens
 from concord.http import HtmxHttpRequest
 
-from ..access import get_study_for
-from ..forms import WebhookForm
-from ..models import Webhook, WebhookDelivery
-from ..permissions import can_manage
-from ..services import webhooks
+from . import services as webhooks
+from .forms import WebhookForm
+from .models import Webhook, WebhookDelivery
 
 
 def _context(study, **extra) -> dict:
@@ -30,7 +30,7 @@ def _context(study, **extra) -> dict:
 @require_GET
 def webhook_list(request: HtmxHttpRequest, study_id: int):
     study = get_study_for(request, study_id, can_manage)
-    return render(request, "annotation/webhooks.html", _context(study))
+    return render(request, "webhooks/webhooks.html", _context(study))
 
 
 @login_required
@@ -46,14 +46,14 @@ def webhook_add(request: HtmxHttpRequest, study_id: int):
                 hook = webhooks.add(study, form.cleaned_data["url"], form.cleaned_data["events"], request.user)
         except form_tokens.AlreadySent as exc:
             messages.error(request, str(exc))
-            return redirect("annotation:webhooks", study_id=study.pk)
+            return redirect("webhooks:list", study_id=study.pk)
         except webhooks.WebhookError as exc:
             form.add_error(exc.field if exc.field in form.fields else None, str(exc))
         else:
             messages.success(request, _("Messages to %(url)s will be signed with the secret shown beside it.")
                              % {"url": hook.url})
-            return redirect("annotation:webhooks", study_id=study.pk)
-    return render(request, "annotation/webhooks.html", _context(study, form=form), status=400)
+            return redirect("webhooks:list", study_id=study.pk)
+    return render(request, "webhooks/webhooks.html", _context(study, form=form), status=400)
 
 
 @login_required
@@ -67,7 +67,7 @@ def webhook_switch(request: HtmxHttpRequest, study_id: int, webhook_id: int):
         messages.error(request, _("The form did not say whether the webhook was on or off; nothing was changed."))
     elif not webhooks.switch(hook, shown == "on", request.user):
         messages.info(request, _("The webhook was switched already; nothing was changed."))
-    return redirect("annotation:webhooks", study_id=study.pk)
+    return redirect("webhooks:list", study_id=study.pk)
 
 
 @login_required
@@ -79,4 +79,4 @@ def webhook_again(request: HtmxHttpRequest, study_id: int, delivery_id: int):
         messages.success(request, _("The message will be sent again within a minute."))
     else:
         messages.info(request, _("The message is not dead (sent already, or being tried); nothing was changed."))
-    return redirect("annotation:webhooks", study_id=study.pk)
+    return redirect("webhooks:list", study_id=study.pk)

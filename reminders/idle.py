@@ -14,12 +14,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts import notices
+from annotation.models import Assignment, Label, Queue
+from annotation.permissions import labels_blind
+from annotation.selectors.queue import sent_back
+from annotation.selectors.studies import leads
 from concord import jobs
-
-from ..models import Assignment, Label, Queue
-from ..permissions import labels_blind
-from ..selectors.queue import sent_back
-from ..selectors.studies import leads
 
 
 def idle_queues(now=None) -> list[Queue]:

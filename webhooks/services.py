@@ -22,17 +22,17 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from annotation.events import EVENTS
+from annotation.models import Label, Queue, Round, Study
 from concord import jobs
 from concord.audit import record
 from integrations.guard import AddressGuard, Forbidden, networks
 from integrations.webhooks import post_signed
 
-from ..models import Label, Queue, Round, Study, Webhook, WebhookDelivery
+from .models import Webhook, WebhookDelivery
 
 log = logging.getLogger(__name__)
 
-EVENTS = ("label.saved", "tie.created", "proposal.decided", "round.closed", "agreement.updated",
-          "machine.flagged")
 # Waits before each retry: 5 s, 5 min, 30 min, 2 h, 5 h, 8 h, 8 h (23 h 35 min after the first try); then dead.
 RETRY_AFTER = (5, 300, 1800, 7200, 18000, 28800, 28800)
 # How long a sender holds a delivery it took before another may take it (a worker killed mid-send).
@@ -99,6 +99,11 @@ def emit(study: Study, event: str, data: dict) -> int:
     assert event in EVENTS, event
     return _write([h for h in Webhook.objects.filter(study=study, active=True) if _takes(h, event)], event,
                   {"study": {"id": study.pk, "name": study.name}, **data})
+
+
+def on_study_event(sender, study: Study, event: str, data: dict, **kwargs) -> None:
+    """annotation.events.study_event's listener."""
+    emit(study, event, data)
 
 
 def _takes(hook: Webhook, event: str) -> bool:
