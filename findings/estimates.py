@@ -132,18 +132,9 @@ def _codes(chains: list, at: int) -> np.ndarray:
     return np.array([(c[at] or "") if c else "" for c in chains], dtype=object)
 
 
-def estimates(study: Study, rater: MachineRater, given: Inputs | None = None) -> Estimates | None:
-    """Every share three ways from `given` (the rater's inputs, read when not given)."""
-    given = given or inputs(study, rater)
-    if given is None:
-        return None
-    ids = given.ids
-    labeled = np.array([c is not None for c in given.people], dtype=bool)
-    m_type, m_theme, m_sub = (_codes(given.machine, i) for i in range(3))
-    p_type, p_theme, p_sub = (_codes(given.people, i) for i in range(3))
-    year = np.array([y or 0 for y in given.years])
-    sample, chance = _sample(study, ids, labeled)
-    valid = bool(chance is not None or sample.all() or study.queue_order != Study.QueueOrder.OLDEST)
+def _tree(study: Study) -> tuple[dict[str, str], dict[str, list[str]], list[str]]:
+    """The study's codebook as the tables read it: each code's name, each category's standing children in
+    order, and the standing types."""
     names = dict(Category.objects.filter(codebook=study.codebook_id).values_list("code", "name"))
     categories = list(Category.objects.filter(codebook=study.codebook_id).order_by("position", "code")
                       .values_list("code", "level", "parent__code", "retired_at"))
@@ -152,6 +143,22 @@ def estimates(study: Study, rater: MachineRater, given: Inputs | None = None) ->
         if parent and retired is None:
             children[parent].append(code)
     types = [code for code, level, _, retired in categories if level == Category.Level.TYPE and retired is None]
+    return names, children, types
+
+
+def estimates(study: Study, rater: MachineRater, given: Inputs | None = None) -> Estimates | None:
+    """Every share three ways from `given` (the rater's inputs, read when not given)."""
+    given = given or inputs(study, rater)
+    if given is None:
+        return None
+    ids = given.ids
+    labeled = np.array([c is not None for c in given.people], dtype=bool)
+    machine = [_codes(given.machine, i) for i in range(3)]
+    people = [_codes(given.people, i) for i in range(3)]
+    year = np.array([y or 0 for y in given.years])
+    sample, chance = _sample(study, ids, labeled)
+    valid = bool(chance is not None or sample.all() or study.queue_order != Study.QueueOrder.OLDEST)
+    names, children, types = _tree(study)
 
     def share(p_in, p_of, m_in, m_of, within=None) -> ThreeWays:
         keep = np.ones(len(ids), dtype=bool) if within is None else within
@@ -159,33 +166,43 @@ def estimates(study: Study, rater: MachineRater, given: Inputs | None = None) ->
             return three_ways_by_design(p_in[keep], p_of[keep], m_in[keep], m_of[keep], sample[keep], chance[keep])
         return three_ways(p_in[keep], p_of[keep], m_in[keep], m_of[keep], sample[keep])
 
-    sections = []
+    sections = [Section("type", "Each type's share of the reports, by year (Table 1)",
+                        _type_rows(share, people[0], machine[0], year, types, names))]
+    for key, title, parents, at in (
+            ("theme", "Each theme's share of its type (Figure 3)", types, 0),
+            ("sub_theme", "Each sub-theme's share of its theme", [t for p in types for t in children[p]], 1)):
+        sections.append(Section(key, title, _child_rows(share, people[at], machine[at], people[at + 1],
+                                                        machine[at + 1], parents, children, names)))
+    return Estimates(rater, given.run_number, len(ids), int(labeled.sum()), given.left_out, sections,
+                     study.queue_order, int(sample.sum()), int((labeled & ~sample).sum()), valid, sample, chance)
+
+
+def _type_rows(share, p_type, m_type, year, types: list[str], names: dict) -> list[Row]:
+    """Each type's share (and not relevant's) of all reports, then of each year's with two reports or more."""
     rows = []
+    ones = np.ones(len(year))
     for y in [*sorted({int(v) for v in year if v}), None]:
         within = None if y is None else year == y
         if within is not None and within.sum() < 2:
             continue
-        ones = np.ones(len(ids))
         for code in [*types, NOT_RELEVANT]:
             rows.append(Row("all years" if y is None else str(y), "" if y is None else str(y), code,
                             "Not relevant" if code == NOT_RELEVANT else names.get(code, code),
                             share((p_type == code).astype(float), ones, (m_type == code).astype(float), ones,
                                   within)))
-    sections.append(Section("type", "Each type's share of the reports, by year (Table 1)", rows))
-    for key, title, parents, p_parent, m_parent, p_child, m_child in (
-            ("theme", "Each theme's share of its type (Figure 3)", types, p_type, m_type, p_theme, m_theme),
-            ("sub_theme", "Each sub-theme's share of its theme", [t for p in types for t in children[p]],
-             p_theme, m_theme, p_sub, m_sub)):
-        rows = []
-        for parent in parents:
-            p_of, m_of = (p_parent == parent).astype(float), (m_parent == parent).astype(float)
-            for code in children[parent]:
-                rows.append(Row(f"{parent} {names.get(parent, parent)}", parent, code, names.get(code, code),
-                                share(((p_child == code) & (p_of > 0)).astype(float), p_of,
-                                      ((m_child == code) & (m_of > 0)).astype(float), m_of)))
-        sections.append(Section(key, title, rows))
-    return Estimates(rater, given.run_number, len(ids), int(labeled.sum()), given.left_out, sections,
-                     study.queue_order, int(sample.sum()), int((labeled & ~sample).sum()), valid, sample, chance)
+    return rows
+
+
+def _child_rows(share, p_parent, m_parent, p_child, m_child, parents, children, names) -> list[Row]:
+    """Each child's share of its parent's reports."""
+    rows = []
+    for parent in parents:
+        p_of, m_of = (p_parent == parent).astype(float), (m_parent == parent).astype(float)
+        for code in children[parent]:
+            rows.append(Row(f"{parent} {names.get(parent, parent)}", parent, code, names.get(code, code),
+                            share(((p_child == code) & (p_of > 0)).astype(float), p_of,
+                                  ((m_child == code) & (m_of > 0)).astype(float), m_of)))
+    return rows
 
 
 def _sample(study: Study, ids: list[int], labeled):

@@ -83,12 +83,21 @@ def benjamini_yekutieli(p_values: list[float], q: float = Q_FDR) -> set[int]:
     return set() if not len(passing) else {int(i) for i in order[: passing[-1] + 1]}
 
 
-def alt_test(machine: Mapping[Hashable, object], humans: Mapping[Hashable, Mapping[Hashable, object]],
-             epsilon: float, *, q: float = Q_FDR, min_humans: int = MIN_HUMANS_PER_ITEM,
-             min_items: int = MIN_ITEMS_PER_HUMAN) -> AltTestResult:
-    """`machine`: item → label; `humans`: annotator → (item → label). Items the machine did not label, or with
-    fewer than `min_humans` human labels, are left out; humans with fewer than `min_items` items are not
-    tested (listed in `skipped`)."""
+def _against_the_others(machine, labels, items, tally, raters) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per item: whether the machine agrees with the other annotators at least as well as this one, and the
+    share of the others each agrees with (the annotator's own label left out of the count)."""
+    machine_agrees, human_agrees = [], []
+    for item in items:
+        own, counts, others = labels[item], tally[item], len(raters[item]) - 1
+        machine_agrees.append((counts[machine[item]] - (machine[item] == own)) / others)
+        human_agrees.append((counts[own] - 1) / others)
+    machine_agrees, human_agrees = np.array(machine_agrees, dtype=float), np.array(human_agrees, dtype=float)
+    return machine_agrees >= human_agrees, machine_agrees, human_agrees
+
+
+def _items(machine, humans, min_humans: int):
+    """Who labeled each item, the items kept (the machine's, with `min_humans` human labels or more), and each
+    kept item's labels counted."""
     raters: dict[Hashable, list] = {}
     for annotator, labels in humans.items():
         for item in labels:
@@ -97,22 +106,25 @@ def alt_test(machine: Mapping[Hashable, object], humans: Mapping[Hashable, Mappi
     # Each item's labels counted once: "agrees with the others" is then a count less one's own label, so the
     # test costs annotators × items, not annotators² × items (207 annotators over 2,000 items took minutes).
     tally = {item: Counter(humans[who][item] for who in raters[item]) for item in kept}
+    return raters, kept, tally
+
+
+def alt_test(machine: Mapping[Hashable, object], humans: Mapping[Hashable, Mapping[Hashable, object]],
+             epsilon: float, *, q: float = Q_FDR, min_humans: int = MIN_HUMANS_PER_ITEM,
+             min_items: int = MIN_ITEMS_PER_HUMAN) -> AltTestResult:
+    """`machine`: item → label; `humans`: annotator → (item → label). Items the machine did not label, or with
+    fewer than `min_humans` human labels, are left out; humans with fewer than `min_items` items are not
+    tested (listed in `skipped`)."""
+    raters, kept, tally = _items(machine, humans, min_humans)
     tested, skipped, p_values = [], [], []
     for annotator, labels in humans.items():
         items = [item for item in labels if item in kept]
         if len(items) < min_items:
             skipped.append(annotator)
             continue
-        machine_ok, human_ok, machine_agrees, human_agrees = [], [], [], []
-        for item in items:
-            own, counts, others = labels[item], tally[item], len(raters[item]) - 1
-            by_machine = (counts[machine[item]] - (machine[item] == own)) / others
-            by_human = (counts[own] - 1) / others
-            machine_ok.append(by_machine >= by_human)
-            human_ok.append(by_human >= by_machine)
-            machine_agrees.append(by_machine)
-            human_agrees.append(by_human)
-        differences = np.array(human_ok, dtype=float) - np.array(machine_ok, dtype=float)
+        machine_ok, machine_agrees, human_agrees = _against_the_others(machine, labels, items, tally, raters)
+        human_ok = human_agrees >= machine_agrees
+        differences = human_ok.astype(float) - machine_ok.astype(float)
         p_values.append(_p_value(differences, epsilon))
         tested.append((annotator, len(items), float(np.mean(machine_ok)), float(np.mean(human_agrees)),
                        float(np.mean(machine_agrees))))

@@ -97,27 +97,28 @@ def coefficients(counts: np.ndarray, *, categories: int | None = None, offered: 
     n_units = (int(pairable.sum()) if freq is None else int(freq @ pairable)) if counts.size else 0
     out = {name: Coefficient(name, None, None, None, n_units=n_units,
                              n_categories=offered if name == "brennan_prediger_codebook" else q) for name in names}
-    if n_units == 0:
+    why = "no report has two or more ratings" if n_units == 0 else \
+        "one category only: there is nothing to disagree on" if q < 2 else None
+    if why:
         for c in out.values():
-            c.undefined_because = "no report has two or more ratings"
-        return out
-    if q < 2:
-        for c in out.values():
-            c.undefined_because = "one category only: there is nothing to disagree on"
+            c.undefined_because = why
         return out
     rows = _Rows.of(counts, freq)
-    observed_all, chance_all = rows.chance(rows.freq[None, :] @ rows.parts, q, offered)
+    _set_values(out, *rows.chance(rows.freq[None, :] @ rows.parts, q, offered))
+    if resamples:
+        _bootstrap(rows, q, offered, out, resamples, seed)
+    return out
+
+
+def _set_values(out: dict[str, Coefficient], observed_all: np.ndarray, chance_all: np.ndarray) -> None:
+    """Each coefficient's observed and chance agreement and its value, from the one row of sums."""
     observed, chance = float(observed_all[0]), chance_all[0]
-    for i, name in enumerate(names):
-        c = out[name]
+    for i, c in enumerate(out.values()):
         c.observed, c.chance = observed, float(chance[i])
         if chance[i] >= 1:
             c.undefined_because = "chance agreement is total: every rating is the same category"
             continue
         c.value = finite((observed - chance[i]) / (1 - chance[i]))
-    if resamples:
-        _bootstrap(rows, q, offered, out, resamples, seed)
-    return out
 
 
 def _bootstrap(rows: _Rows, q: int, offered: int | None, out: dict[str, Coefficient], resamples: int,

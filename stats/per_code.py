@@ -111,54 +111,73 @@ def per_code(counts: np.ndarray, categories: Sequence[str], *, resamples: int = 
     def grouped(rows: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return distinct_rows(rows) if freq is None else (rows, w)
 
-    alpha = kappa = None
-    alpha_rows = kappa_rows = None  # the distinct rows and frequencies each figure is resampled over
-    both = None  # the same, for both figures at once
     if units and full == units and raters >= 2:
-        # Every unit rated by all m raters: both figures are sums of h and of h·(m − h) per code, n being fixed
-        # (whole numbers, exact), so both are resampled from one set of columns.
-        distinct, often = grouped(kept, wk)
-        k = distinct.shape[1]
-        # The resamples multiply single-precision columns, which hold these small whole numbers exactly: made so
-        # at once, not as whole numbers first (a million reports' distinct rows are ~190,000 × 2 × 76).
-        columns = np.empty((len(distinct), 2 * k), dtype=np.float32)
-        columns[:, :k] = distinct
-        spread = distinct * (raters - distinct)
-        columns[:, k:] = spread
-        both = often, columns
-        sums = np.r_[often @ distinct, often @ spread][None, :].astype(np.float64)
-        del spread
-        alpha, kappa = (f(sums)[0] for f in _from_spread(raters, units))
+        both, alpha, kappa = _complete(grouped(kept, wk), raters, units)
+        alpha_rows = kappa_rows = None
     else:
-        if units:
-            distinct, often = grouped(kept, wk)
-            alpha_rows = often, _alpha_parts(distinct, distinct.sum(axis=1, dtype=float))
-            alpha = _alpha_binary(often[None, :] @ alpha_rows[1])[0]
-        if full and raters >= 2:
-            distinct, often = grouped(kept[complete], wk[complete])
-            kappa_rows = often, _kappa_parts(distinct, raters)
-            kappa = _kappa_j(often[None, :] @ kappa_rows[1], raters)[0]
+        both = None
+        alpha_rows, alpha = _alpha_figures(grouped(kept, wk)) if units else (None, None)
+        kappa_rows, kappa = _kappa_figures(grouped(kept[complete], wk[complete]), raters) \
+            if full and raters >= 2 else (None, None)
+    rows = _rows(categories, uses, units, full, alpha, kappa)
+    if resamples:
+        _resample(rows, resamples, seed, raters, units, both, alpha_rows, kappa_rows)
+    return rows
+
+
+def _complete(grouped: tuple[np.ndarray, np.ndarray], raters: int, units: int):
+    """Every unit rated by all m raters: both figures are sums of h and of h·(m − h) per code, n being fixed
+    (whole numbers, exact), so both are resampled from one set of columns. Those columns with their
+    frequencies, and alpha and kappa per code."""
+    distinct, often = grouped
+    k = distinct.shape[1]
+    # The resamples multiply single-precision columns, which hold these small whole numbers exactly: made so
+    # at once, not as whole numbers first (a million reports' distinct rows are ~190,000 × 2 × 76).
+    columns = np.empty((len(distinct), 2 * k), dtype=np.float32)
+    columns[:, :k] = distinct
+    spread = distinct * (raters - distinct)
+    columns[:, k:] = spread
+    sums = np.r_[often @ distinct, often @ spread][None, :].astype(np.float64)
+    del spread
+    alpha, kappa = (f(sums)[0] for f in _from_spread(raters, units))
+    return (often, columns), alpha, kappa
+
+
+def _alpha_figures(grouped: tuple[np.ndarray, np.ndarray]):
+    """Alpha-binary per code with missing ratings, and the rows it is resampled over."""
+    distinct, often = grouped
+    alpha_rows = often, _alpha_parts(distinct, distinct.sum(axis=1, dtype=float))
+    return alpha_rows, _alpha_binary(often[None, :] @ alpha_rows[1])[0]
+
+
+def _kappa_figures(grouped: tuple[np.ndarray, np.ndarray], raters: int):
+    """Per-category kappa on the reports every rater rated, and the rows it is resampled over."""
+    distinct, often = grouped
+    kappa_rows = often, _kappa_parts(distinct, raters)
+    return kappa_rows, _kappa_j(often[None, :] @ kappa_rows[1], raters)[0]
+
+
+def _rows(categories, uses, units: int, full: int, alpha, kappa) -> list[dict]:
     # Per-category kappa rests on the reports every rater rated: with missing ratings, say how many it left.
     kappa_method = KAPPA_METHOD if full == units else \
         f"{KAPPA_METHOD}: {full} of {units} reports, {units - full} with a rating missing left out"
-    rows = []
-    for j, name in enumerate(categories):
-        rows.append({
-            "category": name, "uses": int(uses[j]),
-            "alpha": _entry(ALPHA_METHOD, units, None if alpha is None else alpha[j],
-                            "no report has two or more ratings" if not units else
-                            "every rating is this code, or none is"),
-            "kappa": _entry(kappa_method, full, None if kappa is None else kappa[j],
-                            "no report was rated by every rater" if kappa is None else
-                            "every rating is this code, or none is") | {"left_out": units - full},
-        })
-    if resamples:
-        if both:
-            to_alpha, to_kappa = _from_spread(raters, units)
-            alpha_ci, kappa_ci = _intervals(rows, "alpha", to_alpha), _intervals(rows, "kappa", to_kappa)
-            bootstrap(*both, resamples, seed, lambda sums: (alpha_ci(sums), kappa_ci(sums)))
-        if alpha_rows:
-            bootstrap(*alpha_rows, resamples, seed, _intervals(rows, "alpha", _alpha_binary))
-        if kappa_rows:
-            bootstrap(*kappa_rows, resamples, seed, _intervals(rows, "kappa", lambda sums: _kappa_j(sums, raters)))
-    return rows
+    alpha_why = "no report has two or more ratings" if not units else "every rating is this code, or none is"
+    kappa_why = "no report was rated by every rater" if kappa is None else "every rating is this code, or none is"
+    return [{
+        "category": name, "uses": int(uses[j]),
+        "alpha": _entry(ALPHA_METHOD, units, None if alpha is None else alpha[j], alpha_why),
+        "kappa": _entry(kappa_method, full, None if kappa is None else kappa[j], kappa_why)
+        | {"left_out": units - full},
+    } for j, name in enumerate(categories)]
+
+
+def _resample(rows, resamples: int, seed: int, raters: int, units: int, both, alpha_rows, kappa_rows) -> None:
+    """Each defined figure's bootstrap interval, from the rows its figure was computed over."""
+    if both:
+        to_alpha, to_kappa = _from_spread(raters, units)
+        alpha_ci, kappa_ci = _intervals(rows, "alpha", to_alpha), _intervals(rows, "kappa", to_kappa)
+        bootstrap(*both, resamples, seed, lambda sums: (alpha_ci(sums), kappa_ci(sums)))
+    if alpha_rows:
+        bootstrap(*alpha_rows, resamples, seed, _intervals(rows, "alpha", _alpha_binary))
+    if kappa_rows:
+        bootstrap(*kappa_rows, resamples, seed, _intervals(rows, "kappa", lambda sums: _kappa_j(sums, raters)))

@@ -52,14 +52,14 @@ def final_label(labels: Sequence[tuple[Hashable, Hashable | None, Hashable | Non
     if not labels or controversial_levels(labels):
         return None
     type_ = modal_label([lab[0] for lab in labels])
-    themes = [lab[1] for lab in labels if lab[0] == type_ and lab[1] is not None]
-    theme = modal_label(themes) if themes else None
-    subs = [lab[2] for lab in labels if theme is not None and lab[1] == theme and lab[2] is not None]
-    sub = modal_label(subs) if subs else None
-    if sub is not None:
-        support = sum(1 for lab in labels if lab[2] == sub)
-    elif theme is not None:
-        support = sum(1 for lab in labels if lab[1] == theme)
-    else:
-        support = sum(1 for lab in labels if lab[0] == type_)
-    return (type_, theme, sub), support
+    theme = _plurality([lab[1] for lab in labels if lab[0] == type_])
+    sub = None if theme is None else _plurality([lab[2] for lab in labels if lab[1] == theme])
+    # The most specific level settled, and the raters whose label matches there.
+    at, final = (2, sub) if sub is not None else (1, theme) if theme is not None else (0, type_)
+    return (type_, theme, sub), sum(1 for lab in labels if lab[at] == final)
+
+
+def _plurality(values: list) -> Hashable | None:
+    """The plurality of the values given (None ones left out); None when none is given."""
+    named = [v for v in values if v is not None]
+    return modal_label(named) if named else None
