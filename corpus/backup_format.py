@@ -2,8 +2,10 @@
 
 A restore takes these and nothing else: a file is untrusted input, so a kind or field not listed
 here — a password hash, a staff or superuser flag, a group, a permission — is refused with its line, never
-passed on to a model. A new field in a model is not in a backup until it is added here, in a new version
-if older Concords could not read it.
+passed on to a model. A new field in a model is not in a backup until it is added here (the coverage test fails
+until it is, or is listed as not carried). A field or kind that is only added joins the current version: an
+older file restores it with the model's default, and an older Concord refuses it by name. A new version is
+written only when a kind or field is renamed, moved or removed (docs/decisions/backup-format.md).
 """
 
 from __future__ import annotations
