@@ -104,6 +104,7 @@ docs: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/python -m lint.complexity
 
 # The Chinese catalogue: gather every message for people (needs GNU gettext), translate the new ones in
 # concord/locale/zh_Hans/LC_MESSAGES/*.po, then compile. tests/test_translations.py fails on any left untranslated.

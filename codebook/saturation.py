@@ -41,6 +41,29 @@ def _position(times: Sequence[dt.datetime], when: dt.datetime) -> int:
     return bisect.bisect_right(times, when)
 
 
+def _bins(labeled: int, at: list[tuple[int, Change]], bin_size: int) -> list[dict]:
+    """The changes per bin of reports labeled; one made before any label counts in the first."""
+    bins = []
+    for start in range(0, max(labeled, 1), bin_size):
+        end = min(start + bin_size, labeled)
+        inside = [c for n, c in at if start < n <= end or (start == 0 and n == 0)]
+        bins.append({"from": start + 1 if labeled else 0, "to": end, "revisions": len(inside),
+                     "new_categories": sum(c.new_categories for c in inside)})
+    return bins
+
+
+def _runs(labeled: int, at: list[tuple[int, Change]], base_categories: int, base: int, run: int,
+          threshold: float) -> list[dict]:
+    """Each complete run after the base: the new categories it brought over those known at the end of the base."""
+    runs = []
+    for start in range(base, labeled - run + 1, run):
+        new = sum(c.new_categories for n, c in at if start < n <= start + run)
+        ratio = new / base_categories if base_categories else None
+        runs.append({"from": start + 1, "to": start + run, "new_categories": new, "ratio": ratio,
+                     "saturated": ratio is not None and ratio <= threshold})
+    return runs
+
+
 def saturation(first_labeled: Sequence[dt.datetime], changes: Sequence[Change], categories_at_start: int, *,
                bin_size: int = BIN, base: int = BASE, run: int = RUN, threshold: float = THRESHOLD) -> Saturation:
     """`first_labeled`: when each report got its first label, sorted; `changes`: the change log; the codebook's
@@ -48,23 +71,13 @@ def saturation(first_labeled: Sequence[dt.datetime], changes: Sequence[Change], 
     times = sorted(first_labeled)
     result = Saturation(labeled=len(times), method=METHOD.format(base=base, run=run, threshold=threshold))
     at = [(_position(times, c.made_at), c) for c in changes]
-    for start in range(0, max(len(times), 1), bin_size):
-        end = min(start + bin_size, len(times))
-        inside = [c for n, c in at if start < n <= end or (start == 0 and n == 0)]
-        result.bins.append({"from": start + 1 if times else 0, "to": end, "revisions": len(inside),
-                            "new_categories": sum(c.new_categories for c in inside)})
+    result.bins = _bins(len(times), at, bin_size)
     if len(times) < base + run:
         result.undefined_because = (f"{len(times)} reports are labeled; the rule needs a base of {base} and a run "
                                     f"of {run}")
         return result
     result.base_categories = categories_at_start + sum(c.new_categories for n, c in at if n <= base)
-    for start in range(base, len(times) - run + 1, run):
-        new = sum(c.new_categories for n, c in at if start < n <= start + run)
-        ratio = new / result.base_categories if result.base_categories else None
-        met = ratio is not None and ratio <= threshold
-        result.runs.append({"from": start + 1, "to": start + run, "new_categories": new, "ratio": ratio,
-                            "saturated": met})
-        if met and result.saturated_at is None:
-            result.saturated_at = start + run
+    result.runs = _runs(len(times), at, result.base_categories, base, run, threshold)
+    result.saturated_at = next((r["to"] for r in result.runs if r["saturated"]), None)
     result.still_growing = not result.runs[-1]["saturated"]
     return result

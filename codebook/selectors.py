@@ -66,26 +66,32 @@ def reports_numbered(study, numbers: list[str], field: str = "examples") -> list
     """The ids of the study's reports named "123" or "owner/repo#123" (`codebook.forms.report_numbers`);
     FieldError naming those that are none of its reports."""
     # A bare number may name reports of several sources: each is an example. A repository is named in any case.
-    def key(ref: str) -> str:
-        if "#" not in ref:
-            return ref
-        repo, number = ref.rsplit("#", 1)
-        return f"{repo.lower()}#{number}"
-
     plain = {n for n in numbers if "#" not in n}
-    named = {key(n) for n in numbers if "#" in n}
+    named = {_ref_key(n) for n in numbers if "#" in n}
     # One query for every number named either way; the repository of a named one is matched here.
     candidates = study.issues.filter(number__in=plain | {n.rsplit("#", 1)[1] for n in named}).order_by("pk")
     found, present = [], set()
     for number, pk, repo in candidates.values_list("number", "pk", "source__full_name"):
-        for ref in (number, key(f"{repo}#{number}")):
+        for ref in (number, _ref_key(f"{repo}#{number}")):
             if ref in plain or ref in named:
                 present.add(ref)
                 found.append(pk)
-    if missing := [n for n in dict.fromkeys(numbers) if key(n) not in present]:
-        raise FieldError(field, f"{', '.join(n if '#' in n else '#' + n for n in missing[:10])} "
-                                f"{'is not a report' if len(missing) == 1 else 'are not reports'} of this study")
+    if missing := [n for n in dict.fromkeys(numbers) if _ref_key(n) not in present]:
+        raise FieldError(field, _not_reports(missing))
     return list(dict.fromkeys(found))
+
+
+def _not_reports(missing: list[str]) -> str:
+    shown = ", ".join(n if "#" in n else "#" + n for n in missing[:10])
+    return f"{shown} {'is not a report' if len(missing) == 1 else 'are not reports'} of this study"
+
+
+def _ref_key(ref: str) -> str:
+    """A report's reference as compared: a bare number as it is, a repository's name in lower case."""
+    if "#" not in ref:
+        return ref
+    repo, number = ref.rsplit("#", 1)
+    return f"{repo.lower()}#{number}"
 
 
 def report_ids(study, refs: list[str]) -> dict[str, int]:

@@ -50,29 +50,33 @@ def json_problem(value, path: str = "", depth: int = 0) -> tuple[str, str] | Non
     or a value nested deeper than MAX_DEPTH; None when all is well."""
     if depth > MAX_DEPTH:
         return path or "(top)", f"nested more than {MAX_DEPTH} levels deep"
-    if isinstance(value, str):
-        problem = text_problem(value)
-        return (path or "(top)", problem) if problem else None
-    if isinstance(value, bool) or value is None or isinstance(value, float):
-        return None
-    if isinstance(value, int):
-        # jsonb stores any size, but an integer this long is no count or id.
-        problem = int_problem(value, -INT64_MAX - 1, INT64_MAX)
+    if isinstance(value, str | int) and not isinstance(value, bool):
+        problem = _scalar_problem(value)
         return (path or "(top)", problem) if problem else None
     if isinstance(value, dict):
-        for key, item in value.items():
-            problem = text_problem(key)
-            shown = shown_text(key, 60) if problem is None else ascii(key)[1:61]
-            here = f"{path}.{shown}" if path else shown
-            if problem is not None:
-                return here, f"the key {problem}"
-            if (found := json_problem(item, here, depth + 1)) is not None:
-                return found
-        return None
+        return _dict_problem(value, path, depth)
     if isinstance(value, list):
-        for i, item in enumerate(value):
-            if (found := json_problem(item, f"{path}[{i}]", depth + 1)) is not None:
-                return found
+        return next((found for i, item in enumerate(value)
+                     if (found := json_problem(item, f"{path}[{i}]", depth + 1)) is not None), None)
+    return None
+
+
+def _scalar_problem(value: str | int) -> str | None:
+    if isinstance(value, str):
+        return text_problem(value)
+    # jsonb stores any size, but an integer this long is no count or id.
+    return int_problem(value, -INT64_MAX - 1, INT64_MAX)
+
+
+def _dict_problem(value: dict, path: str, depth: int) -> tuple[str, str] | None:
+    for key, item in value.items():
+        problem = text_problem(key)
+        shown = shown_text(key, 60) if problem is None else ascii(key)[1:61]
+        here = f"{path}.{shown}" if path else shown
+        if problem is not None:
+            return here, f"the key {problem}"
+        if (found := json_problem(item, here, depth + 1)) is not None:
+            return found
     return None
 
 

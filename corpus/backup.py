@@ -95,14 +95,34 @@ def _json(value):
 CHUNK = 2000
 
 
+def _as_field_takes(field, value, where: str):
+    """The value as the field's Python type, past the field's own checks."""
+    try:
+        value = field.to_python(value)
+        if value not in field.empty_values:
+            # Empty values are what the exporting Concord stored (an issue known only by its URL has no
+            # title); everything else must pass the field's own checks.
+            field.run_validators(value)
+            field.validate(value, None)
+    except ValidationError as exc:
+        raise StudyImportError(f"{where}: {' '.join(exc.messages)}") from exc
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise StudyImportError(f"{where}: {exc}") from exc
+    return value
+
+
+def _fields_of(meta, skip) -> tuple[list, list]:
+    """A model's fields a record carries, but its id and `skip`: plain values, and references."""
+    kept = [f for f in meta.concrete_fields if not f.primary_key and f.name not in skip]
+    return [f for f in kept if not f.is_relation], [f for f in kept if f.is_relation]
+
+
 def _records(queryset, skip=(), m2m=()) -> Iterator[dict]:
     """Every row of the query as a record, read as plain columns rather than model instances, and each chunk's
     many-to-many references in one query per relation: a study's issues and labels are most of a backup, and
     building a model (or asking for its references) per row cost more than reading and writing it."""
     meta = queryset.model._meta
-    kept = [f for f in meta.concrete_fields if not f.primary_key and f.name not in skip]
-    plain = [f for f in kept if not f.is_relation]
-    related = [f for f in kept if f.is_relation]
+    plain, related = _fields_of(meta, skip)
     columns = [meta.pk.attname, *(f.attname for f in plain), *(f.attname for f in related)]
     split = 1 + len(plain)
     rows = queryset.values_list(*columns).iterator(CHUNK)
@@ -309,17 +329,7 @@ class _Restore:
             # As at import: a link that is not http(s) is dropped, the report keeps its number.
             self.warnings.append(f"{where}: not an http(s) link, dropped")
             return ""
-        try:
-            value = field.to_python(value)
-            if value not in field.empty_values:
-                # Empty values are what the exporting Concord stored (an issue known only by its URL has no
-                # title); everything else must pass the field's own checks.
-                field.run_validators(value)
-                field.validate(value, None)
-        except ValidationError as exc:
-            raise StudyImportError(f"{where}: {' '.join(exc.messages)}") from exc
-        except (TypeError, ValueError, OverflowError) as exc:
-            raise StudyImportError(f"{where}: {exc}") from exc
+        value = _as_field_takes(field, value, where)
         if isinstance(value, dt.date) and not YEARS[0] <= value.year <= YEARS[1]:
             raise StudyImportError(f"{where}: {value.isoformat()} is not between {YEARS[0]} and {YEARS[1]}")
         return value
@@ -578,19 +588,24 @@ def _checked_shape(record, kinds: dict[str, Kind], name: str, line: int, version
     if "current_round" in record and record["current_round"] is not None and not _is_id(record["current_round"]):
         raise StudyImportError(f"{where}: current_round must be a whole number")
     for part, names in (("fields", spec.fields), ("fk", spec.fk), ("m2m", spec.m2m)):
-        values = record.get(part, {})
-        if not isinstance(values, dict):
-            raise StudyImportError(f"{where}: a {kind} record's {part!r} must be an object")
-        if unknown := sorted(set(values) - set(names)):
-            raise StudyImportError(f"{where}: field {unknown[0]!r} is not part of a {kind} record in the "
-                                   f"{FORMAT} format, version {version}")
-        if part == "fk" and any(v is not None and not _is_id(v) for v in values.values()):
-            raise StudyImportError(f"{where}: a {kind} record's references must be whole numbers")
-        if part == "m2m" and any(not isinstance(v, list) or not all(_is_id(i) for i in v) for v in values.values()):
-            raise StudyImportError(f"{where}: a {kind} record's lists of references must hold whole numbers")
+        _check_part(record.get(part, {}), part, names, kind, where, version)
     record.setdefault("fields", {})
     record.setdefault("fk", {})
     return kind
+
+
+def _check_part(values, part: str, names: tuple[str, ...], kind: str, where: str, version: int) -> None:
+    """A record's fields, references or lists of references: an object of names the format lists, and
+    references that are whole numbers."""
+    if not isinstance(values, dict):
+        raise StudyImportError(f"{where}: a {kind} record's {part!r} must be an object")
+    if unknown := sorted(set(values) - set(names)):
+        raise StudyImportError(f"{where}: field {unknown[0]!r} is not part of a {kind} record in the "
+                               f"{FORMAT} format, version {version}")
+    if part == "fk" and any(v is not None and not _is_id(v) for v in values.values()):
+        raise StudyImportError(f"{where}: a {kind} record's references must be whole numbers")
+    if part == "m2m" and any(not isinstance(v, list) or not all(_is_id(i) for i in v) for v in values.values()):
+        raise StudyImportError(f"{where}: a {kind} record's lists of references must hold whole numbers")
 
 
 def _user(restore: _Restore, fields: dict, line: int) -> int:

@@ -170,29 +170,9 @@ def build(study: Study, path: str | Path, viewer) -> int:
     round = agreement_round(study)
     version = metadata.version("concord")
     document = study_document(study)
-    report = {"study": study.name, "concord": version, "levels": {}}
-    reliability_rows, reference = iter(()), {}
-    machine_rows, machine_reference = None, {}
-    if round is not None:
-        # study.json holds the theme-level figures already (the same call); only the sub-theme level is new.
-        report["levels"] = {level: document["agreement"] if level == "theme" and document["agreement"] else
-                            agreement_figures(study_agreement(round, level, seed=0)) for level in LEVELS}
-        reliability_rows, reference = _named(study, *replication_tables(round))
-        if document.get("agreement_with_machines"):
-            # The same figures with the votes of machines standing in people's seats, beside people's alone.
-            report["with_machines"] = {
-                level: document["agreement_with_machines"] if level == "theme" else
-                agreement_figures(study_agreement(round, level, seed=0, machines=True)) for level in LEVELS}
-            machine_rows, machine_reference = _named(study, *replication_tables(round, machines=True))
-    changes = [{"revision": e.revision, "kind": e.kind, "before": e.before, "after": e.after, "reason": e.reason,
-                "made_by": e.made_by.username, "made_at": e.made_at.isoformat(), "evidence": e.evidence}
-               for e in ChangeLogEntry.objects.filter(codebook=study.codebook_id).select_related("made_by")
-               .order_by("revision")]
-    now = [{"code": c.code, "name": c.name, "definition": c.definition, "inclusion": c.inclusion,
-            "exclusion": c.exclusion, "live": c.retired_at is None}
-           for c in Category.objects.filter(codebook=study.codebook_id)]
-    revisions = codebook_revisions(now, [c for c in changes if c["kind"] != "instructions"],
-                                   study.codebook.revision)
+    report, people, machines = _reliability(study, round, document, version)
+    (reliability_rows, reference), (machine_rows, machine_reference) = people, machines
+    changes, revisions = _codebook_history(study)
     shares, share_rows = _shares(study)
     files = {
         "README.md": README.read_text(encoding="utf-8").format(
@@ -237,6 +217,40 @@ def build(study: Study, path: str | Path, viewer) -> int:
                 for line in lines:
                     f.write(line.encode("utf-8"))
     return len(files) + len(streamed) + 1
+
+
+def _reliability(study: Study, round, document: dict, version: str):
+    """report.json's figures per level, with machines where they stood in people's seats; the rows and reference
+    types they are computed from, for people alone and with machines (None when no machine sat)."""
+    report = {"study": study.name, "concord": version, "levels": {}}
+    people, machines = (iter(()), {}), (None, {})
+    if round is None:
+        return report, people, machines
+    # study.json holds the theme-level figures already (the same call); only the sub-theme level is new.
+    report["levels"] = {level: document["agreement"] if level == "theme" and document["agreement"] else
+                        agreement_figures(study_agreement(round, level, seed=0)) for level in LEVELS}
+    people = _named(study, *replication_tables(round))
+    if document.get("agreement_with_machines"):
+        # The same figures with the votes of machines standing in people's seats, beside people's alone.
+        report["with_machines"] = {
+            level: document["agreement_with_machines"] if level == "theme" else
+            agreement_figures(study_agreement(round, level, seed=0, machines=True)) for level in LEVELS}
+        machines = _named(study, *replication_tables(round, machines=True))
+    return report, people, machines
+
+
+def _codebook_history(study: Study) -> tuple[list[dict], dict]:
+    """Every recorded change of the codebook, and the codebook as it stood at each revision."""
+    changes = [{"revision": e.revision, "kind": e.kind, "before": e.before, "after": e.after, "reason": e.reason,
+                "made_by": e.made_by.username, "made_at": e.made_at.isoformat(), "evidence": e.evidence}
+               for e in ChangeLogEntry.objects.filter(codebook=study.codebook_id).select_related("made_by")
+               .order_by("revision")]
+    now = [{"code": c.code, "name": c.name, "definition": c.definition, "inclusion": c.inclusion,
+            "exclusion": c.exclusion, "live": c.retired_at is None}
+           for c in Category.objects.filter(codebook=study.codebook_id)]
+    revisions = codebook_revisions(now, [c for c in changes if c["kind"] != "instructions"],
+                                   study.codebook.revision)
+    return changes, revisions
 
 
 def _named(study: Study, rows: Iterator[tuple], reference: dict[int, str]) -> tuple[Iterator[tuple], dict]:

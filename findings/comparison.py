@@ -66,41 +66,52 @@ def labels_at(study: Study, level: str) -> dict[int, str]:
     return out
 
 
+def _by_source(study: Study, groups: dict[str, set[int]]) -> None:
+    for pk, name in study.issues.values_list("pk", "source__full_name"):
+        groups[name].add(pk)
+
+
+def _by_year(study: Study, groups: dict[str, set[int]]) -> None:
+    for pk, year in study.issues.values_list("pk", "created_at__year"):
+        groups[str(year or "unknown")].add(pk)
+
+
+def _by_keyword_group(study: Study, groups: dict[str, set[int]]) -> None:
+    origins: dict[int, set[str]] = defaultdict(set)
+    for pk, origin in study.issues.values_list("pk", "matched_keywords__origin"):
+        if origin:
+            origins[pk].add(origin)
+    labels = dict(Keyword.Origin.choices)
+    for pk in study.issues.values_list("pk", flat=True):
+        found = next((o for o in GROUP_ORDER if o in origins.get(pk, ())), None)
+        groups[labels[found] if found else "no keyword"].add(pk)
+
+
+def _by_verdict(study: Study, groups: dict[str, set[int]]) -> None:
+    verdicts = screening_verdicts(study)
+    for pk in study.issues.values_list("pk", flat=True):
+        groups[verdicts.get(pk, ("undecided", ""))[0]].add(pk)
+
+
+def _by_subset(study: Study, groups: dict[str, set[int]]) -> None:
+    # The test needs each report in one subset: a report in several counts in the one made first.
+    taken: set[int] = set()
+    for subset in study.subsets.order_by("created_at", "pk"):
+        members = set(subset.issues.values_list("pk", flat=True)) - taken
+        if members:
+            groups[subset.name] = members
+        taken |= members
+    rest = set(study.issues.values_list("pk", flat=True)) - taken
+    if rest:
+        groups["rest of the study"] = rest
+
+
 def subsets_by(study: Study, by: str) -> dict[str, set[int]]:
     if by not in RULES:
         raise ComparisonError("by", f"one of {', '.join(RULES)}")
-    issues = study.issues.all()
     groups: dict[str, set[int]] = defaultdict(set)
-    if by == "source":
-        for pk, name in issues.values_list("pk", "source__full_name"):
-            groups[name].add(pk)
-    elif by == "year":
-        for pk, year in issues.values_list("pk", "created_at__year"):
-            groups[str(year or "unknown")].add(pk)
-    elif by == "keyword_group":
-        origins: dict[int, set[str]] = defaultdict(set)
-        for pk, origin in issues.values_list("pk", "matched_keywords__origin"):
-            if origin:
-                origins[pk].add(origin)
-        labels = dict(Keyword.Origin.choices)
-        for pk in issues.values_list("pk", flat=True):
-            found = next((o for o in GROUP_ORDER if o in origins.get(pk, ())), None)
-            groups[labels[found] if found else "no keyword"].add(pk)
-    elif by == "verdict":
-        verdicts = screening_verdicts(study)
-        for pk in issues.values_list("pk", flat=True):
-            groups[verdicts.get(pk, ("undecided", ""))[0]].add(pk)
-    else:
-        # The test needs each report in one subset: a report in several counts in the one made first.
-        taken: set[int] = set()
-        for subset in study.subsets.order_by("created_at", "pk"):
-            members = set(subset.issues.values_list("pk", flat=True)) - taken
-            if members:
-                groups[subset.name] = members
-            taken |= members
-        rest = set(issues.values_list("pk", flat=True)) - taken
-        if rest:
-            groups["rest of the study"] = rest
+    {"source": _by_source, "year": _by_year, "keyword_group": _by_keyword_group,
+     "verdict": _by_verdict}.get(by, _by_subset)(study, groups)
     return dict(groups)
 
 

@@ -40,13 +40,27 @@ def experiment(study: Study, *, seed: int = 0) -> dict:
         result["undefined_because"] = ("no label of the agreement round was made under the experiment (turn it on "
                                        "in the set-up before the independent round)")
         return result
+    table = _agreeing_per_report(in_experiment)
+    totals = table.sum(axis=0)
+    for name, (agree, n) in zip(ARMS, ((totals[0], totals[1]), (totals[2], totals[3])), strict=True):
+        low, high = wilson(int(agree), int(n)) if n else (None, None)
+        result["arms"].append({"arm": name, "labels": int(n), "agree": int(agree),
+                               "share": finite(agree / n) if n else None, "ci": [low, high]})
+    if totals[1] and totals[3]:
+        result["difference"] = _difference(table, totals, seed)
+    result["distribution"] = _distribution(in_experiment, seed)
+    return result
+
+
+def _agreeing_per_report(in_experiment: list) -> np.ndarray:
+    """Per report: the labels of each arm that match the plurality of the report's other labels, and those
+    counted (a label whose others tie is not): shown agree, shown n, hidden agree, hidden n."""
     by_report: dict[int, list[tuple[str, bool]]] = defaultdict(list)
     for issue, _, code, shown in in_experiment:
         by_report[issue].append((code, shown))
-    # Per report: agreeing and counted labels of each arm.
     per_report = []
     for items in by_report.values():
-        row = [0, 0, 0, 0]  # shown agree, shown n, hidden agree, hidden n
+        row = [0, 0, 0, 0]
         for i, (code, shown) in enumerate(items):
             others = modal_label([c for j, (c, _) in enumerate(items) if j != i])
             if others is None:
@@ -55,31 +69,30 @@ def experiment(study: Study, *, seed: int = 0) -> dict:
             row[at] += code == others
             row[at + 1] += 1
         per_report.append(row)
-    table = np.array(per_report, dtype=np.int64).reshape(-1, 4)
-    totals = table.sum(axis=0)
-    for name, (agree, n) in zip(ARMS, ((totals[0], totals[1]), (totals[2], totals[3])), strict=True):
-        low, high = wilson(int(agree), int(n)) if n else (None, None)
-        result["arms"].append({"arm": name, "labels": int(n), "agree": int(agree),
-                               "share": finite(agree / n) if n else None, "ci": [low, high]})
-    if totals[1] and totals[3]:
-        result["difference"] = _difference(table, totals, seed)
+    return np.array(per_report, dtype=np.int64).reshape(-1, 4)
+
+
+def _listed(values) -> list | None:
+    return None if values is None else values.tolist()
+
+
+def _distribution(in_experiment: list, seed: int) -> dict:
+    """The types per arm, compared: the chi-square test, Cramér's V and each arm's shares."""
     codes = sorted({lb[2] for lb in in_experiment}, key=sort_key)
     counts = np.zeros((2, len(codes)), dtype=np.int64)
     index = {c: i for i, c in enumerate(codes)}
     for _, _, code, shown in in_experiment:
         counts[0 if shown else 1, index[code]] += 1
     compared = compare(counts, list(ARMS), codes, seed=seed)
-    result["distribution"] = {
+    return {
         "categories": compared.categories, "counts": compared.counts.tolist(), "chi2": compared.chi2,
         "df": compared.df, "p": compared.p, "cramers_v": compared.cramers_v,
         "exact_p": compared.exact_p, "exact_method": compared.exact_method,
-        "shares": None if compared.shares is None else compared.shares.tolist(),
-        "share_low": None if compared.share_low is None else compared.share_low.tolist(),
-        "share_high": None if compared.share_high is None else compared.share_high.tolist(),
+        "shares": _listed(compared.shares), "share_low": _listed(compared.share_low),
+        "share_high": _listed(compared.share_high),
         "undefined_because": compared.undefined_because,
         "method": "types (not relevant a category of its own) per arm; chi-square test of independence, "
                   "Cramér's V, shares with 95 % bootstrap intervals"}
-    return result
 
 
 def _difference(table: np.ndarray, totals: np.ndarray, seed: int) -> dict:

@@ -104,20 +104,29 @@ def figure3(study: Study, groups: dict[str, list[str]] | None = None) -> list[Ty
     summed count over the same total, so parts always add up to their group."""
     categories = list(Category.objects.filter(codebook=study.codebook_id).order_by("position", "code"))
     counts = Counter(theme for _, theme, rel in _finals(study).values() if rel and theme)
-    blocks = []
-    for type_ in (c for c in categories if c.level == Category.Level.TYPE and c.retired_at is None):
-        themes = [c for c in categories if c.parent_id == type_.pk and (c.retired_at is None or counts[c.pk])]
-        total = sum(counts[t.pk] for t in themes)
-        block = TypeBlock(type_.code, type_.name, total,
-                          [ThemeRow(t.code, t.name, counts[t.pk], share(counts[t.pk], total)) for t in themes])
-        codes = {t.code: counts[t.pk] for t in themes}
-        for name, members in (groups or {}).items():
-            inside = [m for m in members if m in codes]
-            if inside:
-                summed = sum(codes[m] for m in inside)
-                block.groups.append((name, inside, summed, share(summed, total)))
-        blocks.append(block)
-    return blocks
+    return [_block(type_, categories, counts, groups or {})
+            for type_ in categories if type_.level == Category.Level.TYPE and type_.retired_at is None]
+
+
+def _block(type_: Category, categories: list[Category], counts: Counter, groups: dict[str, list[str]]) -> TypeBlock:
+    # Its standing themes, and a retired one only where final labels still use it.
+    themes = [c for c in categories if c.parent_id == type_.pk and (c.retired_at is None or counts[c.pk])]
+    total = sum(counts[t.pk] for t in themes)
+    block = TypeBlock(type_.code, type_.name, total,
+                      [ThemeRow(t.code, t.name, counts[t.pk], share(counts[t.pk], total)) for t in themes])
+    block.groups = _groups({t.code: counts[t.pk] for t in themes}, groups, total)
+    return block
+
+
+def _groups(codes: dict[str, int], groups: dict[str, list[str]], total: int) -> list[tuple]:
+    """Each group with themes of this type: its themes here, their summed count, and its share of the type."""
+    found = []
+    for name, members in groups.items():
+        inside = [m for m in members if m in codes]
+        if inside:
+            summed = sum(codes[m] for m in inside)
+            found.append((name, inside, summed, share(summed, total)))
+    return found
 
 
 def unknown_in_groups(study: Study, groups: dict[str, list[str]]) -> list[str]:

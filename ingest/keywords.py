@@ -85,16 +85,20 @@ class KeywordMatcher:
         self._single = {words[0] for words in self._words if len(words) == 1}
         self._phrases = [(i, words) for i, words in enumerate(self._words) if len(words) > 1]
         self._rules = [(words[0], _rule(words)) for words in self._words]
-        self._scanner = None
-        if (self.terms and engine != "automaton" and hyperscan is not None
-                and (engine == "hyperscan" or len(self.terms) <= HYPERSCAN_MAX_TERMS)):
-            try:
-                self._scanner = Scanner([_loose(words) for words in self._words], utf8=True)
-            except hyperscan.error:  # a list Hyperscan cannot compile still matches, on the automaton
-                self._scanner = None
+        self._scanner = self._hyperscan() if self._wants_hyperscan(engine) else None
         if self.terms and self._scanner is None:
             self._build_automaton()
         self.engine = "hyperscan" if self._scanner else "automaton"
+
+    def _wants_hyperscan(self, engine: str | None) -> bool:
+        return bool(self.terms) and engine != "automaton" and hyperscan is not None and (
+            engine == "hyperscan" or len(self.terms) <= HYPERSCAN_MAX_TERMS)
+
+    def _hyperscan(self):
+        try:
+            return Scanner([_loose(words) for words in self._words], utf8=True)
+        except hyperscan.error:  # a list Hyperscan cannot compile still matches, on the automaton
+            return None
 
     def matches(self, text: str) -> set[str]:
         """Terms found in `text`, which must already be lower-case match text."""

@@ -56,6 +56,10 @@ def upsert(source_id: int, verdicts: list[Verdict]) -> list[tuple[int, str]]:
     return _upsert_orm(source_id, verdicts)
 
 
+def _unchanged(issue: Issue, stored: dict | None) -> bool:
+    return stored is not None and all(getattr(issue, f) == stored[f] for f in copy_rows.FIELDS)
+
+
 def _upsert_orm(source_id: int, verdicts: list[Verdict]) -> list[tuple[int, str]]:
     numbers = [v.number for v in verdicts]
     stored = {row["number"]: row for row in Issue.objects.filter(source_id=source_id, number__in=numbers)
@@ -66,8 +70,7 @@ def _upsert_orm(source_id: int, verdicts: list[Verdict]) -> list[tuple[int, str]
               **{f: getattr(v.record, f) for f in fields}, payload=copy_rows.stored_payload(v.record.payload))
         for v in verdicts
     ]
-    same = {obj.number for obj in objects if obj.number in stored and all(
-        getattr(obj, f) == stored[obj.number][f] for f in copy_rows.FIELDS)}
+    same = {obj.number for obj in objects if _unchanged(obj, stored.get(obj.number))}
     Issue.objects.bulk_create(
         [obj for obj in objects if obj.number not in same], update_conflicts=True,
         unique_fields=["source", "number"], update_fields=copy_rows.FIELDS,

@@ -161,24 +161,28 @@ def revise_guide(study, *, add: dict | None = None, remove: int | None = None) -
                                          text=question.text, kind=question.kind, group=question.group,
                                          node=question.node, top=question.top)
     if add:
-        _check_question(add)
-        node = None
-        if add.get("node"):
-            node = Category.objects.filter(codebook=study.codebook_id, code=add["node"].strip(),
-                                           retired_at__isnull=True).first()
-            if node is None:
-                raise InterviewError(f"node: {add['node']} is not in the study's codebook")
-        kind = add.get("kind") or GuideQuestion.Kind.OPEN
-        if kind == GuideQuestion.Kind.RANKING and (node is None or node.level == Category.Level.SUB_THEME):
-            raise InterviewError("node: a ranking ranks the themes of a type, or the sub-themes of a theme; name it")
-        if not (add.get("text") or "").strip():
-            raise InterviewError("text: the question is empty")
-        last = guide.questions.order_by("-position").values_list("position", flat=True).first() or 0
-        GuideQuestion.objects.create(guide=guide, part=(add.get("part") or "").strip() or "Other questions",
-                                     position=last + 1, text=add["text"].strip(), kind=kind,
-                                     group=(add.get("group") or "").strip(), node=node,
-                                     top=int(add.get("top") or 3))
+        _add_question(study, guide, add)
     return guide
+
+
+def _add_question(study, guide: InterviewGuide, add: dict) -> None:
+    _check_question(add)
+    node = None
+    if add.get("node"):
+        node = Category.objects.filter(codebook=study.codebook_id, code=add["node"].strip(),
+                                       retired_at__isnull=True).first()
+        if node is None:
+            raise InterviewError(f"node: {add['node']} is not in the study's codebook")
+    kind = add.get("kind") or GuideQuestion.Kind.OPEN
+    if kind == GuideQuestion.Kind.RANKING and (node is None or node.level == Category.Level.SUB_THEME):
+        raise InterviewError("node: a ranking ranks the themes of a type, or the sub-themes of a theme; name it")
+    if not (add.get("text") or "").strip():
+        raise InterviewError("text: the question is empty")
+    last = guide.questions.order_by("-position").values_list("position", flat=True).first() or 0
+    GuideQuestion.objects.create(guide=guide, part=(add.get("part") or "").strip() or "Other questions",
+                                 position=last + 1, text=add["text"].strip(), kind=kind,
+                                 group=(add.get("group") or "").strip(), node=node,
+                                 top=int(add.get("top") or 3))
 
 
 def _check_question(add: dict) -> None:

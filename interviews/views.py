@@ -73,14 +73,20 @@ def participant(request: HtmxHttpRequest, study_id: int, participant_id: int):
             return redirect("interviews:participant", study_id=study.pk, participant_id=person.pk)
         except (InterviewError, FieldError) as exc:
             messages.error(request, str(exc))
-    answers = {a.question_id: a for a in session.answers.all()}
-    rankings = [(q, ranking_items(q), answers[q.pk].order if q.pk in answers else [],
-                 range(q.top or len(ranking_items(q)))) for q in questions]
-    texts = [(q, answers[q.pk].text if q.pk in answers else "") for q in asked if q.kind != "ranking"]
     return render(request, "interviews/participant.html", {
-        "study": study, "person": person, "session": session, "rankings": rankings, "texts": texts,
+        "study": study, "person": person, "session": session, **_answered(session, asked),
         "quotes": session.quotes.prefetch_related("nodes"),
     })
+
+
+def _answered(session, asked: list) -> dict:
+    """Each ranking question with its items, the order given so far and the places to fill; each other
+    question with the answer given so far."""
+    answers = {a.question_id: a for a in session.answers.all()}
+    rankings = [(q, ranking_items(q), answers[q.pk].order if q.pk in answers else [],
+                 range(q.top or len(ranking_items(q)))) for q in asked if q.kind == "ranking"]
+    texts = [(q, answers[q.pk].text if q.pk in answers else "") for q in asked if q.kind != "ranking"]
+    return {"rankings": rankings, "texts": texts}
 
 
 def _save_session(request: HtmxHttpRequest, session, rankings, others) -> None:

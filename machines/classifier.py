@@ -226,15 +226,34 @@ def rate_rows(x, labels: Sequence[Label | None], settings: Settings = Settings()
     return rate_rows_sure(x, labels, settings, progress).labels
 
 
+def _levels(labels: Sequence[Label | None]) -> tuple[list, list, list]:
+    """The training labels' types, and their themes and sub-themes (none for a report not relevant)."""
+    types = [lb[0] if lb else None for lb in labels]
+    themes = [lb[1] if lb and lb[0] != "NR" else None for lb in labels]
+    subs = [lb[2] if lb and lb[0] != "NR" else None for lb in labels]
+    return types, themes, subs
+
+
+def _rate_fold(x, train, fold, labels: Sequence[Label | None], levels: tuple[list, list, list], seed: int):
+    """The fold's reports rated by models fitted on `train`: per report its index, type, theme, sub-theme, the
+    confidence in its type and theme, and in its type."""
+    types, themes, subs = levels
+    type_model = _Level(x[train], [types[i] for i in train], seed)
+    key_model = _Level(x[train], [_key(labels[i]) for i in train], seed)
+    sub_models = _fit_below(x, train, themes, subs, seed)
+    pairs, sure, of_type = _type_and_theme(type_model, key_model, x[fold])
+    rated_types, rated_themes = zip(*pairs, strict=True)
+    rated_subs = _below(sub_models, x, fold, list(rated_themes))
+    return zip(fold, rated_types, rated_themes, rated_subs, sure, of_type, strict=True)
+
+
 def rate_rows_sure(x, labels: Sequence[Label | None], settings: Settings = Settings(),
                    progress: Callable[[int, int], None] | None = None) -> Rated:
     """`rate_rows`, with the model's confidence in each label (`Rated`)."""
     n = x.shape[0]
     if len(labels) != n:
         raise ValueError(f"{n} reports but {len(labels)} labels")
-    types = [lb[0] if lb else None for lb in labels]
-    themes = [lb[1] if lb and lb[0] != "NR" else None for lb in labels]
-    subs = [lb[2] if lb and lb[0] != "NR" else None for lb in labels]
+    types, themes, subs = _levels(labels)
     order = np.random.default_rng(settings.seed).permutation(n)
     folds = np.array_split(order, max(2, settings.folds))
     out: list[Label | None] = [None] * n
@@ -248,13 +267,7 @@ def rate_rows_sure(x, labels: Sequence[Label | None], settings: Settings = Setti
         if not len(train) or not len(fold):
             continue
         fold = np.sort(fold)
-        type_model = _Level(x[train], [types[i] for i in train], settings.seed)
-        key_model = _Level(x[train], [_key(labels[i]) for i in train], settings.seed)
-        sub_models = _fit_below(x, train, themes, subs, settings.seed)
-        pairs, sure, of_type = _type_and_theme(type_model, key_model, x[fold])
-        rated_types, rated_themes = zip(*pairs, strict=True)
-        rated_subs = _below(sub_models, x, fold, list(rated_themes))
-        for i, t, th, sub, p, q in zip(fold, rated_types, rated_themes, rated_subs, sure, of_type, strict=True):
+        for i, t, th, sub, p, q in _rate_fold(x, train, fold, labels, (types, themes, subs), settings.seed):
             out[int(i)] = (t, None, None) if t == "NR" else (t, th, sub)
             sure_of[int(i)], sure_of_type[int(i)] = float(p), float(q)
     if progress is not None:
@@ -282,27 +295,33 @@ def calibrated(sure: list[float | None], rated: list[Label | None], labels: Sequ
     by models that never saw them), so that no report's confidence is fitted on its own label; reports with no
     training label get the map fitted on every labeled report. Two models' probabilities multiplied, as the raw
     confidence is, are no probability of being right; this one is (the calibration curve on a rater's page)."""
-    from sklearn.isotonic import IsotonicRegression  # deferred: heavy
-
     known = [i for i, p in enumerate(sure) if p is not None and labels[i] is not None]
-    if len({right(rated[i], labels[i]) for i in known}) < 2:
+    truth = {i: float(right(rated[i], labels[i])) for i in known}
+    if len(set(truth.values())) < 2:
         return sure
-
-    def fitted(rows: list[int]) -> IsotonicRegression:
-        return IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(
-            [sure[i] for i in rows], [float(right(rated[i], labels[i])) for i in rows])
-
     out = list(sure)
+    _map_folds(out, sure, truth, known, folds)
+    unlabeled = [i for i, p in enumerate(sure) if p is not None and labels[i] is None]
+    if unlabeled:
+        _map(out, sure, truth, known, unlabeled)
+    return out
+
+
+def _map_folds(out: list, sure: list, truth: dict[int, float], known: list[int], folds: list) -> None:
+    """Each fold's reports mapped by the other folds' labeled reports, where those are both right and wrong."""
     fold_of = {int(i): k for k, fold in enumerate(folds) for i in fold}
     for k, fold in enumerate(folds):
         others = [i for i in known if fold_of[i] != k]
         inside = [int(i) for i in fold if sure[int(i)] is not None]
-        if len(others) < 2 or not inside or len({right(rated[i], labels[i]) for i in others}) < 2:
-            continue
-        for i, p in zip(inside, fitted(others).predict([sure[i] for i in inside]), strict=True):
-            out[i] = float(p)
-    unlabeled = [i for i, p in enumerate(sure) if p is not None and labels[i] is None]
-    if unlabeled:
-        for i, p in zip(unlabeled, fitted(known).predict([sure[i] for i in unlabeled]), strict=True):
-            out[i] = float(p)
-    return out
+        if len(others) >= 2 and inside and len({truth[i] for i in others}) == 2:
+            _map(out, sure, truth, others, inside)
+
+
+def _map(out: list, sure: list, truth: dict[int, float], fit_on: list[int], mapped: list[int]) -> None:
+    """Set `out` at `mapped` to the isotonic map of being right on confidence fitted on `fit_on`."""
+    from sklearn.isotonic import IsotonicRegression  # deferred: heavy
+
+    model = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(
+        [sure[i] for i in fit_on], [truth[i] for i in fit_on])
+    for i, p in zip(mapped, model.predict([sure[i] for i in mapped]), strict=True):
+        out[i] = float(p)

@@ -119,21 +119,13 @@ def measure(humans: Mapping[str, Mapping[int, Chain]], reference_types: Mapping[
     mine = {r: value_at(machine.get(r), level) for r in reports}
     panel = plurality(people, reports)
     result: dict = {"level": level, "type": type_code, "reports": len(reports),
-                    "rated": sum(1 for r in reports if mine[r] is not None),
-                    "humans": list(people), "left_out": {}}
-    if level != "type" and (tied := sum(1 for t in reference_types.values() if t == "")):
-        result["left_out"]["reports whose type the annotators tie on (no type places them)"] = tied
+                    "rated": sum(mine[r] is not None for r in reports),
+                    "humans": list(people), "left_out": _untyped(reference_types, level)}
     result["cohen_humans"] = [cohen(mine, values, other=name, resamples=resamples, seed=seed)
                               for name, values in people.items()]
     result["cohen_plurality"] = cohen(mine, panel, other="plurality of the panel", resamples=resamples, seed=seed)
-    result["cohen_plurality"]["ties_left_out"] = sum(1 for r in reports if panel[r] is None)
-    columns = list(people.values())
-    result["humans_fleiss"], result["humans_alpha"] = _panel_figures(
-        columns, reports, level=level, type_code=type_code, resamples=resamples, seed=seed)
-    result["replacing"] = [
-        {"human": name, "fleiss": _figure(fleiss), "alpha": _figure(alpha)}
-        for name, (fleiss, alpha) in zip(people, seats(columns, mine, reports, level=level, type_code=type_code,
-                                                       resamples=resamples, seed=seed), strict=True)]
+    result["cohen_plurality"]["ties_left_out"] = sum(panel[r] is None for r in reports)
+    result |= _seated(people, mine, reports, level=level, type_code=type_code, resamples=resamples, seed=seed)
     result["alt_test"] = _alt_test(mine, people, epsilon)
     result["machines"] = [cohen(mine, {r: value_at(labels.get(r), level) for r in reports}, other=other,
                                 resamples=resamples, seed=seed) for other, labels in sorted((machines or {}).items())]
@@ -142,17 +134,31 @@ def measure(humans: Mapping[str, Mapping[int, Chain]], reference_types: Mapping[
     return result
 
 
+def _untyped(reference_types: Mapping[int, str], level: str) -> dict[str, int]:
+    """Below the type, the reports no type places (the annotators tie on it), left out."""
+    tied = sum(t == "" for t in reference_types.values()) if level != "type" else 0
+    return {"reports whose type the annotators tie on (no type places them)": tied} if tied else {}
+
+
+def _seated(people: dict, mine: dict, reports: Sequence[int], *, level: str, type_code: str, resamples: int,
+            seed: int) -> dict:
+    """The panel's Fleiss' kappa and alpha, and the same with the machine in each person's seat in turn."""
+    columns = list(people.values())
+    fleiss_, alpha_ = _panel_figures(columns, reports, level=level, type_code=type_code, resamples=resamples,
+                                     seed=seed)
+    replacing = [{"human": name, "fleiss": _figure(fleiss), "alpha": _figure(alpha)}
+                 for name, (fleiss, alpha) in zip(people, seats(columns, mine, reports, level=level,
+                                                                type_code=type_code, resamples=resamples,
+                                                                seed=seed), strict=True)]
+    return {"humans_fleiss": fleiss_, "humans_alpha": alpha_, "replacing": replacing}
+
+
 def _alt_test(machine: Mapping[int, str | None], people: Mapping[str, Mapping[int, str | None]],
               epsilon: float) -> dict:
     labeled = {r: v for r, v in machine.items() if v is not None}
     humans = {name: {r: v for r, v in values.items() if v is not None} for name, values in people.items()}
     outcome = alt_test(labeled, humans, epsilon)
-    # Which reports the test could not use, and why: it takes every one with a machine label and two human ones.
-    per_report = {r: sum(1 for values in humans.values() if r in values) for r in machine}
-    left_out = {"no machine label": sum(1 for r in machine if r not in labeled),
-                f"fewer than {MIN_HUMANS_PER_ITEM} human labels": sum(
-                    1 for r in labeled if per_report[r] < MIN_HUMANS_PER_ITEM)}
-    left_out = {why: n for why, n in left_out.items() if n}
+    left_out = _left_out(machine, labeled, humans)
     said = "; ".join(f"{n} report{'s' if n != 1 else ''} left out: {why}" for why, n in left_out.items())
     return {"method": "alternative annotator test (Calderon, Reichart and Dror 2025): leave one human out, "
                       "one-sided t-test against epsilon, Benjamini-Yekutieli at q = 0.05; passes when the machine "
@@ -161,11 +167,23 @@ def _alt_test(machine: Mapping[int, str | None], people: Mapping[str, Mapping[in
             "left_out": left_out,
             "epsilon": epsilon, "q": outcome.q, "winning_rate": outcome.winning_rate,
             "advantage_probability": outcome.advantage_probability, "passed": outcome.passed,
-            "comparisons": [{"human": c.annotator, "items": c.items, "advantage": c.advantage,
-                             "p_value": c.p_value, "machine_wins": c.machine_wins,
-                             "human_agreement": c.human_agreement, "machine_agreement": c.machine_agreement}
-                            for c in outcome.comparisons],
+            "comparisons": [_comparison(c) for c in outcome.comparisons],
             "skipped": list(outcome.skipped)}
+
+
+def _left_out(machine: Mapping, labeled: Mapping, humans: Mapping) -> dict[str, int]:
+    """Which reports the test could not use, and why: it takes every one with a machine label and two human ones."""
+    per_report = {r: sum(1 for values in humans.values() if r in values) for r in machine}
+    left_out = {"no machine label": sum(1 for r in machine if r not in labeled),
+                f"fewer than {MIN_HUMANS_PER_ITEM} human labels": sum(
+                    1 for r in labeled if per_report[r] < MIN_HUMANS_PER_ITEM)}
+    return {why: n for why, n in left_out.items() if n}
+
+
+def _comparison(c) -> dict:
+    return {"human": c.annotator, "items": c.items, "advantage": c.advantage, "p_value": c.p_value,
+            "machine_wins": c.machine_wins, "human_agreement": c.human_agreement,
+            "machine_agreement": c.machine_agreement}
 
 
 def _self_agreement(runs: Sequence[Mapping[int, Chain | None]], reports: Sequence[int], level: str,

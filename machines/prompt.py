@@ -66,8 +66,8 @@ def user_prompt(title: str, body: str | None) -> str:
     return f"Title: {title}\n\nReport:\n{(body or '')[:TEXT_CHARS]}"
 
 
-def parse_answer(content: str, nodes: Sequence[Node]) -> tuple[str, str | None, str | None]:
-    """(type, theme, sub-theme) codes from the model's answer, checked against the codebook's tree."""
+def _answer_object(content: str) -> dict:
+    """The first JSON object in the model's answer."""
     match = _JSON_OBJECT.search(content or "")
     if not match:
         raise Unparseable(f"no JSON object in the answer: {(content or '')[:120]!r}")
@@ -77,17 +77,24 @@ def parse_answer(content: str, nodes: Sequence[Node]) -> tuple[str, str | None, 
         raise Unparseable(f"the answer is not valid JSON: {(content or '')[:120]!r}") from exc
     if not isinstance(data, dict):
         raise Unparseable("the answer is not a JSON object")
+    return data
+
+
+def _code(field: str, value) -> str | None:
+    """A level's code as the answer gives it ("C.2 Memory" gives C.2); None when it gives none."""
+    if value in (None, ""):
+        return None
+    if not isinstance(value, str) or len(value) > 32:
+        raise Unparseable(f"{field}: not a code: {str(value)[:40]!r}")
+    return value.strip().split(" ", 1)[0]
+
+
+def parse_answer(content: str, nodes: Sequence[Node]) -> tuple[str, str | None, str | None]:
+    """(type, theme, sub-theme) codes from the model's answer, checked against the codebook's tree."""
+    data = _answer_object(content)
     parent = {n.code: n.parent for n in nodes}
     level = {n.code: n.level for n in nodes}
-    values = []
-    for field in ("type", "theme", "sub_theme"):
-        value = data.get(field)
-        if value in (None, ""):
-            values.append(None)
-        elif not isinstance(value, str) or len(value) > 32:
-            raise Unparseable(f"{field}: not a code: {str(value)[:40]!r}")
-        else:
-            values.append(value.strip().split(" ", 1)[0])
+    values = [_code(field, data.get(field)) for field in ("type", "theme", "sub_theme")]
     type_, theme, sub = values
     if type_ is None:
         raise Unparseable("no type in the answer")

@@ -48,7 +48,8 @@ def to_csv(codebook: Codebook) -> str:
     return out.getvalue()
 
 
-def read_csv(data: bytes, name: str = "second-language.csv") -> Translation:
+def _reader(data: bytes, name: str) -> csv.DictReader:
+    """The file as CSV rows, once it is small enough, UTF-8 and has the columns a second language needs."""
     if len(data) > MAX_BYTES:
         raise SecondFileError(f"{name}: {len(data):,} bytes; at most {MAX_BYTES:,}")
     try:
@@ -65,6 +66,11 @@ def read_csv(data: bytes, name: str = "second-language.csv") -> Translation:
     if missing:
         raise SecondFileError(f"{name}:1: the header lacks {', '.join(missing)} (the columns are "
                               f"{', '.join(COLUMNS)})")
+    return reader
+
+
+def read_csv(data: bytes, name: str = "second-language.csv") -> Translation:
+    reader = _reader(data, name)
     languages = [code for code, _ in settings.LANGUAGES]
     found, lines, language = {}, {}, None
     try:
@@ -72,21 +78,8 @@ def read_csv(data: bytes, name: str = "second-language.csv") -> Translation:
             line = reader.line_num
             if len(found) >= MAX_ROWS:
                 raise SecondFileError(f"{name}:{line}: more than {MAX_ROWS:,} rows")
-            if None in row:
-                raise SecondFileError(f"{name}:{line}: more cells than the header has columns")
-            code = _cell(row, "code", name, line, Category._meta.get_field("code").max_length)
-            if not code:
-                raise SecondFileError(f"{name}:{line}: code: empty")
-            if code in found:
-                raise SecondFileError(f"{name}:{line}: code: {code} is on line {lines[code]} too")
-            given = _cell(row, "second_language", name, line, 20)
-            if given not in languages:
-                raise SecondFileError(f"{name}:{line}: second_language: {given[:20]!r} is not one of "
-                                      f"{', '.join(languages)}")
-            if language not in (None, given):
-                raise SecondFileError(f"{name}:{line}: second_language: {given}, where the lines above say "
-                                      f"{language}; a codebook has one second language")
-            language = given
+            code = _code(row, name, line, lines)
+            language = _language(row, name, line, languages, language)
             found[code] = {f: _cell(row, f, name, line, Category._meta.get_field(f).max_length) for f in SECOND}
             lines[code] = line
     except csv.Error as exc:
@@ -94,6 +87,30 @@ def read_csv(data: bytes, name: str = "second-language.csv") -> Translation:
     if language is None:
         raise SecondFileError(f"{name}: no category in it")
     return Translation(language, found, lines)
+
+
+def _code(row: dict, name: str, line: int, lines: dict[str, int]) -> str:
+    """The row's category code: a row the header fits, with a code no line above has."""
+    if None in row:
+        raise SecondFileError(f"{name}:{line}: more cells than the header has columns")
+    code = _cell(row, "code", name, line, Category._meta.get_field("code").max_length)
+    if not code:
+        raise SecondFileError(f"{name}:{line}: code: empty")
+    if code in lines:
+        raise SecondFileError(f"{name}:{line}: code: {code} is on line {lines[code]} too")
+    return code
+
+
+def _language(row: dict, name: str, line: int, languages: list[str], language: str | None) -> str:
+    """The row's second language: one Concord speaks, and the one the lines above say."""
+    given = _cell(row, "second_language", name, line, 20)
+    if given not in languages:
+        raise SecondFileError(f"{name}:{line}: second_language: {given[:20]!r} is not one of "
+                              f"{', '.join(languages)}")
+    if language not in (None, given):
+        raise SecondFileError(f"{name}:{line}: second_language: {given}, where the lines above say "
+                              f"{language}; a codebook has one second language")
+    return given
 
 
 def _cell(row: dict, column: str, name: str, line: int, limit: int) -> str:

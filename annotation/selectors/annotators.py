@@ -68,6 +68,26 @@ def _agreement(labels) -> tuple[dict, dict]:
     return overall, weekly
 
 
+def _pace_of(labels: list) -> tuple[dict[int, Counter], dict[int, list[int]]]:
+    """Each annotator's labels per day, and the seconds each timed label took."""
+    per_day: dict[int, Counter] = defaultdict(Counter)
+    seconds: dict[int, list[int]] = defaultdict(list)
+    for annotator_id, _issue, _key, day, took in labels:
+        per_day[annotator_id][day] += 1
+        if took is not None:
+            seconds[annotator_id].append(took)
+    return per_day, seconds
+
+
+def _skips(round: Round) -> dict[int, Counter]:
+    """Each annotator's reports skipped and not labeled since, by reason."""
+    skips: dict[int, Counter] = defaultdict(Counter)
+    for annotator_id, reason in Assignment.objects.filter(queue__round=round, skipped=True, done=False).values_list(
+            "queue__annotator_id", "skip_reason"):
+        skips[annotator_id][reason or "(no reason)"] += 1
+    return skips
+
+
 def annotator_rows(viewer, study: Study, round: Round | None, *, now: dt.datetime | None = None) \
         -> list[AnnotatorRow]:
     if round is None or not can_manage_seeing_labels(viewer, study):
@@ -86,16 +106,8 @@ def annotator_rows(viewer, study: Study, round: Round | None, *, now: dt.datetim
                 .values_list("annotator_id", "at"))
     names = dict(get_user_model().objects.filter(pk__in=set(last) | set(queues)).values_list("pk", "username"))
     overall, weekly = _agreement(labels)
-    per_day: dict[int, Counter] = defaultdict(Counter)
-    seconds: dict[int, list[int]] = defaultdict(list)
-    for annotator_id, _issue, _key, day, took in labels:
-        per_day[annotator_id][day] += 1
-        if took is not None:
-            seconds[annotator_id].append(took)
-    skips: dict[int, Counter] = defaultdict(Counter)
-    for annotator_id, reason in Assignment.objects.filter(queue__round=round, skipped=True, done=False).values_list(
-            "queue__annotator_id", "skip_reason"):
-        skips[annotator_id][reason or "(no reason)"] += 1
+    per_day, seconds = _pace_of(labels)
+    skips = _skips(round)
     revisions = dict(Label.history.filter(round_id=round.pk, history_type="~").values_list("annotator_id")
                      .annotate(n=Count("history_id")).values_list("annotator_id", "n"))
     result = []
@@ -121,25 +133,40 @@ def _flag(rows: list[AnnotatorRow], now: dt.datetime, round: Round) -> None:
     medians = [r.median_seconds for r in rows if r.median_seconds is not None]
     middle = median(medians) if len(medians) >= 2 else None
     for row in rows:
-        left = row.total - row.done
-        if left > 0 and round.is_open:
-            since = row.last_label or round.opened_at
-            if since is not None and now - since >= STUCK_AFTER:
-                if row.last_label is None:
-                    row.flags.append(_("stuck: no label yet, %(left)s left") % {"left": left})
-                else:
-                    row.flags.append(_("stuck: no label for %(days)s days, %(left)s left")
-                                     % {"days": (now - since).days, "left": left})
-            elif row.skips >= SKIPS_STUCK:
-                row.flags.append(_("stuck: %(n)s reports skipped") % {"n": row.skips})
-        if middle and row.median_seconds is not None:
-            pace = {"seconds": f"{row.median_seconds:.0f}", "middle": f"{middle:.0f}"}
-            if row.median_seconds >= PACE_FACTOR * middle:
-                row.flags.append(_("slow: %(seconds)s s per report, the middle is %(middle)s s") % pace)
-            elif row.median_seconds * PACE_FACTOR <= middle:
-                row.flags.append(_("fast: %(seconds)s s per report, the middle is %(middle)s s") % pace)
-        weeks = [(w, share, p) for w, share, p in row.by_week if share is not None]
-        if row.agreement is not None and weeks and weeks[-1][2] >= DRIFT_PAIRS and len(weeks) > 1 \
-                and weeks[-1][1] <= row.agreement - DRIFT:
-            row.flags.append(_("drifting: %(week)s agreement in %(when)s, %(overall)s overall")
-                             % {"week": f"{weeks[-1][1]:.0%}", "when": weeks[-1][0], "overall": f"{row.agreement:.0%}"})
+        for flag in (_stuck(row, now, round), _pace(row, middle), _drift(row)):
+            if flag:
+                row.flags.append(flag)
+
+
+def _stuck(row: AnnotatorRow, now: dt.datetime, round: Round) -> str | None:
+    left = row.total - row.done
+    if left <= 0 or not round.is_open:
+        return None
+    since = row.last_label or round.opened_at
+    if since is not None and now - since >= STUCK_AFTER:
+        if row.last_label is None:
+            return _("stuck: no label yet, %(left)s left") % {"left": left}
+        return _("stuck: no label for %(days)s days, %(left)s left") % {"days": (now - since).days, "left": left}
+    if row.skips >= SKIPS_STUCK:
+        return _("stuck: %(n)s reports skipped") % {"n": row.skips}
+    return None
+
+
+def _pace(row: AnnotatorRow, middle: float | None) -> str | None:
+    if not middle or row.median_seconds is None:
+        return None
+    pace = {"seconds": f"{row.median_seconds:.0f}", "middle": f"{middle:.0f}"}
+    if row.median_seconds >= PACE_FACTOR * middle:
+        return _("slow: %(seconds)s s per report, the middle is %(middle)s s") % pace
+    if row.median_seconds * PACE_FACTOR <= middle:
+        return _("fast: %(seconds)s s per report, the middle is %(middle)s s") % pace
+    return None
+
+
+def _drift(row: AnnotatorRow) -> str | None:
+    weeks = [(w, share, p) for w, share, p in row.by_week if share is not None]
+    if row.agreement is not None and weeks and weeks[-1][2] >= DRIFT_PAIRS and len(weeks) > 1 \
+            and weeks[-1][1] <= row.agreement - DRIFT:
+        return (_("drifting: %(week)s agreement in %(when)s, %(overall)s overall")
+                % {"week": f"{weeks[-1][1]:.0%}", "when": weeks[-1][0], "overall": f"{row.agreement:.0%}"})
+    return None

@@ -72,34 +72,44 @@ def _validated(round: Round, data: LabelInput) -> dict:
         raise LabelError("type", _("choose a type, or mark the report not relevant"))
     if data.sub_theme_id and not data.theme_id:
         raise LabelError("sub_theme", _("a sub-theme needs its theme"))
-    wanted = [pk for pk in (data.type_id, data.theme_id, data.sub_theme_id) if pk]
-    # One query for the three choices, and whether the chosen type has themes at all.
-    found = {}
-    for row in rows.fetch_all(sql.categories_with_children(len(wanted)), [*wanted, round.study.codebook_id]):
-        category = rows.instance(Category, row)
-        category.n_children = row[-1]
-        found[category.pk] = category
+    found = _chosen(round, [pk for pk in (data.type_id, data.theme_id, data.sub_theme_id) if pk])
     chain: list[Category | None] = []
     parent = None
     for pk, level, field in ((data.type_id, Category.Level.TYPE, "type"),
                              (data.theme_id, Category.Level.THEME, "theme"),
                              (data.sub_theme_id, Category.Level.SUB_THEME, "sub_theme")):
         category = found.get(pk) if pk else None
-        if pk and (category is None or category.level != level):
-            raise LabelError(field, _("no %(level)s with id %(id)s in this study's codebook")
-                             % {"level": Category.Level(level).label.lower(), "id": pk})
-        if category is not None and category.retired_at is not None:
-            raise LabelError(field, _("%(code)s %(name)s was retired from the codebook; choose again")
-                             % {"code": category.code, "name": category.name})
-        if category is not None and parent is not None and category.parent_id != parent.pk:
-            raise LabelError(field, _("%(code)s does not belong to %(parent)s")
-                             % {"code": category.code, "parent": parent.code})
+        if pk:
+            _check_choice(field, pk, level, category, parent)
         chain.append(category)
         parent = category
     type_, theme, sub_theme = chain
     if theme is None and type_.n_children:
         raise LabelError("theme", _("choose a theme of %(name)s") % {"name": type_.name})
     return {"is_relevant": True, "type": type_, "theme": theme, "sub_theme": sub_theme}
+
+
+def _chosen(round: Round, wanted: list[int]) -> dict[int, Category]:
+    """The chosen categories by id, each with whether it has children (`n_children`), in one query."""
+    found = {}
+    for row in rows.fetch_all(sql.categories_with_children(len(wanted)), [*wanted, round.study.codebook_id]):
+        category = rows.instance(Category, row)
+        category.n_children = row[-1]
+        found[category.pk] = category
+    return found
+
+
+def _check_choice(field: str, pk: int, level: str, category: Category | None, parent: Category | None) -> None:
+    """A chosen id names a standing category of its level in the study's codebook, under the level above's."""
+    if category is None or category.level != level:
+        raise LabelError(field, _("no %(level)s with id %(id)s in this study's codebook")
+                         % {"level": Category.Level(level).label.lower(), "id": pk})
+    if category.retired_at is not None:
+        raise LabelError(field, _("%(code)s %(name)s was retired from the codebook; choose again")
+                         % {"code": category.code, "name": category.name})
+    if parent is not None and category.parent_id != parent.pk:
+        raise LabelError(field, _("%(code)s does not belong to %(parent)s")
+                         % {"code": category.code, "parent": parent.code})
 
 
 def _check_round(user, round: Round, role: str | None) -> None:

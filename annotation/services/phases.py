@@ -116,6 +116,24 @@ def advance(study: Study, user, *, confirm_missing: bool = False, expected: tupl
     # Two leads pressing the button together must not open two rounds: the second waits here for the first.
     # No join here: a row joined while waiting for the lock would be read from before the other transaction.
     study = Study.objects.select_for_update().get(pk=study.pk)
+    _check_may_advance(study, expected)
+    current = open_round(study)
+    if current is not None:
+        _close(current, confirm_missing)
+    before = study.phase
+    study.phase = NEXT_PHASE[study.phase]
+    study.save(update_fields=["phase"])
+    if current is not None:
+        events.tell(study, "round.closed", {"round": {"number": current.number, "kind": current.kind},
+                                              "phase": study.phase})
+    record("phase changed", user, study, before=before, after=study.phase,
+           round_closed=current.number if current is not None else None)
+    _enter(study)
+    return study
+
+
+def _check_may_advance(study: Study, expected: tuple[str, int] | None) -> None:
+    """Refused when the study is not where the form expects it, is closed, or has ties still to decide."""
     if expected is not None and state_of(study) != expected:
         phase, number = state_of(study)
         raise PhaseError(f"The study has moved on since this page was shown: it is in its "
@@ -128,24 +146,21 @@ def advance(study: Study, user, *, confirm_missing: bool = False, expected: tupl
         if waiting:
             raise PhaseError(f"{len(waiting)} reports still need the lead's decision (tied, or never labeled); "
                              "decide them on the adjudication page first.")
-    current = open_round(study)
-    if current is not None:
-        missing = missing_labels(current) if current.kind in COMPLETE_BEFORE_CLOSING else []
-        if missing and not confirm_missing:
-            total = sum(m.count for m in missing)
-            who = ", ".join(f"{m.username} {m.count}" for m in missing)
-            raise PhaseError(f"{total} labels are still missing in round {current.number} ({who}). "
-                             "Confirm to close the round anyway.")
-        current.closed_at = timezone.now()
-        current.save(update_fields=["closed_at"])
-    before = study.phase
-    study.phase = NEXT_PHASE[study.phase]
-    study.save(update_fields=["phase"])
-    if current is not None:
-        events.tell(study, "round.closed", {"round": {"number": current.number, "kind": current.kind},
-                                              "phase": study.phase})
-    record("phase changed", user, study, before=before, after=study.phase,
-           round_closed=current.number if current is not None else None)
+
+
+def _close(current: Round, confirm_missing: bool) -> None:
+    missing = missing_labels(current) if current.kind in COMPLETE_BEFORE_CLOSING else []
+    if missing and not confirm_missing:
+        total = sum(m.count for m in missing)
+        who = ", ".join(f"{m.username} {m.count}" for m in missing)
+        raise PhaseError(f"{total} labels are still missing in round {current.number} ({who}). "
+                         "Confirm to close the round anyway.")
+    current.closed_at = timezone.now()
+    current.save(update_fields=["closed_at"])
+
+
+def _enter(study: Study) -> None:
+    """What the phase the study has just entered starts."""
     if study.phase == Phase.INDEPENDENT:
         _start_independent(study)
     elif study.phase == Phase.CLOSED:
@@ -159,7 +174,6 @@ def advance(study: Study, user, *, confirm_missing: bool = False, expected: tupl
         # Which reports still tie takes every vote of the study to say: the notice says where, the page says which.
         notices.notify(leads(study), "ties", f"ties:{study.pk}", {"study": study.name},
                        url=reverse("annotation:adjudication_list", args=[study.pk]), study_id=study.pk)
-    return study
 
 
 def join_round(study: Study, user) -> None:

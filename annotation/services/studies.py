@@ -113,6 +113,23 @@ def deactivate(by, user) -> None:
     record("account deactivated", by, None, account=user.username)
 
 
+def _fixed_after_pilot(study: Study, field: str, value, in_pilot: bool, refusal: str):
+    """`value` for a part of how the round's labels are made (the study's own when None), refused as a change
+    once the pilot is over."""
+    value = getattr(study, field) if value is None else value
+    if value != getattr(study, field) and not in_pilot:
+        raise StudyError(field, refusal)
+    return value
+
+
+def _tree_distance(study: Study, given: tuple[float, float] | None) -> tuple[float, float]:
+    sibling, same_type = given if given is not None else (study.tree_sibling, study.tree_same_type)
+    if not (math.isfinite(sibling) and math.isfinite(same_type) and 0 <= sibling <= same_type <= 1):
+        raise StudyError("tree_sibling", _("the tree distance grows up the tree: 0 ≤ sibling sub-themes ≤ themes "
+                                           "of the same type ≤ 1"))
+    return sibling, same_type
+
+
 @transaction.atomic
 def update_settings(study: Study, user, *, name: str, description: str, overlap: int | None,
                     pilot_fraction: float, seed: int, lead_labels_blind: bool | None = None,
@@ -133,21 +150,12 @@ def update_settings(study: Study, user, *, name: str, description: str, overlap:
     in_pilot = study.phase == Study.Phase.PILOT
     if overlap != study.overlap and not in_pilot:
         raise StudyError("overlap", _("the independent round has begun; its queues are already dealt"))
-    if lead_labels_blind is None:
-        lead_labels_blind = study.lead_labels_blind
-    if lead_labels_blind != study.lead_labels_blind and not in_pilot:
-        raise StudyError("lead_labels_blind", _("the independent round has begun; whether the lead labels blind "
-                                                "is part of how its labels were made"))
-    if summary_experiment is None:
-        summary_experiment = study.summary_experiment
-    if summary_experiment != study.summary_experiment and not in_pilot:
-        raise StudyError("summary_experiment", _("the independent round has begun; whether summaries are shown "
-                                                 "is part of how its labels were made"))
+    lead_labels_blind = _fixed_after_pilot(study, "lead_labels_blind", lead_labels_blind, in_pilot, _(
+        "the independent round has begun; whether the lead labels blind is part of how its labels were made"))
+    summary_experiment = _fixed_after_pilot(study, "summary_experiment", summary_experiment, in_pilot, _(
+        "the independent round has begun; whether summaries are shown is part of how its labels were made"))
     queue_order = _new_order(study, queue_order, in_pilot)
-    sibling, same_type = tree_distance if tree_distance is not None else (study.tree_sibling, study.tree_same_type)
-    if not (math.isfinite(sibling) and math.isfinite(same_type) and 0 <= sibling <= same_type <= 1):
-        raise StudyError("tree_sibling", _("the tree distance grows up the tree: 0 ≤ sibling sub-themes ≤ themes "
-                                           "of the same type ≤ 1"))
+    sibling, same_type = _tree_distance(study, tree_distance)
     redraw = (pilot_fraction, seed) != (study.pilot_fraction, study.seed)
     if redraw:
         pilot = study.current_round if in_pilot else None

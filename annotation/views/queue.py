@@ -51,6 +51,15 @@ def _initial(label, form) -> dict:
     return {}
 
 
+def _report_parts(study, user, issue) -> dict:
+    """What the workspace shows of the report in front of the annotator: the codebook to choose from, its
+    summary (or that it is hidden from them), and the token saying which report was shown."""
+    if issue is None:
+        return {"types": [], "summary": "", "summary_hidden": False, "shown": ""}
+    return {"types": reader_tree(study.codebook), "summary": summary_for_display(issue),
+            "summary_hidden": not shows_summary(study, user.pk, issue.pk), "shown": shown_token(issue.pk)}
+
+
 def _context(request, study, round, assignment, *, label=None, form=None, error: str = "") -> dict:
     issue = assignment.issue if assignment else None
     if label is None and assignment is not None and assignment.requeued_because:
@@ -60,10 +69,9 @@ def _context(request, study, round, assignment, *, label=None, form=None, error:
     context = {
         "study": study, "round": round, "assignment": assignment, "issue": issue, "label": label,
         "error": error, "initial": initial, "progress": progress_for(request.user, round),
-        "types": reader_tree(study.codebook) if issue else [], "not_relevant": NOT_RELEVANT_CHOICE,
-        "summary": summary_for_display(issue) if issue else "",
-        "summary_hidden": bool(issue) and not shows_summary(study, request.user.pk, issue.pk),
-        "skip_form": SkipForm(), "skip_reasons": SKIP_REASONS, "shown": shown_token(issue.pk) if issue else "",
+        "not_relevant": NOT_RELEVANT_CHOICE,
+        **_report_parts(study, request.user, issue),
+        "skip_form": SkipForm(), "skip_reasons": SKIP_REASONS,
         "label_can_grow": round.kind == Round.Kind.PILOT and is_lead(request.user, study),
         "label_version": version_of(label),
     }
@@ -71,11 +79,15 @@ def _context(request, study, round, assignment, *, label=None, form=None, error:
         context.update(review_context(request.user, study, round, issue))
         if label is None and not initial:
             # A re-label starts from one's own independent label, which stays stored as it was.
-            own = next((lb for lb in context.get("all_labels", []) if lb.annotator_id == request.user.pk
-                        and lb.round.kind == Round.Kind.INDEPENDENT), None)
+            own = _own_independent(context.get("all_labels", []), request.user.pk)
             context["initial"] = _initial(own, None)
             context["prefilled_from"] = own
     return context
+
+
+def _own_independent(labels, user_id: int):
+    return next((lb for lb in labels if lb.annotator_id == user_id and lb.round.kind == Round.Kind.INDEPENDENT),
+                None)
 
 
 def _render(request: HtmxHttpRequest, context: dict, status: int = 200):

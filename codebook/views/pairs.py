@@ -64,27 +64,35 @@ def clarify_pair(request: HtmxHttpRequest, study_id: int):
         **{f"{side}_{part}": getattr(category, part) for side, category in (("first", first), ("second", second))
            for part in ("definition", "inclusion", "exclusion")}})
     if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
-        try:
-            if data["snapshot"] != snapshot.pk:
-                raise CodebookError("snapshot", "the agreement figures were recomputed since this page was shown; "
-                                    "nothing was changed. The page shows the new ones: look at them, then save.")
-            changes.clarify_pair(study, request.user, first.pk, second.pk, data["reason"], first=form.texts("first"),
-                                 second=form.texts("second"), evidence=evidence,
-                                 expected_revision=data["revision"])
-        except CodebookError as exc:
-            # Shown again with what the page is now, so that a deliberate second save is not refused again.
-            again = request.POST.copy()
-            for name, value in shown.items():
-                again[name] = str(value)
-            form = ClarifyPairForm(again)
-            form.is_valid()
-            exc.add_to(form)
-        else:
-            messages.success(request, f"Clarified {first.code} and {second.code}; the change log keeps the pair as "
-                                      "the evidence.")
+        form, done = _clarify(request, study, form, snapshot, (first, second), evidence, shown)
+        if done:
             return redirect("codebook:changelog", study_id=study.pk)
     return render(request, "codebook/clarify_pair.html", {
         "study": study, "asked": asked, "form": form, "evidence": evidence, "first": first, "second": second,
         "snapshot": snapshot, "examples": [(x, ids.get(x["ref"])) for x in evidence["examples"]]},
         status=400 if form.errors else 200)
+
+
+def _clarify(request: HtmxHttpRequest, study, form: ClarifyPairForm, snapshot, pair, evidence: dict, shown: dict):
+    """Save the clarification if the page showed the figures and revision that are current; the form to show
+    (again, with what the page is now, when refused) and whether it was saved."""
+    first, second = pair
+    data = form.cleaned_data
+    try:
+        if data["snapshot"] != snapshot.pk:
+            raise CodebookError("snapshot", "the agreement figures were recomputed since this page was shown; "
+                                "nothing was changed. The page shows the new ones: look at them, then save.")
+        changes.clarify_pair(study, request.user, first.pk, second.pk, data["reason"], first=form.texts("first"),
+                             second=form.texts("second"), evidence=evidence, expected_revision=data["revision"])
+    except CodebookError as exc:
+        # Shown again with what the page is now, so that a deliberate second save is not refused again.
+        again = request.POST.copy()
+        for name, value in shown.items():
+            again[name] = str(value)
+        form = ClarifyPairForm(again)
+        form.is_valid()
+        exc.add_to(form)
+        return form, False
+    messages.success(request, f"Clarified {first.code} and {second.code}; the change log keeps the pair as the "
+                              "evidence.")
+    return form, True

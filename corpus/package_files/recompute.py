@@ -26,6 +26,7 @@ Cohen's kappa and the alternative annotator test), the subset comparisons and Ta
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import sys
 from pathlib import Path
@@ -241,6 +242,50 @@ def three_ways_weighted(p_in, p_of, m_in, m_of, labeled, chance):
     return (None if people is None else (*people, None), None if machine is None else (*machine, None), powered)
 
 
+def _columns(rows: list[dict], rater: dict):
+    """One rater's reports as columns, which are in the sample, each one's chance of it, and its year."""
+    mine = [r for r in rows if r["rater"] == rater["rater"]]
+    if not mine:
+        return 0, {}, np.zeros(0, dtype=bool), np.zeros(0), np.zeros(0, dtype=object)
+    col = {k: np.array([r[k] for r in mine], dtype=object) for k in mine[0]}
+    chance = np.array([float(c) if c else 1.0 for c in col["chance"]])
+    return len(mine), col, col["in_sample"] == "yes", chance, col.get("year", np.zeros(0, dtype=object))
+
+
+def _share_inputs(share: dict, col: dict, year, n: int):
+    """The reports a share is over, and people's and the machine's indicators of its inside and its whole."""
+    whole, code = share["whole"], share["code"]
+    if share["table"] == "type":
+        keep = year == whole if whole else np.ones(n, dtype=bool)
+        p_of = m_of = np.ones(int(keep.sum()))
+        return keep, (col["people_type"][keep] == code).astype(float), p_of, \
+            (col["machine_type"][keep] == code).astype(float), m_of
+    parent, child = ("type", "theme") if share["table"] == "theme" else ("theme", "sub_theme")
+    p_of = (col[f"people_{parent}"] == whole).astype(float)
+    m_of = (col[f"machine_{parent}"] == whole).astype(float)
+    p_in = ((col[f"people_{child}"] == code) & (p_of > 0)).astype(float)
+    m_in = ((col[f"machine_{child}"] == code) & (m_of > 0)).astype(float)
+    return np.ones(n, dtype=bool), p_in, p_of, m_in, m_of
+
+
+def _share_entries(name: str, share: dict, again, z: float) -> list:
+    checks = []
+    for way, found in zip(("people", "machine", "powered"), again, strict=True):
+        given = share[way]
+        named = f"{name}, {way}"
+        if given is None or found is None:
+            checks.append((f"{named}, share", None if given is None else given["value"],
+                           None if found is None else found[0]))
+            continue
+        value, se, lam = found
+        checks.append((f"{named}, share", given["value"], value))
+        checks.append((f"{named}, interval low", given["low"], value - z * se))
+        checks.append((f"{named}, interval high", given["high"], value + z * se))
+        if way == "powered":
+            checks.append((f"{named}, λ", given["lambda"], lam))
+    return checks
+
+
 def share_checks() -> list:
     """Every share of estimates/shares.json recomputed from estimates/reports.csv."""
     shares = json.loads((HERE / "estimates" / "shares.json").read_text(encoding="utf-8"))
@@ -249,45 +294,17 @@ def share_checks() -> list:
     z = NormalDist().inv_cdf(0.975)
     checks = []
     for rater in shares["raters"]:
-        mine = [r for r in rows if r["rater"] == rater["rater"]]
-        col = {k: np.array([r[k] for r in mine], dtype=object) for k in mine[0]} if mine else {}
-        labeled = col["in_sample"] == "yes" if mine else np.zeros(0, dtype=bool)
-        weighed = rater["design"] == "confidence"
-        chance = np.array([float(c) if c else 1.0 for c in col["chance"]]) if mine else np.zeros(0)
-        year = col.get("year", np.zeros(0, dtype=object))
+        n, col, labeled, chance, year = _columns(rows, rater)
         for share in rater["shares"]:
-            whole, code = share["whole"], share["code"]
-            if share["table"] == "type":
-                keep = year == whole if whole else np.ones(len(mine), dtype=bool)
-                p_of = m_of = np.ones(int(keep.sum()))
-                p_in = (col["people_type"][keep] == code).astype(float)
-                m_in = (col["machine_type"][keep] == code).astype(float)
-            else:
-                parent, child = ("type", "theme") if share["table"] == "theme" else ("theme", "sub_theme")
-                keep = np.ones(len(mine), dtype=bool)
-                p_of = (col[f"people_{parent}"] == whole).astype(float)
-                m_of = (col[f"machine_{parent}"] == whole).astype(float)
-                p_in = ((col[f"people_{child}"] == code) & (p_of > 0)).astype(float)
-                m_in = ((col[f"machine_{child}"] == code) & (m_of > 0)).astype(float)
-            if weighed:
+            keep, p_in, p_of, m_in, m_of = _share_inputs(share, col, year, n)
+            if rater["design"] == "confidence":
                 again = three_ways_weighted(p_in, p_of, m_in, m_of, labeled[keep], chance[keep])
             else:
                 again = three_ways(p_in, p_of, m_in, m_of, labeled[keep])
             if not rater["valid"]:  # people's labels so far are no sample the powered share may use
                 again = (*again[:2], None)
-            for way, found in zip(("people", "machine", "powered"), again, strict=True):
-                given = share[way]
-                name = f"{rater['rater']}: {share['table']} {code} of {whole or 'all years'}, {way}"
-                if given is None or found is None:
-                    checks.append((f"{name}, share", None if given is None else given["value"],
-                                   None if found is None else found[0]))
-                    continue
-                value, se, lam = found
-                checks.append((f"{name}, share", given["value"], value))
-                checks.append((f"{name}, interval low", given["low"], value - z * se))
-                checks.append((f"{name}, interval high", given["high"], value + z * se))
-                if way == "powered":
-                    checks.append((f"{name}, λ", given["lambda"], lam))
+            name = f"{rater['rater']}: {share['table']} {share['code']} of {share['whole'] or 'all years'}"
+            checks += _share_entries(name, share, again, z)
     return checks
 
 
@@ -321,6 +338,30 @@ def confidence_sequence(x, population: int, alpha: float = 0.05, grid: int = 100
     return np.maximum.accumulate(low), np.minimum.accumulate(high)
 
 
+def _verdicts(sample: dict) -> list:
+    """Each drawn item's verdict in the drawn order: the two screeners' when they agree, else the tiebreaker's;
+    None while undecided."""
+    first, second, tiebreaker = sample["screeners"]
+    verdicts = []
+    for item in sample["items"]:
+        votes = {v["reviewer"]: v["relevant"] for v in item["votes"] or []}
+        a, b = votes.get(first), votes.get(second)
+        verdicts.append(None if a is None or b is None else a if a == b else votes.get(tiebreaker))
+    return verdicts
+
+
+def _sequence_checks(name: str, figures: dict, read: list[float]) -> list:
+    low, high = confidence_sequence(read, max(figures["population"], len(read)))
+    checks = [(f"{name}, confidence sequence low", figures["sequence"]["low"], float(low[-1])),
+              (f"{name}, confidence sequence high", figures["sequence"]["high"], float(high[-1]))]
+    if figures.get("stop"):
+        threshold = figures["threshold"]
+        cleared = np.flatnonzero((low >= threshold) | (high < threshold))
+        checks.append((f"{name}, verdicts read when the sequence cleared {threshold}", figures["stop"]["n"],
+                       int(cleared[0]) + 1 if len(cleared) else None))
+    return checks
+
+
 def screening_checks() -> list:
     """Every decided sample of screening.json: its rate and confidence sequence, and a keyword's stop, again."""
     path = HERE / "screening.json"
@@ -329,30 +370,29 @@ def screening_checks() -> list:
         figures = sample.get("figures")
         if not figures:
             continue
-        first, second, tiebreaker = sample["screeners"]
-        verdicts = []
-        for item in sample["items"]:
-            votes = {v["reviewer"]: v["relevant"] for v in item["votes"] or []}
-            a, b = votes.get(first), votes.get(second)
-            verdicts.append(None if a is None or b is None else a if a == b else votes.get(tiebreaker))
+        verdicts = _verdicts(sample)
         name = f"screening {sample['keyword'] or sample['source'] + ' ' + sample['stratum']}"
         decided = [v for v in verdicts if v is not None]
         checks.append((f"{name}, rate", figures["rate"]["value"], sum(decided) / len(decided) if decided else None))
-        read = []
-        for verdict in verdicts:  # in the drawn order, up to the first undecided
-            if verdict is None:
-                break
-            read.append(float(verdict))
-        if not read:
-            continue
-        low, high = confidence_sequence(read, max(figures["population"], len(read)))
-        checks.append((f"{name}, confidence sequence low", figures["sequence"]["low"], float(low[-1])))
-        checks.append((f"{name}, confidence sequence high", figures["sequence"]["high"], float(high[-1])))
-        if figures.get("stop"):
-            threshold = figures["threshold"]
-            cleared = np.flatnonzero((low >= threshold) | (high < threshold))
-            checks.append((f"{name}, verdicts read when the sequence cleared {threshold}", figures["stop"]["n"],
-                           int(cleared[0]) + 1 if len(cleared) else None))
+        # In the drawn order, up to the first undecided.
+        read = [float(v) for v in itertools.takewhile(lambda v: v is not None, verdicts)]
+        if read:
+            checks += _sequence_checks(name, figures, read)
+    return checks
+
+
+def _coefficient_checks(name: str, figures: dict, counts, raters: int, labels, level: str,
+                        per_code_rows: list) -> list:
+    """A set of reports' Fleiss' kappa, alpha, the other coefficients and the per-code figures, again."""
+    checks = [(f"{name}, Fleiss' kappa", figures["fleiss"]["value"], fleiss(counts, raters)),
+              (f"{name}, Krippendorff's alpha", figures["alpha"]["value"], alpha(counts))]
+    for c in (figures.get("others") or {}).get("coefficients", []):
+        checks.append((f"{name}, {c['name']}", c["value"], gwet(counts, c["categories"])[c["name"]]))
+    found = per_code(counts, value_names(labels, level))
+    for row in per_code_rows:
+        again = found.get(row["category"], (None, None))
+        checks.append((f"{name}, code {row['category']}, alpha-binary", row["alpha"]["value"], again[0]))
+        checks.append((f"{name}, code {row['category']}, per-category kappa", row["kappa"]["value"], again[1]))
     return checks
 
 
@@ -360,41 +400,38 @@ def agreement_checks(labels, reference, levels: dict, side: str = "") -> list:
     """Every agreement figure of `levels` (report.json's, per level) recomputed from `labels` and `reference`."""
     raters = len({row["rater"] for row in labels})
     reports = sorted({row["report"] for row in labels})
+    types = sorted({row["type"] for row in labels if row["type"]})
     checks = []
     for level, figures in levels.items():
         level = f"{level}{side}"
         type_counts = counts_at(labels, "type", reports)
-        checks.append((f"{level}: type, Fleiss' kappa", figures["type"]["value"], fleiss(type_counts, raters)))
-        checks.append((f"{level}: type, Krippendorff's alpha", figures["type_alpha"]["value"], alpha(type_counts)))
-        for c in figures["type_others"].get("coefficients", []):
-            checks.append((f"{level}: type, {c['name']}", c["value"], gwet(type_counts, c["categories"])[c["name"]]))
-        types = sorted({row["type"] for row in labels if row["type"]})
-        found = per_code(type_counts, value_names(labels, "type"))
-        for row in figures.get("type_per_code", []):
-            again = found.get(row["category"], (None, None))
-            checks.append((f"{level}: type, code {row['category']}, alpha-binary", row["alpha"]["value"], again[0]))
-            checks.append((f"{level}: type, code {row['category']}, per-category kappa", row["kappa"]["value"],
-                           again[1]))
+        overall = {"fleiss": figures["type"], "alpha": figures["type_alpha"], "others": figures["type_others"]}
+        checks += _coefficient_checks(f"{level}: type", overall, type_counts, raters, labels, "type",
+                                      figures.get("type_per_code", []))
         for t in figures["per_type"]:
             rows = [r for r in reports if reference.get(r) == t["type"]]
-            counts = counts_at(labels, figures["level"], rows)
             name = f"{level}: type {t['type']}"
-            checks.append((f"{name}, Fleiss' kappa", t["fleiss"]["value"], fleiss(counts, raters)))
-            checks.append((f"{name}, Krippendorff's alpha", t["alpha"]["value"], alpha(counts)))
-            for c in (t.get("others") or {}).get("coefficients", []):
-                checks.append((f"{name}, {c['name']}", c["value"], gwet(counts, c["categories"])[c["name"]]))
-            found = per_code(counts, value_names(labels, figures["level"]))
-            for row in t.get("per_code", []):
-                again = found.get(row["category"], (None, None))
-                checks.append((f"{name}, code {row['category']}, alpha-binary", row["alpha"]["value"], again[0]))
-                checks.append((f"{name}, code {row['category']}, per-category kappa", row["kappa"]["value"],
-                               again[1]))
+            checks += _coefficient_checks(name, t, counts_at(labels, figures["level"], rows), raters, labels,
+                                          figures["level"], t.get("per_code", []))
             if t.get("unanimous") and t["type"] in types:
-                by_type = counts_at(labels, "type", reports)[:, types.index(t["type"])]
+                by_type = type_counts[:, types.index(t["type"])]
                 agreed = [r for r, n in zip(reports, by_type, strict=True) if n == raters]
                 checks.append((f"{name}, Fleiss' kappa where every rater gave the type", t["unanimous"]["value"],
                                fleiss(counts_at(labels, figures["level"], agreed), raters)))
     return checks
+
+
+def _compare(checks: list) -> int:
+    """Print each check; the number that differ."""
+    wrong = 0
+    for name, published, again in checks:
+        same = (published is None and again is None) or (
+            published is not None and again is not None and abs(published - again) <= TOLERANCE)
+        wrong += not same
+        shown = "undefined" if again is None else f"{again:.6f}"
+        print(f"{'matches' if same else 'DIFFERS'}  {name}: {shown}"
+              + ("" if same else f" (the report says {published})"))
+    return wrong
 
 
 def main() -> int:
@@ -415,14 +452,7 @@ def main() -> int:
     if (HERE / "estimates" / "shares.json").exists():
         checks += share_checks()
     checks += screening_checks()
-    wrong = 0
-    for name, published, again in checks:
-        same = (published is None and again is None) or (
-            published is not None and again is not None and abs(published - again) <= TOLERANCE)
-        wrong += not same
-        shown = "undefined" if again is None else f"{again:.6f}"
-        print(f"{'matches' if same else 'DIFFERS'}  {name}: {shown}"
-              + ("" if same else f" (the report says {published})"))
+    wrong = _compare(checks)
     print(f"{len(checks) - wrong} of {len(checks)} figures match.")
     print("Not recomputed here: the bootstrap intervals, the machine raters' figures (study.json), the subset "
           "comparisons and Table 1 / Figure 3's counts.")

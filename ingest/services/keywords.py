@@ -20,11 +20,11 @@ class KeywordFileError(ValueError):
     """A keyword list file of the wrong shape; the message names the file and the entry."""
 
 
-@transaction.atomic
-def load_keyword_list(path) -> KeywordList:
+def _read(path) -> dict:
+    """The file's JSON, refused with a message naming the file and what is wrong."""
     name = Path(path).name
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8-sig"))
+        return json.loads(Path(path).read_text(encoding="utf-8-sig"))
     except OSError as exc:
         raise KeywordFileError(f"{path}: cannot be read: {exc.strerror}") from exc
     except json.JSONDecodeError as exc:
@@ -35,6 +35,34 @@ def load_keyword_list(path) -> KeywordList:
         raise KeywordFileError(f"{name}: nested too deeply to be a keyword list") from exc
     except ValueError as exc:  # an integer of more than 4,300 digits
         raise KeywordFileError(f"{name}: not usable JSON ({exc})") from exc
+
+
+def _entry(name: str, i: int, entry, term_limit: int) -> tuple[str, str, str]:
+    """One keyword of the list: its term, normalised, its origin and its status."""
+    where = f"keywords[{i}]"
+    if not isinstance(entry, dict | str):
+        raise KeywordFileError(f"{name}: {where}: {type(entry).__name__} (expected a term or an object with "
+                               "'term')")
+    fields = entry if isinstance(entry, dict) else {"term": entry}
+    term = fields.get("term")
+    origin = fields.get("origin", Keyword.Origin.OTHER)
+    status = fields.get("status", Keyword.Status.ACCEPTED)
+    if not isinstance(term, str) or not term.strip():
+        raise KeywordFileError(f"{name}: {where}: term: missing or empty (expected text)")
+    _check(name, f"{where}: term", normalise_term(term), term_limit)
+    if origin not in Keyword.Origin.values:
+        raise KeywordFileError(f"{name}: {where}: origin: {str(origin)[:40]!r} is not one of "
+                               f"{', '.join(Keyword.Origin.values)}")
+    if status not in Keyword.Status.values:
+        raise KeywordFileError(f"{name}: {where}: status: {str(status)[:40]!r} is not one of "
+                               f"{', '.join(Keyword.Status.values)}")
+    return normalise_term(term), origin, status
+
+
+@transaction.atomic
+def load_keyword_list(path) -> KeywordList:
+    name = Path(path).name
+    data = _read(path)
     if not (isinstance(data, dict) and isinstance(data.get("name"), str) and isinstance(data.get("keywords"), list)):
         raise KeywordFileError(f"{name}: top level: expected an object with 'name' and a list 'keywords'")
     source = data.get("source", "")
@@ -44,26 +72,8 @@ def load_keyword_list(path) -> KeywordList:
     _check(name, "source", source, None)
     if not data["name"].strip():
         raise KeywordFileError(f"{name}: name: empty (expected the list's name)")
-    entries = []
     term_limit = Keyword._meta.get_field("term").max_length
-    for i, entry in enumerate(data["keywords"]):
-        where = f"keywords[{i}]"
-        if not isinstance(entry, dict | str):
-            raise KeywordFileError(f"{name}: {where}: {type(entry).__name__} (expected a term or an object with "
-                                   "'term')")
-        term = entry.get("term") if isinstance(entry, dict) else entry
-        origin = entry.get("origin", Keyword.Origin.OTHER) if isinstance(entry, dict) else Keyword.Origin.OTHER
-        if not isinstance(term, str) or not term.strip():
-            raise KeywordFileError(f"{name}: {where}: term: missing or empty (expected text)")
-        _check(name, f"{where}: term", normalise_term(term), term_limit)
-        if origin not in Keyword.Origin.values:
-            raise KeywordFileError(f"{name}: {where}: origin: {str(origin)[:40]!r} is not one of "
-                                   f"{', '.join(Keyword.Origin.values)}")
-        status = entry.get("status", Keyword.Status.ACCEPTED) if isinstance(entry, dict) else Keyword.Status.ACCEPTED
-        if status not in Keyword.Status.values:
-            raise KeywordFileError(f"{name}: {where}: status: {str(status)[:40]!r} is not one of "
-                                   f"{', '.join(Keyword.Status.values)}")
-        entries.append((normalise_term(term), origin, status))
+    entries = [_entry(name, i, entry, term_limit) for i, entry in enumerate(data["keywords"])]
     keyword_list, _ = KeywordList.objects.update_or_create(
         name=data["name"].strip(), defaults={"description": data.get("source", "")}
     )

@@ -94,6 +94,12 @@ def _endpoint(raw: dict, restored: bool = False) -> dict:
             return {"endpoint": next(iter(offered))}
         raise RaterError("endpoint", "one of the server's endpoints, or an address of the rater's own"
                          if offered else "the endpoint's address, http:// or https://, e.g. https://llm.example.org/v1")
+    return _own_address(base_url, restored)
+
+
+def _own_address(base_url: str, restored: bool) -> dict:
+    """An address of the rater's own: http(s), and one this server may call (a restored rater keeps the one it
+    had); an operator's endpoint given by its address is named by its name."""
     parts = urlsplit(base_url)
     if parts.scheme not in {"http", "https"} or not parts.hostname:
         raise RaterError("base_url", "the endpoint's address, http:// or https://, e.g. https://llm.example.org/v1")
