@@ -69,6 +69,17 @@ def _stored(version) -> tuple:
             str(version.sub_theme_id or ""), version.note)
 
 
+def _trail(ledger: list[dict], at: int, annotator, issue: str) -> str:
+    """What led to a failure: the keys before it, each with the report and what the screen showed before the key
+    and after it, and every version stored of the report, so that a rare failure can be read from its log."""
+    lines = [f"{e['key']}{' +ctrl' if e['ctrl'] else ''} on {e['issue']} (focus {e['focus']}): {_choice(e)}"
+             + "".join(f" -> {a['issue']}: {_choice(a)}" for a in e.get("after") or [] if a.get("form"))
+             for e in ledger[max(0, at - 40):at + 1]]
+    stored = [f"{v.history_date:%H:%M:%S.%f} {v.history_type} {_stored(v)}"
+              for v in Label.history.filter(annotator=annotator, issue_id=int(issue)).order_by("history_date")]
+    return "keys before it:\n  " + "\n  ".join(lines) + "\nstored versions:\n  " + "\n  ".join(stored)
+
+
 def _reload(page) -> None:
     """Reload; a whole-page visit that a key started just before aborts a reload, which is then tried again."""
     for _ in range(3):
@@ -131,15 +142,17 @@ def test_a_monkey_on_the_labeling_page_stores_only_what_the_screen_showed(live_s
     # A report seen for the first time shows nothing chosen; seen again, only what was on it before.
     seen: dict[str, set] = {}
     previous = None
-    for entry in ledger:
+    for at, entry in enumerate(ledger):
         if entry["issue"] != previous:
             before = seen.get(entry["issue"])
             state = _choice(entry)
             if before is None:
-                assert state == ("", "", "", ""), f"report {entry['issue']} opened with {state}"
+                assert state == ("", "", "", ""), \
+                    f"report {entry['issue']} opened with {state}\n{_trail(ledger, at, alice, entry['issue'])}"
             else:
                 assert state == ("", "", "", "") or state in before, \
-                    f"report {entry['issue']} came back with {state}, never on it before"
+                    f"report {entry['issue']} came back with {state}, never on it before\n" \
+                    f"{_trail(ledger, at, alice, entry['issue'])}"
             previous = entry["issue"]
         seen.setdefault(entry["issue"], set()).add(_choice(entry))
         for after in entry.get("after") or []:
