@@ -9,6 +9,7 @@ Two CSV layouts, detected from the header:
 """
 from __future__ import annotations
 
+import codecs
 import csv
 import gzip
 import io
@@ -70,6 +71,8 @@ def _open(path: Path):
 
 def _read_fault(path: Path, line: int, exc: Exception) -> ImportError_:
     if isinstance(exc, UnicodeDecodeError):
+        # The text is decoded a block ahead of the rows read: the line is found again from the bytes.
+        line = _first_line_not_utf8(path) or line
         what = f"not UTF-8 text ({exc.reason})"
     elif isinstance(exc, gzip.BadGzipFile | zlib.error):
         what = f"not a gzip file ({exc}; expected a .csv, or a .csv.gz made by gzip)"
@@ -80,6 +83,22 @@ def _read_fault(path: Path, line: int, exc: Exception) -> ImportError_:
     else:
         what = str(exc)
     return ImportError_(f"{path.name}:{line}: {what}; nothing was imported")
+
+
+def _first_line_not_utf8(path: Path) -> int | None:
+    """The number of the first line whose bytes are not UTF-8, read a block at a time (a line may be long)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    line = 1
+    with gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb") as raw:
+        for block in iter(lambda: raw.read(1 << 16), b""):
+            # Bytes of a character begun in the block before: the error's place counts them too.
+            held = len(decoder.getstate()[0])
+            try:
+                decoder.decode(block)
+            except UnicodeDecodeError as exc:
+                return line + block.count(b"\n", 0, max(0, exc.start - held))
+            line += block.count(b"\n")
+    return None
 
 
 _READ_FAULTS = (UnicodeDecodeError, gzip.BadGzipFile, zlib.error, EOFError, csv.Error)
