@@ -28,6 +28,7 @@ from django.db.models.functions import Coalesce
 
 from annotation import sql
 from annotation.models import NOT_RELEVANT, Assignment, Label, Membership, Queue, Round, Study
+from concord import rows
 from concord.textcheck import length_problem, text_problem
 from corpus import import_batches
 from corpus.import_batches import ImportSummary
@@ -44,6 +45,7 @@ EXTERNAL_SOURCE = "external/ids"
 CELL_LIMIT = 128 * 1024
 # Labels read before a batch is written: what the import holds, whatever the file's length.
 BATCH_ROWS = 50_000
+IMPORT_LOCK = 0x696D706F7274  # "import": one label import at a time
 RATER_COLUMN = re.compile(r"label\d+", re.IGNORECASE)
 User = get_user_model()
 username_rule = UnicodeUsernameValidator()
@@ -363,6 +365,9 @@ def import_labels(study_name: str, path: str | Path, *, codebook: Codebook | Non
             raise ImportError_(f"{what}: {problem}")
     if not study_name.strip():
         raise ImportError_("study: a name is needed")
+    # Two imports at once would both make the same study, annotators, sources and reports, and the second would
+    # end on a unique constraint: an import waits here until any other has committed, then sees what it made.
+    rows.advisory_lock(IMPORT_LOCK)
     study = Study.objects.filter(name=study_name).select_related("codebook").first()
     created = study is None
     if created:

@@ -168,3 +168,24 @@ def test_a_file_read_in_batches_keeps_what_it_learned_from_one_batch_to_the_next
     with pytest.raises(ImportError_, match=r"wide.csv:3: column Label2: 'C.77'"):
         import_labels("Wide batches", _write(tmp_path, wide.replace("o/r#7,C.1,C.1", "o/r#7,C.1,C.77"), "wide.csv"))
     assert FinalLabel.objects.count() == 4
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_imports_at_once_into_one_study_each_end_as_one_alone_would(tmp_path):
+    """Both used to make the same study, annotators and reports, and the second ended on a unique constraint."""
+    from django.db import connection
+
+    from tests.concurrency import at_once
+
+    if connection.vendor != "postgresql":
+        pytest.skip("two writers at once need PostgreSQL")
+    same = _write(tmp_path, LONG.replace(",A,", ",A.1,"), "same.csv")
+    other = _write(tmp_path, LONG.replace(",A,", ",A.2,"), "other.csv")
+    outcomes = at_once(lambda: import_labels("At once", same), lambda: import_labels("At once", same))
+    assert outcomes == [None, None]
+    assert Study.objects.filter(name="At once").count() == 1 and Label.objects.count() == 5
+    # A file that gives someone another label meets the first one's labels, and says so.
+    outcomes = at_once(lambda: import_labels("At once too", same), lambda: import_labels("At once too", other))
+    refused = [o for o in outcomes if o is not None]
+    assert len(refused) == 1 and isinstance(refused[0], ImportError_) and "never overwritten" in str(refused[0])
+    assert Label.objects.filter(study__name="At once too").count() == 5
